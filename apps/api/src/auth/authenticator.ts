@@ -1,0 +1,55 @@
+import type { FastifyRequest } from 'fastify';
+import { digestApiKey, hasApiKeyShape, type Principal } from '@hostctl/auth-policy';
+import { DomainError } from '@hostctl/domain';
+import type { IdentityStore, User } from '@hostctl/db';
+
+/** Resolves a browser session to its principal; provided by the auth module (sessions live in Redis). */
+export interface SessionAuthenticator {
+  principalFromRequest(request: FastifyRequest): Promise<Principal | null>;
+}
+
+export interface Authenticator {
+  /** Returns the caller or throws 401. Reads the user fresh so role changes apply at once. */
+  authenticate(request: FastifyRequest): Promise<Principal>;
+}
+
+export function createAuthenticator(deps: {
+  identity: Pick<IdentityStore, 'findApiKeyByDigest' | 'touchApiKey'>;
+  sessions?: SessionAuthenticator;
+  now?: () => Date;
+}): Authenticator {
+  const now = deps.now ?? (() => new Date());
+
+  async function fromApiKey(request: FastifyRequest, header: string): Promise<Principal> {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    if (!match?.[1]) throw unauthenticated('the Authorization header must be "Bearer <API key>"');
+    const key = match[1];
+    if (!hasApiKeyShape(key)) throw unauthenticated('the API key is malformed');
+    const found = await deps.identity.findApiKeyByDigest(digestApiKey(key));
+    const at = now();
+    if (!found || found.revokedAt) throw unauthenticated('the API key is invalid or has been revoked');
+    if (found.expiresAt && found.expiresAt <= at) throw unauthenticated('the API key has expired');
+    deps.identity.touchApiKey(found.id, at).catch((error: unknown) => {
+      request.log.warn({ err: error }, 'could not record API key use');
+    });
+    return { ...principalOf(found.user), via: 'api_key', apiKeyId: found.id };
+  }
+
+  return {
+    async authenticate(request) {
+      const header = request.headers.authorization;
+      if (header !== undefined) return fromApiKey(request, header);
+      const fromSession = deps.sessions ? await deps.sessions.principalFromRequest(request) : null;
+      if (fromSession) return fromSession;
+      throw unauthenticated('sign in or send "Authorization: Bearer <API key>"');
+    },
+  };
+}
+
+export function principalOf(user: User): Omit<Principal, 'via'> {
+  return { userId: user.id, email: user.email, role: user.role, customerId: user.customerId };
+}
+
+function unauthenticated(message: string): DomainError {
+  return new DomainError('unauthenticated', message);
+}

@@ -1,0 +1,32 @@
+import { Type } from 'typebox';
+import { LIMITS } from '@hostctl/domain';
+
+/** Shared HTTP schemas: the problem body and pagination parameters. */
+export const ProblemSchema = Type.Object(
+  {
+    type: Type.String(),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.String(),
+    code: Type.String(),
+    request_id: Type.String(),
+    errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+  },
+  { $id: 'Problem', description: 'RFC 9457 problem details' },
+);
+
+export const PageQuery = {
+  page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000, default: 1 })),
+  per_page: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: LIMITS.perPageMax, default: LIMITS.perPageDefault }),
+  ),
+};
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+
+export const Timestamp = Type.String({ format: 'date-time' });
+
+/** Problem responses every authenticated route can produce. */
+export const problemResponses = (...statuses: number[]) =>
+  Object.fromEntries([401, 403, 429, 503, ...statuses].map((status) => [status, ProblemSchema]));

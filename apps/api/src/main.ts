@@ -1,0 +1,32 @@
+// API process: load config → build the container → build the app → listen; drain on SIGTERM.
+import pino from 'pino';
+import { ApiConfigSchema, loadConfig } from '@hostctl/config';
+import { buildApp, LOG_REDACTIONS } from './app.js';
+import { createContainer } from './container.js';
+
+const config = loadConfig(ApiConfigSchema);
+const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACTIONS });
+const container = createContainer(config, logger);
+const app = await buildApp({
+  logger,
+  trustProxy: config.TRUST_PROXY,
+  authenticator: container.authenticator,
+  routes: container.routes,
+});
+
+let closing = false;
+async function shutdown(signal: string): Promise<void> {
+  if (closing) return;
+  closing = true;
+  logger.info({ signal }, 'shutting down');
+  // Bounded: a stuck connection must not keep a replica alive forever.
+  const timer = setTimeout(() => process.exit(1), 10_000);
+  timer.unref();
+  await app.close();
+  await container.close();
+  process.exit(0);
+}
+process.on('SIGTERM', () => void shutdown('SIGTERM'));
+process.on('SIGINT', () => void shutdown('SIGINT'));
+
+await app.listen({ host: config.API_HOST, port: config.API_PORT });

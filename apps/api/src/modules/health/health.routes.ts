@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import type { Redis } from 'ioredis';
+import type { Db } from '@hostctl/db';
+
+/** Liveness says the process serves HTTP; readiness says it can reach Postgres and Redis. */
+export function registerHealthRoutes(app: FastifyInstance, deps: { db: Db; redis: Redis }): void {
+  app.get('/livez', { config: { permission: 'public' } }, async () => ({ status: 'ok' }));
+
+  app.get('/readyz', { config: { permission: 'public' } }, async (_request, reply) => {
+    const checks = await Promise.all([
+      probe('postgres', () => deps.db.$queryRaw`SELECT 1`),
+      probe('redis', () => deps.redis.ping()),
+    ]);
+    const ready = checks.every((check) => check.ok);
+    return reply.status(ready ? 200 : 503).send({ status: ready ? 'ready' : 'unavailable', checks });
+  });
+}
+
+async function probe(name: string, run: () => Promise<unknown>): Promise<{ name: string; ok: boolean }> {
+  try {
+    await Promise.race([run(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+    return { name, ok: true };
+  } catch {
+    return { name, ok: false };
+  }
+}

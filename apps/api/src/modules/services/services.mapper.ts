@@ -1,0 +1,42 @@
+import type { Service, ServiceWithCustomer } from '@hostctl/db';
+import type { ServiceDetail, ServiceListItem } from './services.schemas.js';
+
+export function toListItem(service: Service): ServiceListItem {
+  return {
+    id: service.id,
+    name: service.name,
+    status: service.status,
+    url: service.url,
+    customer_id: service.customerId,
+    ...(service.templateId ? { template: service.templateId } : {}),
+    deploy_method: service.deployMethod,
+    created_at: service.createdAt.toISOString(),
+    updated_at: service.updatedAt.toISOString(),
+    resources: {
+      cpu_usage: service.cpuUsage,
+      memory_usage_mb: service.memoryUsageMb,
+      memory_limit_mb: service.memoryLimitMb,
+    },
+  };
+}
+
+export function toDetail(service: ServiceWithCustomer): ServiceDetail {
+  const item = toListItem(service);
+  return {
+    ...item,
+    resources: { ...item.resources, cpu_limit: service.cpuLimit, storage_mb: service.storageMb },
+    customer_name: service.customer.name,
+    compose: service.compose,
+    variables: (service.variables ?? {}) as Record<string, string>,
+    custom_domains: service.customDomains,
+    health: {
+      status: service.healthStatus,
+      last_check: service.healthLastCheck?.toISOString() ?? null,
+      consecutive_failures: service.healthConsecutiveFailures,
+    },
+    deployed_at: service.deployedAt?.toISOString() ?? null,
+    ...(service.gitUrl ? { git_url: service.gitUrl } : {}),
+    ...(service.gitBranch ? { git_branch: service.gitBranch } : {}),
+    ...(service.aiUrl ? { ai_url: service.aiUrl } : {}),
+  };
+}

@@ -1,0 +1,107 @@
+import { Type, type Static } from 'typebox';
+import { DEPLOY_METHODS, LIMITS, SERVICE_NAME_PATTERN, SERVICE_STATUSES } from '@hostctl/domain';
+import { PageQuery, Timestamp } from '../../http/schemas.js';
+
+/** A string enum as plain JSON Schema `enum`, so errors read "must be one of a, b, c". */
+export const literals = <const T extends readonly string[]>(values: T) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
+
+export const ServiceListQuery = Type.Object(
+  {
+    ...PageQuery,
+    status: Type.Optional(literals(SERVICE_STATUSES)),
+    customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    sort: Type.Optional(literals(['name', 'status', 'created_at', 'updated_at'] as const)),
+    order: Type.Optional(literals(['asc', 'desc'] as const)),
+    search: Type.Optional(Type.String({ maxLength: LIMITS.searchMax })),
+  },
+  { additionalProperties: false },
+);
+export type ServiceListQuery = Static<typeof ServiceListQuery>;
+
+const Resources = {
+  cpu_usage: Type.Number(),
+  memory_usage_mb: Type.Number(),
+  memory_limit_mb: Type.Number(),
+};
+
+const listItemFields = {
+  id: Type.String(),
+  name: Type.String(),
+  status: literals(SERVICE_STATUSES),
+  url: Type.String(),
+  customer_id: Type.String(),
+  template: Type.Optional(Type.String()),
+  deploy_method: literals(DEPLOY_METHODS),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const ServiceListItem = Type.Object({ ...listItemFields, resources: Type.Object(Resources) });
+export type ServiceListItem = Static<typeof ServiceListItem>;
+
+export const ServiceList = Type.Object({
+  data: Type.Array(ServiceListItem),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+});
+
+export const ServiceDetail = Type.Object({
+  ...listItemFields,
+  resources: Type.Object({ ...Resources, cpu_limit: Type.Number(), storage_mb: Type.Number() }),
+  customer_name: Type.String(),
+  compose: Type.String(),
+  variables: Type.Record(Type.String(), Type.String()),
+  custom_domains: Type.Array(Type.String()),
+  health: Type.Object({
+    status: Type.String(),
+    last_check: Type.Union([Timestamp, Type.Null()]),
+    consecutive_failures: Type.Integer(),
+  }),
+  deployed_at: Type.Union([Timestamp, Type.Null()]),
+  git_url: Type.Optional(Type.String()),
+  git_branch: Type.Optional(Type.String()),
+  ai_url: Type.Optional(Type.String()),
+});
+export type ServiceDetail = Static<typeof ServiceDetail>;
+
+export const CreateServiceBody = Type.Object(
+  {
+    name: Type.String({ minLength: LIMITS.nameMin, maxLength: LIMITS.nameMax, pattern: SERVICE_NAME_PATTERN }),
+    customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    deploy_method: literals(DEPLOY_METHODS),
+    template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    variables: Type.Optional(
+      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' }), Type.String({ maxLength: LIMITS.variableValueMaxBytes }), {
+        maxProperties: LIMITS.variablesMax,
+      }),
+    ),
+    git_url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlMax })),
+    git_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
+    compose: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.composeMaxBytes })),
+    ai_url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlMax })),
+  },
+  { additionalProperties: false },
+);
+export type CreateServiceBody = Static<typeof CreateServiceBody>;
+
+export const CreateServiceResult = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  status: Type.Literal('deploying'),
+  url: Type.String(),
+  deploy_job_id: Type.String(),
+});
+
+export const LifecycleResult = Type.Object({
+  id: Type.String(),
+  status: literals(SERVICE_STATUSES),
+  message: Type.String(),
+});
+
+export const RedeployResult = Type.Object({
+  id: Type.String(),
+  status: literals(SERVICE_STATUSES),
+  deploy_job_id: Type.String(),
+});

@@ -1,0 +1,146 @@
+import { customerScope, scopeAllows, type Principal } from '@hostctl/auth-policy';
+import { parseCompose } from '@hostctl/compose';
+import {
+  DomainError,
+  LIFECYCLE_MESSAGES,
+  lifecycleVerdict,
+  type LifecycleAction,
+  type ServiceStatus,
+} from '@hostctl/domain';
+import { isUniqueViolation, type CustomersStore, type EventsStore, type ServicesStore } from '@hostctl/db';
+import type { JobQueue } from '../../queue-client.js';
+import { checkMethodFields } from './create-input.js';
+import { toDetail, toListItem } from './services.mapper.js';
+import type { CreateServiceBody, ServiceListQuery } from './services.schemas.js';
+
+export interface ServicesServiceDeps {
+  services: ServicesStore;
+  customers: Pick<CustomersStore, 'findById'>;
+  events: EventsStore;
+  jobs: JobQueue;
+  publicUrl: (name: string) => string;
+}
+
+export type ServicesService = ReturnType<typeof createServicesService>;
+
+export function createServicesService(deps: ServicesServiceDeps) {
+  const { services, jobs } = deps;
+
+  async function visibleOr404(principal: Principal, id: string) {
+    const service = await services.findById(customerScope(principal), id);
+    if (!service) throw new DomainError('not_found', `service ${id} not found`);
+    return service;
+  }
+
+  async function resolveCustomer(principal: Principal, requested: string | undefined): Promise<string> {
+    const customerId = requested ?? principal.customerId ?? undefined;
+    if (customerId === undefined) {
+      throw new DomainError('validation_failed', '/body/customer_id is required', {
+        errors: [{ path: '/body/customer_id', message: 'is required' }],
+      });
+    }
+    if (!scopeAllows(customerScope(principal), customerId)) {
+      throw new DomainError('forbidden', 'you may only create services for your own customer');
+    }
+    if (!(await deps.customers.findById(customerId))) {
+      throw new DomainError('validation_failed', `/body/customer_id names no customer`, {
+        errors: [{ path: '/body/customer_id', message: 'names no existing customer' }],
+      });
+    }
+    return customerId;
+  }
+
+  return {
+    async list(principal: Principal, query: ServiceListQuery) {
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? 20;
+      const { rows, total } = await services.list(customerScope(principal), {
+        page,
+        perPage,
+        sort: query.sort ?? 'created_at',
+        order: query.order ?? 'desc',
+        ...(query.status ? { status: query.status } : {}),
+        ...(query.customer_id ? { customerId: query.customer_id } : {}),
+        ...(query.search ? { search: query.search } : {}),
+      });
+      return { data: rows.map(toListItem), total, page, per_page: perPage };
+    },
+
+    async get(principal: Principal, id: string) {
+      return toDetail(await visibleOr404(principal, id));
+    },
+
+    async create(principal: Principal, body: CreateServiceBody) {
+      checkMethodFields(body);
+      const variables = body.variables ?? {};
+      // Validate the definition before anything is stored: a rejected compose file leaves no trace.
+      const compose = body.compose ?? '';
+      if (body.deploy_method === 'compose') parseCompose(compose, variables);
+      const customerId = await resolveCustomer(principal, body.customer_id);
+      try {
+        const { service, deployment } = await services.createWithDeployment({
+          name: body.name,
+          customerId,
+          deployMethod: body.deploy_method,
+          templateId: body.template_id ?? null,
+          compose,
+          variables,
+          gitUrl: body.git_url ?? null,
+          gitBranch: body.git_branch ?? null,
+          aiUrl: body.ai_url ?? null,
+          url: deps.publicUrl(body.name),
+        });
+        await jobs.enqueueDeploy(deployment.id);
+        return { id: service.id, name: service.name, status: 'deploying' as const, url: service.url, deploy_job_id: deployment.id };
+      } catch (error) {
+        if (isUniqueViolation(error)) throw new DomainError('name_taken', `a service named ${body.name} already exists`);
+        throw error;
+      }
+    },
+
+    async lifecycle(principal: Principal, id: string, action: LifecycleAction) {
+      const service = await visibleOr404(principal, id);
+      if (lifecycleVerdict(action, service.status) === 'noop') {
+        return { id, status: service.status, message: LIFECYCLE_MESSAGES[action].noop };
+      }
+      const outcome = await jobs.runLifecycle(id, action);
+      if (outcome.kind === 'done') return { id, status: outcome.status, message: outcome.message };
+      if (outcome.kind === 'failed') throw new DomainError('runtime_error', `${action} failed: ${outcome.reason}`);
+      const current = (await services.findById(customerScope(principal), id))?.status ?? service.status;
+      return { id, status: current, message: `${capitalise(action)} requested; still in progress` };
+    },
+
+    async redeploy(principal: Principal, id: string) {
+      await visibleOr404(principal, id);
+      const { deployment } = await services.requestRedeploy(id);
+      await jobs.enqueueDeploy(deployment.id);
+      return { id, status: 'deploying' as ServiceStatus, deploy_job_id: deployment.id };
+    },
+
+    async remove(principal: Principal, id: string) {
+      await visibleOr404(principal, id);
+      await services.markDeleted(id);
+      await jobs.enqueueDelete(id);
+    },
+
+    async events(principal: Principal, id: string, page: { page: number; perPage: number }) {
+      await visibleOr404(principal, id);
+      const { rows, total } = await deps.events.listForService(id, page);
+      return {
+        data: rows.map((event) => ({
+          type: event.type,
+          status: event.status,
+          message: event.message,
+          timestamp: event.createdAt.toISOString(),
+        })),
+        total,
+        page: page.page,
+        per_page: page.perPage,
+      };
+    },
+  };
+}
+
+function capitalise(word: string): string {
+  return word.charAt(0).toUpperCase() + word.slice(1);
+}

@@ -1,0 +1,45 @@
+// Type-aware lint for the whole monorepo, plus the dependency direction of STYLE.md:
+// apps import packages, packages never import apps, apps never import each other.
+import tseslint from 'typescript-eslint';
+
+const appNames = ['api', 'worker', 'cli', 'dev-idp'];
+const noCrossApp = (self) => ({
+  patterns: [
+    { group: ['**/apps/*', ...appNames.filter((a) => a !== self).map((a) => `@hostctl/${a}`)], message: 'apps never import other apps' },
+  ],
+});
+
+export default tseslint.config(
+  { ignores: ['**/node_modules/**', '**/generated/**', '.data/**', 'eslint.config.js', 'bench/**/*.js'] },
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    files: ['packages/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/apps/**', '@hostctl/api', '@hostctl/worker', '@hostctl/cli', '@hostctl/dev-idp'], message: 'packages never import apps' }] }] },
+  },
+  {
+    files: ['packages/domain/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['*', '!./*', '!../*'], message: 'domain imports nothing' }] }] },
+  },
+  ...appNames.map((app) => ({
+    files: [`apps/${app}/**/*.ts`],
+    rules: { 'no-restricted-imports': ['error', noCrossApp(app)] },
+  })),
+  {
+    files: ['**/*.test.ts', 'bench/**/*.ts', 'tests/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-assignment': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+    },
+  },
+);

@@ -1,0 +1,44 @@
+import type { Role } from '@hostctl/domain';
+import type { Principal } from './principal.js';
+
+export const PERMISSIONS = [
+  'services:read',
+  'services:create',
+  'services:operate',
+  'services:delete',
+  'templates:read',
+  'customers:read',
+  'customers:manage',
+  'users:manage',
+  'profile:read',
+  'api_keys:manage',
+] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+/** Routes that anyone may call (login, callback, health probes) declare this instead. */
+export const PUBLIC = 'public' as const;
+export type RoutePermission = Permission | typeof PUBLIC;
+
+const READ_ONLY: readonly Permission[] = [
+  'services:read',
+  'templates:read',
+  'customers:read',
+  'profile:read',
+  'api_keys:manage',
+];
+
+const GRANTS: Record<Role, ReadonlySet<Permission>> = {
+  admin: new Set(PERMISSIONS),
+  operator: new Set<Permission>([
+    ...READ_ONLY,
+    'services:create',
+    'services:operate',
+    'services:delete',
+    'customers:manage',
+  ]),
+  viewer: new Set<Permission>(READ_ONLY),
+};
+
+export function can(principal: Pick<Principal, 'role'>, permission: Permission): boolean {
+  return GRANTS[principal.role].has(permission);
+}

@@ -1,0 +1,58 @@
+/**
+ * A deploy plan: the normalised, policy-checked description of what one service runs. Every deploy
+ * method (template, git, compose, ai) produces one; the worker executes only plans, never raw YAML.
+ * Plans are stored as JSON on the deployment, so every field is plain data.
+ */
+export interface PlanVolumeMount {
+  /** Name of a volume declared in Plan.volumes (named volumes only: host paths are refused). */
+  volume: string;
+  target: string;
+  readOnly: boolean;
+}
+
+export interface PlanHealthcheck {
+  /** Docker's form: ["CMD", ...], ["CMD-SHELL", "..."] or ["NONE"] (disables the image's check). */
+  test: string[];
+  intervalMs: number;
+  timeoutMs: number;
+  retries: number;
+  startPeriodMs: number;
+}
+
+export type PlanRestartPolicy = 'no' | 'always' | 'unless-stopped' | 'on-failure';
+
+export interface PlanContainer {
+  /** The compose service key; a DNS label, also the container's alias on the service network. */
+  name: string;
+  /** Empty only while a build is pending: the build step tags the image and fills it in. */
+  image: string;
+  /** Set for git/ai builds: the build context inside the checked-out repository. */
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  entrypoint?: string[];
+  environment: Record<string, string>;
+  workingDir?: string;
+  user?: string;
+  hostname?: string;
+  labels: Record<string, string>;
+  volumes: PlanVolumeMount[];
+  /** Container ports the service listens on; the proxy routes to them, nothing is published on the host. */
+  ports: number[];
+  /** Services started (and, when they have a health check, healthy) before this one. */
+  dependsOn: string[];
+  healthcheck?: PlanHealthcheck;
+  restart: PlanRestartPolicy;
+  /** Only meaningful with restart `on-failure`. */
+  restartMaxRetries?: number;
+  /** Run an init as PID 1 so signals reach the process and stop does not wait out its timeout. */
+  init: boolean;
+  limits: { memoryBytes?: number; nanoCpus?: number };
+}
+
+export interface Plan {
+  /** In document order; start them in dependency order (see startOrder). */
+  containers: PlanContainer[];
+  volumes: string[];
+  /** Which container and port receive the service's public traffic, when any listens. */
+  web?: { container: string; port: number };
+}

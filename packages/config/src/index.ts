@@ -1,0 +1,4 @@
+// Environment configuration: one schema per app, validated once at start-up by loadConfig(),
+// which reports every bad variable at once. Secrets have no defaults.
+export * from './load.js';
+export * from './schemas.js';

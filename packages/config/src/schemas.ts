@@ -1,0 +1,55 @@
+import { Type, type Static } from 'typebox';
+
+const describe = <T extends object>(schema: T, description: string): T => ({ ...schema, description });
+
+/** Variables every process needs. */
+export const SharedConfigSchema = Type.Object({
+  NODE_ENV: describe(Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')], { default: 'development' }), 'Runtime mode; production refuses insecure settings.'),
+  DATABASE_URL: describe(Type.String({ minLength: 1 }), 'PostgreSQL connection URL.'),
+  REDIS_URL: describe(Type.String({ default: 'redis://127.0.0.1:6379' }), 'Redis URL for queues, sessions and log streams.'),
+  LOG_LEVEL: describe(Type.String({ default: 'info' }), 'pino log level.'),
+  QUEUE_PREFIX: describe(Type.String({ default: 'hostctl' }), 'Redis key prefix for BullMQ queues; separate installations sharing a Redis use different prefixes.'),
+  APPS_DOMAIN: describe(Type.String({ default: 'apps.localhost' }), 'Services are published at http://<name>.<APPS_DOMAIN>.'),
+  APPS_SCHEME: describe(Type.Union([Type.Literal('http'), Type.Literal('https')], { default: 'http' }), 'Scheme of the public service URLs.'),
+});
+
+export const ApiConfigSchema = Type.Object({
+  ...SharedConfigSchema.properties,
+  API_HOST: describe(Type.String({ default: '127.0.0.1' }), 'Address the API listens on.'),
+  API_PORT: describe(Type.Integer({ default: 3000, minimum: 0, maximum: 65535 }), 'Port the API listens on.'),
+  PUBLIC_URL: describe(Type.String({ default: 'http://127.0.0.1:3000' }), 'External base URL of the API (used for Origin checks and OIDC redirects).'),
+  SESSION_SECRET: describe(Type.String({ minLength: 32 }), 'Secret (at least 32 characters) that encrypts the session cookie.'),
+  SESSION_TTL_SECONDS: describe(Type.Integer({ default: 86400, minimum: 1 }), 'Idle time to live of a session; reset on each use.'),
+  COOKIE_SECURE: describe(Type.Boolean({ default: true }), 'Set the Secure attribute on the session cookie (keep true outside tests).'),
+  OIDC_ISSUER: describe(Type.String({ default: 'http://127.0.0.1:3100' }), 'OpenID Connect issuer URL.'),
+  OIDC_CLIENT_ID: describe(Type.String({ default: 'hostctl-dashboard' }), 'OIDC client id.'),
+  OIDC_CLIENT_SECRET: describe(Type.String({ default: '' }), 'OIDC client secret.'),
+  OIDC_REDIRECT_URI: describe(Type.String({ default: '' }), 'Redirect URI registered at the provider; defaults to PUBLIC_URL + /api/auth/callback.'),
+  OIDC_UNKNOWN_USERS: describe(Type.Union([Type.Literal('reject'), Type.Literal('viewer')], { default: 'reject' }), 'What happens when someone not provisioned signs in.'),
+  LIFECYCLE_WAIT_MS: describe(Type.Integer({ default: 30000, minimum: 100 }), 'How long start/stop/restart requests wait for the worker before answering with the known status.'),
+  RATE_LIMIT_PER_MINUTE: describe(Type.Integer({ default: 600, minimum: 1 }), 'Requests per minute per credential or IP.'),
+  TRUST_PROXY: describe(Type.Boolean({ default: false }), 'Trust X-Forwarded-* headers from a reverse proxy.'),
+});
+export type ApiConfig = Static<typeof ApiConfigSchema>;
+
+export const WorkerConfigSchema = Type.Object({
+  ...SharedConfigSchema.properties,
+  WORKER_CONCURRENCY: describe(Type.Integer({ default: 4, minimum: 1, maximum: 64 }), 'Jobs one worker process runs at once.'),
+  WORKER_HEALTH_PORT: describe(Type.Integer({ default: 0, minimum: 0, maximum: 65535 }), 'Port of the worker /livez and /readyz endpoints (0: random).'),
+  DOCKER_SOCKET: describe(Type.String({ default: '/var/run/docker.sock' }), 'Docker engine socket.'),
+  RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
+  DEPLOY_TIMEOUT_MS: describe(Type.Integer({ default: 600000, minimum: 1000 }), 'Upper bound of one deployment.'),
+  CADDY_ADMIN_URL: describe(Type.String({ default: '' }), 'Caddy admin API; empty disables routing.'),
+  DNS_PROVIDER: describe(Type.Union([Type.Literal('none'), Type.Literal('powerdns')], { default: 'none' }), 'DNS provider for service records.'),
+  PDNS_API_URL: describe(Type.String({ default: 'http://127.0.0.1:8081' }), 'PowerDNS HTTP API base URL.'),
+  PDNS_API_KEY: describe(Type.String({ default: '' }), 'PowerDNS API key.'),
+  PDNS_ZONE: describe(Type.String({ default: '' }), 'Zone holding service records (defaults to APPS_DOMAIN).'),
+  PUBLIC_IP: describe(Type.String({ default: '127.0.0.1' }), 'Address the A records of services point at.'),
+  GIT_ALLOWED_HOSTS: describe(Type.String({ default: '' }), 'Comma-separated git hosts allowed even when they resolve to private or loopback addresses.'),
+});
+export type WorkerConfig = Static<typeof WorkerConfigSchema>;
+
+export const CliConfigSchema = Type.Object({
+  DATABASE_URL: SharedConfigSchema.properties.DATABASE_URL,
+});
+export type CliConfig = Static<typeof CliConfigSchema>;

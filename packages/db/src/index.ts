@@ -1,0 +1,13 @@
+// The only package that talks to PostgreSQL: Prisma client factory, the offline migrator and the
+// stores. Every store read that returns tenant data takes a CustomerScope.
+export * from './client.js';
+export * from './migrator.js';
+export * from './errors.js';
+export type { Prisma } from './generated/client.ts';
+export type * from './generated/client.ts';
+export * from './stores/scope-where.js';
+export * from './stores/services.store.js';
+export * from './stores/events.store.js';
+export * from './stores/identity.store.js';
+export * from './stores/customers.store.js';
+export * from './stores/bootstrap.store.js';

@@ -1,0 +1,39 @@
+import type { Role } from '@hostctl/domain';
+import type { Db } from '../client.js';
+import type { Customer, User } from '../generated/client.ts';
+
+export type BootstrapStore = ReturnType<typeof createBootstrapStore>;
+
+/** Operator-side writes used by the CLI and the seed: customers, users, and keys by email. */
+export function createBootstrapStore(db: Db) {
+  return {
+    createCustomer(name: string): Promise<Customer> {
+      return db.customer.create({ data: { name } });
+    },
+
+    ensureCustomer(name: string): Promise<Customer> {
+      return db.customer.upsert({ where: { name }, create: { name }, update: {} });
+    },
+
+    createUser(input: { email: string; name: string; role: Role; customerId: string | null }): Promise<User> {
+      return db.user.create({ data: { ...input, email: input.email.toLowerCase() } });
+    },
+
+    ensureUser(input: { email: string; name: string; role: Role; customerId: string | null }): Promise<User> {
+      const email = input.email.toLowerCase();
+      return db.user.upsert({
+        where: { email },
+        create: { ...input, email },
+        update: { name: input.name, role: input.role, customerId: input.customerId },
+      });
+    },
+
+    findUserByEmail(email: string): Promise<User | null> {
+      return db.user.findUnique({ where: { email: email.toLowerCase() } });
+    },
+
+    createApiKey(input: { userId: string; name: string; digest: string; expiresAt: Date | null }) {
+      return db.apiKey.create({ data: input });
+    },
+  };
+}

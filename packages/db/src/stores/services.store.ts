@@ -1,0 +1,127 @@
+import type { CustomerScope } from '@hostctl/auth-policy';
+import type { DeployMethod, ServiceStatus } from '@hostctl/domain';
+import type { Db } from '../client.js';
+import type { Deployment, Prisma, Service } from '../generated/client.ts';
+import { customerWhere } from './scope-where.js';
+
+export type ServiceSort = 'name' | 'status' | 'created_at' | 'updated_at';
+
+export interface ServiceListQuery {
+  page: number;
+  perPage: number;
+  status?: ServiceStatus;
+  customerId?: string;
+  sort: ServiceSort;
+  order: 'asc' | 'desc';
+  search?: string;
+}
+
+export type ServiceWithCustomer = Service & { customer: { name: string } };
+
+export interface NewService {
+  name: string;
+  customerId: string;
+  deployMethod: DeployMethod;
+  templateId?: string | null;
+  compose: string;
+  variables: Record<string, string>;
+  gitUrl?: string | null;
+  gitBranch?: string | null;
+  aiUrl?: string | null;
+  url: string;
+}
+
+const SORT_COLUMNS: Record<ServiceSort, keyof Prisma.ServiceOrderByWithRelationInput> = {
+  name: 'name',
+  status: 'status',
+  created_at: 'createdAt',
+  updated_at: 'updatedAt',
+};
+
+export type ServicesStore = ReturnType<typeof createServicesStore>;
+
+export function createServicesStore(db: Db) {
+  /** Live (not deleted) services inside the scope; null when the scope sees nothing. */
+  const visible = (scope: CustomerScope): Prisma.ServiceWhereInput | null => {
+    const tenant = customerWhere(scope);
+    return tenant === null ? null : { ...tenant, deletedAt: null };
+  };
+
+  return {
+    async list(scope: CustomerScope, query: ServiceListQuery): Promise<{ rows: Service[]; total: number }> {
+      const base = visible(scope);
+      if (base === null) return { rows: [], total: 0 };
+      if (query.customerId !== undefined && base.customerId !== undefined && base.customerId !== query.customerId) {
+        return { rows: [], total: 0 };
+      }
+      const where: Prisma.ServiceWhereInput = {
+        ...base,
+        ...(query.customerId !== undefined ? { customerId: query.customerId } : {}),
+        ...(query.status !== undefined ? { status: query.status } : {}),
+        ...(query.search ? { name: { contains: query.search, mode: 'insensitive' } } : {}),
+      };
+      // id as a tie-breaker keeps pages stable when many rows share a sort value.
+      const orderBy: Prisma.ServiceOrderByWithRelationInput[] = [
+        { [SORT_COLUMNS[query.sort]]: query.order },
+        { id: query.order },
+      ];
+      const [rows, total] = await Promise.all([
+        db.service.findMany({ where, orderBy, skip: (query.page - 1) * query.perPage, take: query.perPage }),
+        db.service.count({ where }),
+      ]);
+      return { rows, total };
+    },
+
+    async findById(scope: CustomerScope, id: string): Promise<ServiceWithCustomer | null> {
+      const base = visible(scope);
+      if (base === null) return null;
+      return db.service.findFirst({ where: { ...base, id }, include: { customer: { select: { name: true } } } });
+    },
+
+    /**
+     * Creates the service, its first deployment and the "deploy started" event in one transaction:
+     * the caller enqueues only after commit, so a worker never sees an uncommitted row.
+     */
+    async createWithDeployment(input: NewService): Promise<{ service: Service; deployment: Deployment }> {
+      return db.$transaction(async (tx) => {
+        const service = await tx.service.create({ data: { ...input, status: 'deploying' } });
+        const deployment = await tx.deployment.create({ data: { serviceId: service.id, trigger: 'create' } });
+        await tx.serviceEvent.create({
+          data: { serviceId: service.id, type: 'deploy', status: 'started', message: `Deployment ${deployment.id} queued` },
+        });
+        return { service, deployment };
+      });
+    },
+
+    /**
+     * Queues a redeploy. While one is already waiting in the queue the request coalesces into it
+     * (the partial unique index allows one queued deployment per service) and its id is returned.
+     */
+    async requestRedeploy(serviceId: string): Promise<{ deployment: Deployment; coalesced: boolean }> {
+      return db.$transaction(async (tx) => {
+        const queued = await tx.deployment.findFirst({ where: { serviceId, status: 'queued' } });
+        if (queued) return { deployment: queued, coalesced: true };
+        const deployment = await tx.deployment.create({ data: { serviceId, trigger: 'redeploy' } });
+        await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
+        await tx.serviceEvent.create({
+          data: { serviceId, type: 'redeploy', status: 'started', message: `Redeployment ${deployment.id} queued` },
+        });
+        return { deployment, coalesced: false };
+      });
+    },
+
+    /** Hides the service from the API at once and cancels queued deployments; the worker purges. */
+    async markDeleted(serviceId: string): Promise<void> {
+      await db.$transaction([
+        db.service.update({ where: { id: serviceId }, data: { deletedAt: new Date() } }),
+        db.deployment.updateMany({
+          where: { serviceId, status: 'queued' },
+          data: { status: 'cancelled', finishedAt: new Date(), error: 'service deleted' },
+        }),
+        db.serviceEvent.create({
+          data: { serviceId, type: 'delete', status: 'started', message: 'Deletion requested' },
+        }),
+      ]);
+    },
+  };
+}

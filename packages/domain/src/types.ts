@@ -1,0 +1,66 @@
+export const SERVICE_STATUSES = ['running', 'stopped', 'deploying', 'failed'] as const;
+export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
+
+export const DEPLOY_METHODS = ['template', 'git', 'compose', 'ai'] as const;
+export type DeployMethod = (typeof DEPLOY_METHODS)[number];
+
+export const ROLES = ['admin', 'operator', 'viewer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const LIFECYCLE_ACTIONS = ['start', 'stop', 'restart'] as const;
+export type LifecycleAction = (typeof LIFECYCLE_ACTIONS)[number];
+
+export const DEPLOYMENT_STATUSES = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'superseded',
+  'cancelled',
+] as const;
+export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
+
+export const HEALTH_STATUSES = ['healthy', 'unhealthy', 'starting', 'unknown'] as const;
+export type HealthStatus = (typeof HEALTH_STATUSES)[number];
+
+/** Event types of the per-service timeline (docs/api-decisions.md). */
+export const EVENT_TYPES = [
+  'deploy',
+  'redeploy',
+  'start',
+  'stop',
+  'restart',
+  'health',
+  'status',
+  'delete',
+] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+export const EVENT_STATUSES = ['started', 'success', 'failed', 'healthy', 'unhealthy', 'info'] as const;
+export type EventStatus = (typeof EVENT_STATUSES)[number];
+
+/** Labels that mark Docker objects as ours; the reconciler never touches anything without them. */
+export const OWNER_LABEL = 'io.hostctl.managed';
+export const SERVICE_LABEL = 'io.hostctl.service-id';
+export const DEPLOYMENT_LABEL = 'io.hostctl.deployment-id';
+export const COMPONENT_LABEL = 'io.hostctl.component';
+export const RESERVED_LABEL_PREFIX = 'io.hostctl.';
+
+/** Limits the API enforces; each one is listed in docs/limits.md. */
+export const LIMITS = {
+  nameMin: 3,
+  nameMax: 63,
+  composeMaxBytes: 256 * 1024,
+  variablesMax: 200,
+  variableValueMaxBytes: 64 * 1024,
+  bodyMaxBytes: 1024 * 1024,
+  perPageDefault: 20,
+  perPageMax: 100,
+  logsTailDefault: 100,
+  logsTailMax: 10_000,
+  apiKeyNameMax: 100,
+  apiKeysPerUser: 100,
+  searchMax: 100,
+  customDomainsMax: 20,
+  urlMax: 2048,
+} as const;
