@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { LIMITS } from '@hostctl/domain';
 import type { Authenticator } from './auth/authenticator.js';
 import { validatorCompiler } from './http/validation.js';
@@ -8,7 +8,7 @@ import { registerErrorHandlers } from './plugins/errors.js';
 import { registerJsonBodies } from './plugins/json-bodies.js';
 
 export interface AppOptions {
-  logger: FastifyServerOptions['logger'];
+  logger: FastifyBaseLogger;
   trustProxy: boolean;
   authenticator: Authenticator;
   /** Registers the feature modules; called after the cross-cutting plugins. */
@@ -18,7 +18,7 @@ export interface AppOptions {
 /** Builds the Fastify app from ready-made dependencies: tests and main.ts share this. */
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: options.logger,
+    loggerInstance: options.logger,
     trustProxy: options.trustProxy,
     bodyLimit: LIMITS.bodyMaxBytes,
     genReqId: () => randomUUID(),

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 
-const describe = <T extends object>(schema: T, description: string): T => ({ ...schema, description });
+// Mutates rather than spreads: TypeBox keeps its kind in a non-enumerable property a spread would drop.
+const describe = <T extends object>(schema: T, description: string): T => Object.assign(schema, { description });
 
 /** Variables every process needs. */
 export const SharedConfigSchema = Type.Object({

@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { generateApiKey } from '@hostctl/auth-policy';
+import { ApiConfigSchema, loadConfig, type ApiConfig } from '@hostctl/config';
+import { createBootstrapStore, type BootstrapStore } from '@hostctl/db';
+import type { Role } from '@hostctl/domain';
+import { buildApp } from '../app.js';
+import { createContainer, type Container } from '../container.js';
+
+export const TEST_DATABASE_URL =
+  process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/hostctl_test';
+
+export interface Harness {
+  app: FastifyInstance;
+  container: Container;
+  config: ApiConfig;
+  store: BootstrapStore;
+  /** A fresh customer with a unique name: each test owns its data. */
+  customer(): Promise<{ id: string; name: string }>;
+  /** A fresh user with an API key; returns the Authorization header value. */
+  user(role: Role, customerId?: string | null): Promise<{ id: string; auth: string }>;
+  close(): Promise<void>;
+}
+
+export function uniqueName(prefix = 't'): string {
+  return `${prefix}-${randomUUID().slice(0, 8)}`;
+}
+
+/** Builds the real app against the test database and Redis, with its own queue prefix. */
+export async function createHarness(overrides: Partial<Record<string, string>> = {}): Promise<Harness> {
+  const config = loadConfig(ApiConfigSchema, {
+    ...process.env,
+    NODE_ENV: 'test',
+    DATABASE_URL: TEST_DATABASE_URL,
+    SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
+    QUEUE_PREFIX: `test-${randomUUID().slice(0, 8)}`,
+    LIFECYCLE_WAIT_MS: '2000',
+    LOG_LEVEL: 'silent',
+    ...overrides,
+  });
+  const { default: pino } = await import('pino');
+  const logger = pino({ level: 'silent' });
+  const container = createContainer(config, logger);
+  const app = await buildApp({
+    logger,
+    trustProxy: false,
+    authenticator: container.authenticator,
+    routes: container.routes,
+  });
+  await app.ready();
+  const store = createBootstrapStore(container.db);
+  return {
+    app,
+    container,
+    config,
+    store,
+    async customer() {
+      const customer = await store.createCustomer(uniqueName('cust'));
+      return { id: customer.id, name: customer.name };
+    },
+    async user(role, customerId = null) {
+      const user = await store.createUser({ email: `${uniqueName(role)}@example.test`, name: `Test ${role}`, role, customerId });
+      const { key, digest } = generateApiKey();
+      await store.createApiKey({ userId: user.id, name: 'test', digest, expiresAt: null });
+      return { id: user.id, auth: `Bearer ${key}` };
+    },
+    async close() {
+      await app.close();
+      await container.close();
+    },
+  };
+}
+
+export function json<T = Record<string, unknown>>(response: LightMyRequestResponse): T {
+  return JSON.parse(response.body) as T;
+}
+
+export const COMPOSE_BUSYBOX = `services:
+  web:
+    image: local/busybox:1
+    ports:
+      - "8080"
+`;
