@@ -1,5 +1,4 @@
 import { customerScope, scopeAllows, type Principal } from '@hostctl/auth-policy';
-import { parseCompose } from '@hostctl/compose';
 import {
   DomainError,
   LIFECYCLE_MESSAGES,
@@ -7,9 +6,11 @@ import {
   type LifecycleAction,
   type ServiceStatus,
 } from '@hostctl/domain';
+import type { Template } from '@hostctl/templates';
 import { isUniqueViolation, type CustomersStore, type EventsStore, type ServicesStore } from '@hostctl/db';
 import type { JobQueue } from '../../queue-client.js';
 import { checkMethodFields } from './create-input.js';
+import { resolveDeploySource } from './deploy-source.js';
 import { toDetail, toListItem } from './services.mapper.js';
 import type { CreateServiceBody, ServiceListQuery } from './services.schemas.js';
 
@@ -18,6 +19,7 @@ export interface ServicesServiceDeps {
   customers: Pick<CustomersStore, 'findById'>;
   events: EventsStore;
   jobs: JobQueue;
+  catalog: ReadonlyMap<string, Template>;
   publicUrl: (name: string) => string;
 }
 
@@ -72,19 +74,14 @@ export function createServicesService(deps: ServicesServiceDeps) {
 
     async create(principal: Principal, body: CreateServiceBody) {
       checkMethodFields(body);
-      const variables = body.variables ?? {};
-      // Validate the definition before anything is stored: a rejected compose file leaves no trace.
-      const compose = body.compose ?? '';
-      if (body.deploy_method === 'compose') parseCompose(compose, variables);
+      const source = resolveDeploySource(body, deps.catalog);
       const customerId = await resolveCustomer(principal, body.customer_id);
       try {
         const { service, deployment } = await services.createWithDeployment({
           name: body.name,
           customerId,
           deployMethod: body.deploy_method,
-          templateId: body.template_id ?? null,
-          compose,
-          variables,
+          ...source,
           gitUrl: body.git_url ?? null,
           gitBranch: body.git_branch ?? null,
           aiUrl: body.ai_url ?? null,

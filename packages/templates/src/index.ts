@@ -1,0 +1,4 @@
+// The template catalog: compose documents with declared variables, loaded from templates/*.yaml.
+// Resolving a template turns user variables into the full set a deploy needs (defaults, secrets).
+export * from './catalog.js';
+export * from './resolve.js';
