@@ -14,6 +14,8 @@ import { createAuthenticator, type SessionAuthenticator } from './auth/authentic
 import { registerHealthRoutes } from './modules/health/health.routes.js';
 import { registerServiceRoutes } from './modules/services/services.routes.js';
 import { createServicesService } from './modules/services/services.service.js';
+import { loadCatalog } from '@hostctl/templates';
+import { registerTemplateRoutes } from './modules/templates/templates.routes.js';
 import { createJobQueue, type JobQueue } from './queue-client.js';
 
 export interface Container {
@@ -43,11 +45,13 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const identity = createIdentityStore(db);
   const sessions: SessionAuthenticator | undefined = undefined;
   const authenticator = createAuthenticator({ identity, ...(sessions ? { sessions } : {}) });
+  const catalog = loadCatalog();
   const services = createServicesService({
     services: createServicesStore(db),
     customers: createCustomersStore(db),
     events: createEventsStore(db),
     jobs,
+    catalog,
     publicUrl: (name) => `${config.APPS_SCHEME}://${name}.${config.APPS_DOMAIN}`,
   });
 
@@ -61,6 +65,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     async routes(app) {
       registerHealthRoutes(app, { db, redis });
       registerServiceRoutes(app, services);
+      registerTemplateRoutes(app, catalog);
     },
     async close() {
       await jobs.close();
