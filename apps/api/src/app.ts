@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { LIMITS } from '@hostctl/domain';
 import type { Authenticator } from './auth/authenticator.js';
@@ -11,6 +12,8 @@ export interface AppOptions {
   logger: FastifyBaseLogger;
   trustProxy: boolean;
   authenticator: Authenticator;
+  /** Cross-cutting plugins that must see the request before authentication (session cookies, rate limits, Origin check). */
+  plugins?: (app: FastifyInstance) => void | Promise<void>;
   /** Registers the feature modules; called after the cross-cutting plugins. */
   routes: (app: FastifyInstance) => void | Promise<void>;
 }
@@ -28,6 +31,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandlers(app);
   registerJsonBodies(app);
+  if (options.plugins) await options.plugins(app);
+  // Before access control: its onRequest hook marks upgrade requests (request.ws), which a refused
+  // upgrade needs so the raw socket is destroyed after the 401/403 reply.
+  await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
   registerAccessControl(app, options.authenticator);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -3,3 +3,4 @@
 export * from './catalog.js';
 export * from './producer.js';
 export * from './redis.js';
+export * from './streams.js';

@@ -28,6 +28,8 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     errors: error.errors,
   });
   if (error.code === 'unauthenticated') reply.header('www-authenticate', 'Bearer realm="hostctl"');
+  // A refused WebSocket upgrade must not leave its raw socket open on the server.
+  if (request.ws) reply.header('connection', 'close');
   for (const [name, value] of Object.entries(error.headers ?? {})) reply.header(name, value);
   return reply.status(body.status).type(PROBLEM_CONTENT_TYPE).send(body);
 }

@@ -1,0 +1,91 @@
+import type { Redis } from 'ioredis';
+import { DomainError } from '@hostctl/domain';
+import { serviceLogStreamKey, type LogEntry } from '@hostctl/queue';
+
+type StreamEntry = [id: string, fields: string[]];
+
+export interface LogReader {
+  /** The last `tail` lines (optionally only those at or after `since`), oldest first, with the id to follow from. */
+  snapshot(serviceId: string, options: { tail: number; since?: Date }): Promise<{ entries: LogEntry[]; lastId: string }>;
+  /**
+   * Emits entries after `fromId` as they arrive until the signal aborts. Every `recheckMs` it awaits
+   * `recheck`, which throws to end the stream (credential revoked, service deleted).
+   */
+  follow(
+    serviceId: string,
+    fromId: string,
+    emit: (entry: LogEntry) => void,
+    signal: AbortSignal,
+    options: { recheckMs: number; recheck: () => Promise<void> },
+  ): Promise<void>;
+}
+
+/** Reads the per-service capped Redis Streams the worker's log shipper writes. */
+export function createLogReader(redis: Redis, prefix: string): LogReader {
+  return {
+    async snapshot(serviceId, { tail, since }) {
+      const key = serviceLogStreamKey(prefix, serviceId);
+      // Stream ids start with the arrival time in ms, so `since` maps onto the id range directly.
+      const low = since ? `${since.getTime()}-0` : '-';
+      const rows = (await unavailableOnError(() => redis.xrevrange(key, '+', low, 'COUNT', tail))) as StreamEntry[];
+      rows.reverse();
+      const lastId = rows.at(-1)?.[0] ?? (await lastIdOf(redis, key));
+      return { entries: rows.map(toEntry), lastId };
+    },
+
+    async follow(serviceId, fromId, emit, signal, options) {
+      const key = serviceLogStreamKey(prefix, serviceId);
+      // XREAD BLOCK holds its connection: each follower gets its own, closed when it leaves.
+      const reader = redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined });
+      const close = () => reader.disconnect();
+      signal.addEventListener('abort', close, { once: true });
+      let lastId = fromId;
+      let nextCheck = Date.now() + options.recheckMs;
+      try {
+        while (!signal.aborted) {
+          const blockMs = Math.max(1, nextCheck - Date.now());
+          const result = (await reader.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', key, lastId)) as
+            | [string, StreamEntry[]][]
+            | null;
+          for (const [id, fields] of result?.[0]?.[1] ?? []) {
+            lastId = id;
+            emit(toEntry([id, fields]));
+          }
+          if (Date.now() >= nextCheck && !signal.aborted) {
+            await options.recheck();
+            nextCheck = Date.now() + options.recheckMs;
+          }
+        }
+      } catch (error) {
+        if (!signal.aborted) throw error;
+      } finally {
+        signal.removeEventListener('abort', close);
+        reader.disconnect();
+      }
+    },
+  };
+}
+
+async function lastIdOf(redis: Redis, key: string): Promise<string> {
+  const last = (await unavailableOnError(() => redis.xrevrange(key, '+', '-', 'COUNT', 1))) as StreamEntry[];
+  return last[0]?.[0] ?? '0-0';
+}
+
+function toEntry([id, fields]: StreamEntry): LogEntry {
+  const map = new Map<string, string>();
+  for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] ?? '', fields[i + 1] ?? '');
+  const stream = map.get('stream') === 'stderr' ? 'stderr' : 'stdout';
+  const timestamp = map.get('ts') ?? new Date(Number(id.split('-')[0])).toISOString();
+  return { timestamp, stream, message: map.get('message') ?? '' };
+}
+
+async function unavailableOnError<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    throw new DomainError('dependency_unavailable', 'the log store is unavailable; retry shortly', {
+      headers: { 'retry-after': '5' },
+      cause: error,
+    });
+  }
+}

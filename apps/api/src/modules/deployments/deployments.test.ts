@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deploymentChannel } from '@hostctl/queue';
+import { COMPOSE_BUSYBOX, createHarness, json, uniqueName, type Harness } from '../../test-support/harness.js';
+import { openSocket } from '../../test-support/ws-client.js';
+
+// The worker is simulated: the test writes deployment rows and publishes the wake-up it would.
+let h: Harness;
+let operator: { auth: string };
+let outsider: { auth: string };
+let base: string;
+
+beforeAll(async () => {
+  h = await createHarness();
+  operator = await h.user('operator');
+  outsider = await h.user('viewer', (await h.customer()).id);
+  await h.app.listen({ host: '127.0.0.1', port: 0 });
+  base = `127.0.0.1:${(h.app.server.address() as { port: number }).port}`;
+});
+afterAll(async () => h.close());
+
+async function deployment(): Promise<string> {
+  const customerId = (await h.customer()).id;
+  const response = await h.app.inject({
+    method: 'POST',
+    url: '/api/services',
+    headers: { authorization: operator.auth },
+    payload: { name: uniqueName('dep'), customer_id: customerId, deploy_method: 'compose', compose: COMPOSE_BUSYBOX },
+  });
+  return json<{ deploy_job_id: string }>(response).deploy_job_id;
+}
+
+async function appendLog(id: string, seq: number, message: string) {
+  await h.container.db.deploymentLog.create({ data: { deploymentId: id, seq, stream: 'stdout', message } });
+  await h.container.redis.publish(deploymentChannel(h.config.QUEUE_PREFIX, id), 'changed');
+}
+
+async function finish(id: string, status: 'succeeded' | 'failed', error: string | null = null) {
+  await h.container.db.deployment.update({ where: { id }, data: { status, error, finishedAt: new Date() } });
+  await h.container.redis.publish(deploymentChannel(h.config.QUEUE_PREFIX, id), 'changed');
+}
+
+const get = (id: string, query = '', auth = operator.auth) =>
+  h.app.inject({ url: `/api/deployments/${id}${query}`, headers: { authorization: auth } });
+
+describe('GET /api/deployments/:id', () => {
+  it('shows the deployment behind deploy_job_id with its log', async () => {
+    const id = await deployment();
+    await appendLog(id, 1, 'pulling image');
+    await appendLog(id, 2, 'starting');
+    const body = json(await get(id));
+    expect(body).toMatchObject({ id, status: 'queued', trigger: 'create', deploy_method: 'compose', last_seq: 2 });
+    expect(body.logs).toEqual([
+      expect.objectContaining({ seq: 1, message: 'pulling image' }),
+      expect.objectContaining({ seq: 2, message: 'starting' }),
+    ]);
+    const after = json<{ logs: { seq: number }[] }>(await get(id, '?after_seq=1'));
+    expect(after.logs.map((l) => l.seq)).toEqual([2]);
+  });
+
+  it('wait=N answers as soon as the deployment is final', async () => {
+    const id = await deployment();
+    const pending = get(id, '?wait=20');
+    setTimeout(() => void finish(id, 'failed', 'step create failed: image missing'), 300);
+    const started = Date.now();
+    const body = json(await pending);
+    expect(body).toMatchObject({ status: 'failed', error: 'step create failed: image missing' });
+    expect(Date.now() - started).toBeLessThan(10_000);
+  });
+
+  it('wait=0 answers at once', async () => {
+    expect(json(await get(await deployment(), '?wait=0')).status).toBe('queued');
+  });
+
+  it('scoped to the customer of its service', async () => {
+    expect((await get(await deployment(), '', outsider.auth)).statusCode).toBe(404);
+  });
+
+  it.each(['?wait=301', '?wait=-1', '?after_seq=x'])('%s → 400', async (query) => {
+    expect((await get(await deployment(), query)).statusCode).toBe(400);
+  });
+});
+
+describe('WebSocket on /api/deployments/:id', () => {
+  it('streams log lines and status, then ends with the final status', async () => {
+    const id = await deployment();
+    await appendLog(id, 1, 'first');
+    const ws = openSocket(`ws://${base}/api/deployments/${id}`, { authorization: operator.auth });
+    await ws.opened;
+    await ws.waitFor((m) => m.some((x) => x.type === 'status'));
+    await appendLog(id, 2, 'second');
+    await ws.waitFor((m) => m.some((x) => x.message === 'second'));
+    await finish(id, 'succeeded');
+    await ws.closed;
+    const types = ws.messages.map((m) => m.type);
+    expect(ws.messages.filter((m) => m.type === 'log').map((m) => m.message)).toEqual(['first', 'second']);
+    expect(types.at(-1)).toBe('end');
+    expect(ws.messages.at(-1)).toMatchObject({ status: 'succeeded' });
+    expect(ws.closeCode).toBe(1000);
+  });
+});

@@ -1,0 +1,49 @@
+import type { FastifyInstance } from 'fastify';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { LIMITS } from '@hostctl/domain';
+import { principalOf } from '../../plugins/access.js';
+import { IdParams, problemResponses, Timestamp } from '../../http/schemas.js';
+import { streamOverSocket } from '../../live/socket-stream.js';
+import type { LogsService } from './logs.service.js';
+
+const LogsQuery = Type.Object(
+  {
+    tail: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.logsTailMax, default: LIMITS.logsTailDefault })),
+    since: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339 timestamp' })),
+    follow: Type.Optional(Type.Boolean({ description: 'true upgrades to a WebSocket' })),
+  },
+  { additionalProperties: false },
+);
+
+const LogEntry = Type.Object({ timestamp: Timestamp, stream: Type.String(), message: Type.String() });
+
+/** GET /api/services/:id/logs: a snapshot as JSON, or with follow=true a WebSocket of entries. */
+export function registerLogRoutes(instance: FastifyInstance, service: LogsService): void {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  app.route({
+    method: 'GET',
+    url: '/api/services/:id/logs',
+    config: { permission: 'services:read' },
+    schema: {
+      params: IdParams,
+      querystring: LogsQuery,
+      response: { 200: Type.Object({ logs: Type.Array(LogEntry) }), ...problemResponses(400, 404) },
+    },
+    handler: async (request) => {
+      const { tail, since } = request.query;
+      return { logs: await service.snapshot(principalOf(request), request.params.id, toOptions(tail, since)) };
+    },
+    wsHandler: (socket, request) => {
+      const { id } = request.params as { id: string };
+      const { tail, since } = request.query as { tail?: number; since?: string };
+      streamOverSocket(socket, request, (emit, signal) =>
+        service.follow(request, id, toOptions(tail, since), (entry) => emit({ ...entry }), signal),
+      );
+    },
+  });
+}
+
+function toOptions(tail: number | undefined, since: string | undefined) {
+  return { tail: tail ?? LIMITS.logsTailDefault, ...(since ? { since: new Date(since) } : {}) };
+}
