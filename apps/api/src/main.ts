@@ -11,6 +11,7 @@ const app = await buildApp({
   logger,
   trustProxy: config.TRUST_PROXY,
   authenticator: container.authenticator,
+  plugins: container.plugins,
   routes: container.routes,
 });
 

@@ -28,7 +28,10 @@ export function createJobQueue(deps: {
   const { producer, log } = deps;
   let events: QueueEvents | undefined;
   const queueEvents = (): QueueEvents => {
-    events ??= new QueueEvents(QUEUES.operations, { connection: deps.connection.duplicate(), prefix: deps.prefix });
+    events ??= new QueueEvents(QUEUES.operations, {
+      connection: deps.connection.duplicate(),
+      prefix: deps.prefix,
+    });
     return events;
   };
 
@@ -45,8 +48,10 @@ export function createJobQueue(deps: {
   }
 
   return {
-    enqueueDeploy: (deploymentId) => enqueueDurable(`deploy ${deploymentId}`, () => producer.enqueue('deploy', { deploymentId })),
-    enqueueDelete: (serviceId) => enqueueDurable(`delete ${serviceId}`, () => producer.enqueue('delete', { serviceId })),
+    enqueueDeploy: (deploymentId) =>
+      enqueueDurable(`deploy ${deploymentId}`, () => producer.enqueue('deploy', { deploymentId })),
+    enqueueDelete: (serviceId) =>
+      enqueueDurable(`delete ${serviceId}`, () => producer.enqueue('delete', { serviceId })),
 
     async runLifecycle(serviceId, action) {
       let job: Job;

@@ -5,10 +5,7 @@ import type { Principal } from './principal.js';
  * customer-scoped user whatever the role; `none` for an unscoped viewer, who was never assigned
  * a customer and therefore sees nothing.
  */
-export type CustomerScope =
-  | { kind: 'all' }
-  | { kind: 'customer'; customerId: string }
-  | { kind: 'none' };
+export type CustomerScope = { kind: 'all' } | { kind: 'customer'; customerId: string } | { kind: 'none' };
 
 export function customerScope(principal: Pick<Principal, 'role' | 'customerId'>): CustomerScope {
   if (principal.customerId !== null) return { kind: 'customer', customerId: principal.customerId };

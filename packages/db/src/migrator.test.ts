@@ -60,15 +60,35 @@ describe('migrator', () => {
     try {
       const customer = await db.customer.create({ data: { name: 'c' } });
       const user = await db.user.create({
-        data: { email: 'u@x.test', name: 'U', role: 'viewer', customerId: customer.id, oidcIssuer: 'i', oidcSubject: 's' },
+        data: {
+          email: 'u@x.test',
+          name: 'U',
+          role: 'viewer',
+          customerId: customer.id,
+          oidcIssuer: 'i',
+          oidcSubject: 's',
+        },
       });
       await db.apiKey.create({ data: { userId: user.id, name: 'k', digest: 'd', expiresAt: new Date() } });
       const service = await db.service.create({
-        data: { name: 'svc', customerId: customer.id, status: 'deploying', deployMethod: 'git', url: 'http://svc', customDomains: ['a.test'] },
+        data: {
+          name: 'svc',
+          customerId: customer.id,
+          status: 'deploying',
+          deployMethod: 'git',
+          url: 'http://svc',
+          customDomains: ['a.test'],
+        },
       });
-      const deployment = await db.deployment.create({ data: { serviceId: service.id, trigger: 'create', plan: { a: 1 } } });
-      await db.deploymentLog.create({ data: { deploymentId: deployment.id, seq: 1, stream: 'stdout', message: 'm' } });
-      await db.serviceEvent.create({ data: { serviceId: service.id, type: 'deploy', status: 'started', message: 'm' } });
+      const deployment = await db.deployment.create({
+        data: { serviceId: service.id, trigger: 'create', plan: { a: 1 } },
+      });
+      await db.deploymentLog.create({
+        data: { deploymentId: deployment.id, seq: 1, stream: 'stdout', message: 'm' },
+      });
+      await db.serviceEvent.create({
+        data: { serviceId: service.id, type: 'deploy', status: 'started', message: 'm' },
+      });
       const read = await db.service.findUniqueOrThrow({
         where: { id: service.id },
         include: { customer: true, deployments: { include: { logs: true } }, events: true },
@@ -85,13 +105,21 @@ describe('migrator', () => {
     const db = createDb({ url, max: 2 });
     try {
       const customer = await db.customer.create({ data: { name: 'inv' } });
-      const data = { name: 'dup', customerId: customer.id, status: 'running' as const, deployMethod: 'compose' as const, url: 'u' };
+      const data = {
+        name: 'dup',
+        customerId: customer.id,
+        status: 'running' as const,
+        deployMethod: 'compose' as const,
+        url: 'u',
+      };
       const first = await db.service.create({ data });
       await expect(db.service.create({ data })).rejects.toThrow();
       await db.service.update({ where: { id: first.id }, data: { deletedAt: new Date() } });
       const second = await db.service.create({ data });
       await db.deployment.create({ data: { serviceId: second.id, trigger: 'redeploy' } });
-      await expect(db.deployment.create({ data: { serviceId: second.id, trigger: 'redeploy' } })).rejects.toThrow();
+      await expect(
+        db.deployment.create({ data: { serviceId: second.id, trigger: 'redeploy' } }),
+      ).rejects.toThrow();
       await db.deployment.create({ data: { serviceId: second.id, trigger: 'redeploy', status: 'running' } });
     } finally {
       await db.$disconnect();

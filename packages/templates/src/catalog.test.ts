@@ -12,13 +12,18 @@ describe('the shipped catalog', () => {
     );
   });
 
-  it.each([...catalog.values()].map((t) => [t.id, t] as const))('%s validates against the compose policy', (_id, template) => {
-    const given = Object.fromEntries(
-      template.variables.filter((v) => v.required && v.default === undefined).map((v) => [v.name, 'https://example.test']),
-    );
-    const plan = parseCompose(template.compose, resolveTemplateVariables(template, given));
-    expect(plan.containers.length).toBeGreaterThan(0);
-  });
+  it.each([...catalog.values()].map((t) => [t.id, t] as const))(
+    '%s validates against the compose policy',
+    (_id, template) => {
+      const given = Object.fromEntries(
+        template.variables
+          .filter((v) => v.required && v.default === undefined)
+          .map((v) => [v.name, 'https://example.test']),
+      );
+      const plan = parseCompose(template.compose, resolveTemplateVariables(template, given));
+      expect(plan.containers.length).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('resolveTemplateVariables', () => {
@@ -39,7 +44,9 @@ describe('resolveTemplateVariables', () => {
   it('names a value that breaks the pattern, an unknown variable and a missing required one', () => {
     const ghost = catalog.get('ghost')!;
     expect(() => resolveTemplateVariables(ghost, {})).toThrow(/SITE_URL is required/);
-    expect(() => resolveTemplateVariables(postgres, { POSTGRES_USER: 'Bad User' })).toThrow(/POSTGRES_USER must match/);
+    expect(() => resolveTemplateVariables(postgres, { POSTGRES_USER: 'Bad User' })).toThrow(
+      /POSTGRES_USER must match/,
+    );
     expect(() => resolveTemplateVariables(postgres, { NOPE: 'x' })).toThrow(/NOPE is not a variable/);
   });
 });

@@ -23,12 +23,17 @@ export interface Template {
   compose: string;
 }
 
-export const DEFAULT_TEMPLATES_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../templates');
+export const DEFAULT_TEMPLATES_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../templates',
+);
 
 /** Loads and shape-checks every `<id>.yaml` in the directory; a broken entry fails start-up loudly. */
 export function loadCatalog(dir: string = DEFAULT_TEMPLATES_DIR): Map<string, Template> {
   const catalog = new Map<string, Template>();
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.yaml')).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.yaml'))
+    .sort()) {
     const id = file.slice(0, -'.yaml'.length);
     catalog.set(id, toTemplate(id, parse(readFileSync(path.join(dir, file), 'utf8')) as unknown));
   }
@@ -41,15 +46,18 @@ function toTemplate(id: string, raw: unknown): Template {
     throw new Error(`template ${id}: ${why}`);
   };
   if (!/^[a-z0-9][a-z0-9-]*$/.test(id)) fail('file name must be a lowercase slug');
-  if (typeof doc.name !== 'string' || typeof doc.compose !== 'string') fail('name and compose are required strings');
+  if (typeof doc.name !== 'string' || typeof doc.compose !== 'string')
+    fail('name and compose are required strings');
   const variables = ((doc.variables ?? []) as Partial<Record<string, unknown>>[]).map((v) => {
-    if (typeof v.name !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(v.name)) fail('variable names must be UPPER_SNAKE');
+    if (typeof v.name !== 'string' || !/^[A-Z_][A-Z0-9_]*$/.test(v.name))
+      fail('variable names must be UPPER_SNAKE');
     const variable: TemplateVariable = {
       name: v.name as string,
       description: typeof v.description === 'string' ? v.description : '',
       required: v.required === true,
     };
-    if (v.default !== undefined) variable.default = String(v.default as string | number);
+    if (typeof v.default === 'string' || typeof v.default === 'number') variable.default = String(v.default);
+    else if (v.default !== undefined) fail(`variable ${variable.name}: default must be a string or number`);
     if (typeof v.generate === 'number') variable.generate = { length: v.generate };
     if (typeof v.pattern === 'string') variable.pattern = v.pattern;
     return variable;

@@ -8,17 +8,28 @@ const SECRET_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz234567
  * The variables a template deploy runs with: given values (checked against the declaration),
  * then defaults, then generated secrets. Every problem is reported at once, naming the variable.
  */
-export function resolveTemplateVariables(template: Template, given: Record<string, string>): Record<string, string> {
+export function resolveTemplateVariables(
+  template: Template,
+  given: Record<string, string>,
+): Record<string, string> {
   const errors: FieldError[] = [];
   const declared = new Set(template.variables.map((v) => v.name));
   for (const name of Object.keys(given)) {
-    if (!declared.has(name)) errors.push({ path: `/body/variables/${name}`, message: `is not a variable of template ${template.id}` });
+    if (!declared.has(name))
+      errors.push({
+        path: `/body/variables/${name}`,
+        message: `is not a variable of template ${template.id}`,
+      });
   }
   const resolved: Record<string, string> = {};
   for (const variable of template.variables) {
-    const value = given[variable.name] ?? variable.default ?? (variable.generate ? secret(variable.generate.length) : undefined);
+    const value =
+      given[variable.name] ??
+      variable.default ??
+      (variable.generate ? secret(variable.generate.length) : undefined);
     if (value === undefined) {
-      if (variable.required) errors.push({ path: `/body/variables/${variable.name}`, message: 'is required by the template' });
+      if (variable.required)
+        errors.push({ path: `/body/variables/${variable.name}`, message: 'is required by the template' });
       continue;
     }
     if (variable.pattern && !new RegExp(variable.pattern).test(value)) {
@@ -28,7 +39,9 @@ export function resolveTemplateVariables(template: Template, given: Record<strin
     resolved[variable.name] = value;
   }
   if (errors.length > 0) {
-    throw new DomainError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
+    throw new DomainError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
+      errors,
+    });
   }
   return resolved;
 }

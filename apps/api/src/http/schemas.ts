@@ -23,7 +23,10 @@ export const PageQuery = {
   ),
 };
 
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) }, { additionalProperties: false });
+export const IdParams = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 64 }) },
+  { additionalProperties: false },
+);
 
 export const Timestamp = Type.String({ format: 'date-time' });
 

@@ -6,7 +6,10 @@ type StreamEntry = [id: string, fields: string[]];
 
 export interface LogReader {
   /** The last `tail` lines (optionally only those at or after `since`), oldest first, with the id to follow from. */
-  snapshot(serviceId: string, options: { tail: number; since?: Date }): Promise<{ entries: LogEntry[]; lastId: string }>;
+  snapshot(
+    serviceId: string,
+    options: { tail: number; since?: Date },
+  ): Promise<{ entries: LogEntry[]; lastId: string }>;
   /**
    * Emits entries after `fromId` as they arrive until the signal aborts. Every `recheckMs` it awaits
    * `recheck`, which throws to end the stream (credential revoked, service deleted).
@@ -27,7 +30,9 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
       const key = serviceLogStreamKey(prefix, serviceId);
       // Stream ids start with the arrival time in ms, so `since` maps onto the id range directly.
       const low = since ? `${since.getTime()}-0` : '-';
-      const rows = (await unavailableOnError(() => redis.xrevrange(key, '+', low, 'COUNT', tail))) as StreamEntry[];
+      const rows = (await unavailableOnError(() =>
+        redis.xrevrange(key, '+', low, 'COUNT', tail),
+      )) as StreamEntry[];
       rows.reverse();
       const lastId = rows.at(-1)?.[0] ?? (await lastIdOf(redis, key));
       return { entries: rows.map(toEntry), lastId };
@@ -36,7 +41,11 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
     async follow(serviceId, fromId, emit, signal, options) {
       const key = serviceLogStreamKey(prefix, serviceId);
       // XREAD BLOCK holds its connection: each follower gets its own, closed when it leaves.
-      const reader = redis.duplicate({ maxRetriesPerRequest: null, enableOfflineQueue: true, commandTimeout: undefined });
+      const reader = redis.duplicate({
+        maxRetriesPerRequest: null,
+        enableOfflineQueue: true,
+        commandTimeout: undefined,
+      });
       const close = () => reader.disconnect();
       signal.addEventListener('abort', close, { once: true });
       let lastId = fromId;
@@ -44,9 +53,7 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
       try {
         while (!signal.aborted) {
           const blockMs = Math.max(1, nextCheck - Date.now());
-          const result = (await reader.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', key, lastId)) as
-            | [string, StreamEntry[]][]
-            | null;
+          const result = await reader.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', key, lastId);
           for (const [id, fields] of result?.[0]?.[1] ?? []) {
             lastId = id;
             emit(toEntry([id, fields]));

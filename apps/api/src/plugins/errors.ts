@@ -15,7 +15,11 @@ export function registerErrorHandlers(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, new DomainError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`)),
+    sendProblem(
+      request,
+      reply,
+      new DomainError('not_found', `no route ${request.method} ${request.url.split('?')[0]}`),
+    ),
   );
 }
 
@@ -55,9 +59,13 @@ function toDomain(error: FastifyError | DomainError): DomainError {
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new DomainError('validation_failed', error.message);
   }
-  return new DomainError('internal_error', 'an unexpected error occurred; see the request id in the server logs', {
-    cause: error,
-  });
+  return new DomainError(
+    'internal_error',
+    'an unexpected error occurred; see the request id in the server logs',
+    {
+      cause: error,
+    },
+  );
 }
 
 function describeFastifyError(code: ErrorCode, error: FastifyError): string {

@@ -14,6 +14,6 @@ export function registerJsonBodies(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    parse(request, text, done);
+    void parse(request, text, done);
   });
 }

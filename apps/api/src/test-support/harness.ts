@@ -59,7 +59,12 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
       return { id: customer.id, name: customer.name };
     },
     async user(role, customerId = null) {
-      const user = await store.createUser({ email: `${uniqueName(role)}@example.test`, name: `Test ${role}`, role, customerId });
+      const user = await store.createUser({
+        email: `${uniqueName(role)}@example.test`,
+        name: `Test ${role}`,
+        role,
+        customerId,
+      });
       const { key, digest } = generateApiKey();
       await store.createApiKey({ userId: user.id, name: 'test', digest, expiresAt: null });
       return { id: user.id, auth: `Bearer ${key}` };

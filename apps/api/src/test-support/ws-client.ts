@@ -10,8 +10,12 @@ export function openSocket(url: string, headers: Record<string, string>) {
   const socket = new WebSocket(url, { headers });
   const messages: Record<string, unknown>[] = [];
   let closeCode: number | undefined;
-  const closed = new Promise<void>((resolve) => socket.on('close', (code) => ((closeCode = code), resolve())));
-  socket.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as Record<string, unknown>));
+  const closed = new Promise<void>((resolve) =>
+    socket.on('close', (code) => ((closeCode = code), resolve())),
+  );
+  socket.on('message', (data: Buffer) =>
+    messages.push(JSON.parse(data.toString()) as Record<string, unknown>),
+  );
   const opened = new Promise<void>((resolve, reject) => {
     socket.once('open', () => resolve());
     socket.once('unexpected-response', (req, res) => {

@@ -18,7 +18,8 @@ export const createCustomer: Command = async (store, args) => {
 
 export const createUser: Command = async (store, args) => {
   const role = requireFlag(args, 'role');
-  if (!(ROLES as readonly string[]).includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
+  if (!(ROLES as readonly string[]).includes(role))
+    throw new UsageError(`--role must be one of ${ROLES.join(', ')}`);
   const email = requireFlag(args, 'email');
   try {
     const user = await store.createUser({
@@ -37,7 +38,8 @@ export const createUser: Command = async (store, args) => {
     };
   } catch (error) {
     if (isUniqueViolation(error)) throw new UsageError(`a user with email ${email} already exists`);
-    if ((error as { code?: string }).code === 'P2003') throw new UsageError('--customer names no existing customer');
+    if ((error as { code?: string }).code === 'P2003')
+      throw new UsageError('--customer names no existing customer');
     throw error;
   }
 };
@@ -52,7 +54,12 @@ export const createApiKey: Command = async (store, args) => {
     throw new UsageError('--expires-at must be an RFC 3339 timestamp');
   }
   const { key, digest } = generateApiKey();
-  const created = await store.createApiKey({ userId: user.id, name: requireFlag(args, 'name'), digest, expiresAt });
+  const created = await store.createApiKey({
+    userId: user.id,
+    name: requireFlag(args, 'name'),
+    digest,
+    expiresAt,
+  });
   return {
     id: created.id,
     name: created.name,

@@ -51,7 +51,11 @@ export function createServicesStore(db: Db) {
     async list(scope: CustomerScope, query: ServiceListQuery): Promise<{ rows: Service[]; total: number }> {
       const base = visible(scope);
       if (base === null) return { rows: [], total: 0 };
-      if (query.customerId !== undefined && base.customerId !== undefined && base.customerId !== query.customerId) {
+      if (
+        query.customerId !== undefined &&
+        base.customerId !== undefined &&
+        base.customerId !== query.customerId
+      ) {
         return { rows: [], total: 0 };
       }
       const where: Prisma.ServiceWhereInput = {
@@ -75,7 +79,10 @@ export function createServicesStore(db: Db) {
     async findById(scope: CustomerScope, id: string): Promise<ServiceWithCustomer | null> {
       const base = visible(scope);
       if (base === null) return null;
-      return db.service.findFirst({ where: { ...base, id }, include: { customer: { select: { name: true } } } });
+      return db.service.findFirst({
+        where: { ...base, id },
+        include: { customer: { select: { name: true } } },
+      });
     },
 
     /**
@@ -87,7 +94,12 @@ export function createServicesStore(db: Db) {
         const service = await tx.service.create({ data: { ...input, status: 'deploying' } });
         const deployment = await tx.deployment.create({ data: { serviceId: service.id, trigger: 'create' } });
         await tx.serviceEvent.create({
-          data: { serviceId: service.id, type: 'deploy', status: 'started', message: `Deployment ${deployment.id} queued` },
+          data: {
+            serviceId: service.id,
+            type: 'deploy',
+            status: 'started',
+            message: `Deployment ${deployment.id} queued`,
+          },
         });
         return { service, deployment };
       });
@@ -104,7 +116,12 @@ export function createServicesStore(db: Db) {
         const deployment = await tx.deployment.create({ data: { serviceId, trigger: 'redeploy' } });
         await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
         await tx.serviceEvent.create({
-          data: { serviceId, type: 'redeploy', status: 'started', message: `Redeployment ${deployment.id} queued` },
+          data: {
+            serviceId,
+            type: 'redeploy',
+            status: 'started',
+            message: `Redeployment ${deployment.id} queued`,
+          },
         });
         return { deployment, coalesced: false };
       });

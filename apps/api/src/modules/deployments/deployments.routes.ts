@@ -18,7 +18,11 @@ export function registerDeploymentRoutes(instance: FastifyInstance, service: Dep
     method: 'GET',
     url: '/api/deployments/:id',
     config: { permission: 'services:read' },
-    schema: { params: IdParams, querystring: DeploymentQuery, response: { 200: Deployment, ...problemResponses(400, 404) } },
+    schema: {
+      params: IdParams,
+      querystring: DeploymentQuery,
+      response: { 200: Deployment, ...problemResponses(400, 404) },
+    },
     handler: async (request) => {
       const controller = new AbortController();
       request.raw.once('close', () => controller.abort());
@@ -29,8 +33,10 @@ export function registerDeploymentRoutes(instance: FastifyInstance, service: Dep
       });
     },
     wsHandler: (socket, request) => {
-      const { id } = request.params as { id: string };
-      streamOverSocket(socket, request, (emit, signal) => service.follow(principalOf(request), id, emit, signal));
+      const { id } = request.params;
+      streamOverSocket(socket, request, (emit, signal) =>
+        service.follow(principalOf(request), id, emit, signal),
+      );
     },
   });
 }

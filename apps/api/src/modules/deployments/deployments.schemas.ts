@@ -32,8 +32,12 @@ export type Deployment = Static<typeof Deployment>;
 
 export const DeploymentQuery = Type.Object(
   {
-    wait: Type.Optional(Type.Integer({ minimum: 0, maximum: 300, description: 'Seconds to wait for a final status' })),
-    after_seq: Type.Optional(Type.Integer({ minimum: 0, description: 'Only log lines after this sequence number' })),
+    wait: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 300, description: 'Seconds to wait for a final status' }),
+    ),
+    after_seq: Type.Optional(
+      Type.Integer({ minimum: 0, description: 'Only log lines after this sequence number' }),
+    ),
   },
   { additionalProperties: false },
 );

@@ -17,7 +17,11 @@ export function isFinal(status: DeploymentStatus): boolean {
   return FINAL.has(status);
 }
 
-export function createDeploymentsService(deps: { deployments: DeploymentsStore; notifier: ChangeNotifier; prefix: string }) {
+export function createDeploymentsService(deps: {
+  deployments: DeploymentsStore;
+  notifier: ChangeNotifier;
+  prefix: string;
+}) {
   const { deployments, notifier } = deps;
 
   async function visibleOr404(principal: Principal, id: string): Promise<DeploymentWithService> {
@@ -28,7 +32,12 @@ export function createDeploymentsService(deps: { deployments: DeploymentsStore; 
 
   async function logs(id: string, afterSeq: number): Promise<DeploymentLogLine[]> {
     const rows = await deployments.logsAfter(id, afterSeq, MAX_LINES_PER_READ);
-    return rows.map((row) => ({ seq: row.seq, timestamp: row.createdAt.toISOString(), stream: row.stream, message: row.message }));
+    return rows.map((row) => ({
+      seq: row.seq,
+      timestamp: row.createdAt.toISOString(),
+      stream: row.stream,
+      message: row.message,
+    }));
   }
 
   function toView(row: DeploymentWithService, lines: DeploymentLogLine[], afterSeq: number): Deployment {
@@ -52,11 +61,19 @@ export function createDeploymentsService(deps: { deployments: DeploymentsStore; 
 
   return {
     /** The deployment with its log; with waitSeconds, answers once it is final or the wait ends. */
-    async get(principal: Principal, id: string, options: { waitSeconds?: number; afterSeq?: number; signal?: AbortSignal }) {
+    async get(
+      principal: Principal,
+      id: string,
+      options: { waitSeconds?: number; afterSeq?: number; signal?: AbortSignal },
+    ) {
       let row = await visibleOr404(principal, id);
       const deadline = Date.now() + (options.waitSeconds ?? 0) * 1000;
       while (!isFinal(row.status) && Date.now() < deadline && !options.signal?.aborted) {
-        await notifier.next(deploymentChannel(deps.prefix, id), Math.min(FALLBACK_POLL_MS, deadline - Date.now()), options.signal);
+        await notifier.next(
+          deploymentChannel(deps.prefix, id),
+          Math.min(FALLBACK_POLL_MS, deadline - Date.now()),
+          options.signal,
+        );
         row = await visibleOr404(principal, id);
       }
       const afterSeq = options.afterSeq ?? 0;
@@ -91,7 +108,8 @@ export function createDeploymentsService(deps: { deployments: DeploymentsStore; 
           return;
         }
         if (signal.aborted) return;
-        if (lines.length < MAX_LINES_PER_READ) await notifier.next(deploymentChannel(deps.prefix, id), FALLBACK_POLL_MS, signal);
+        if (lines.length < MAX_LINES_PER_READ)
+          await notifier.next(deploymentChannel(deps.prefix, id), FALLBACK_POLL_MS, signal);
       }
     },
   };

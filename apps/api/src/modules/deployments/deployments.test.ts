@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentChannel } from '@hostctl/queue';
-import { COMPOSE_BUSYBOX, createHarness, json, uniqueName, type Harness } from '../../test-support/harness.js';
+import {
+  COMPOSE_BUSYBOX,
+  createHarness,
+  json,
+  uniqueName,
+  type Harness,
+} from '../../test-support/harness.js';
 import { openSocket } from '../../test-support/ws-client.js';
 
 // The worker is simulated: the test writes deployment rows and publishes the wake-up it would.
@@ -24,7 +30,12 @@ async function deployment(): Promise<string> {
     method: 'POST',
     url: '/api/services',
     headers: { authorization: operator.auth },
-    payload: { name: uniqueName('dep'), customer_id: customerId, deploy_method: 'compose', compose: COMPOSE_BUSYBOX },
+    payload: {
+      name: uniqueName('dep'),
+      customer_id: customerId,
+      deploy_method: 'compose',
+      compose: COMPOSE_BUSYBOX,
+    },
   });
   return json<{ deploy_job_id: string }>(response).deploy_job_id;
 }
@@ -48,7 +59,13 @@ describe('GET /api/deployments/:id', () => {
     await appendLog(id, 1, 'pulling image');
     await appendLog(id, 2, 'starting');
     const body = json(await get(id));
-    expect(body).toMatchObject({ id, status: 'queued', trigger: 'create', deploy_method: 'compose', last_seq: 2 });
+    expect(body).toMatchObject({
+      id,
+      status: 'queued',
+      trigger: 'create',
+      deploy_method: 'compose',
+      last_seq: 2,
+    });
     expect(body.logs).toEqual([
       expect.objectContaining({ seq: 1, message: 'pulling image' }),
       expect.objectContaining({ seq: 2, message: 'starting' }),

@@ -18,7 +18,10 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { db: Db; redis
 
 async function probe(name: string, run: () => Promise<unknown>): Promise<{ name: string; ok: boolean }> {
   try {
-    await Promise.race([run(), new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000))]);
+    await Promise.race([
+      run(),
+      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
+    ]);
     return { name, ok: true };
   } catch {
     return { name, ok: false };

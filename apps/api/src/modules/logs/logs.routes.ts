@@ -9,7 +9,9 @@ import type { LogsService } from './logs.service.js';
 
 const LogsQuery = Type.Object(
   {
-    tail: Type.Optional(Type.Integer({ minimum: 0, maximum: LIMITS.logsTailMax, default: LIMITS.logsTailDefault })),
+    tail: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: LIMITS.logsTailMax, default: LIMITS.logsTailDefault }),
+    ),
     since: Type.Optional(Type.String({ format: 'date-time', description: 'RFC 3339 timestamp' })),
     follow: Type.Optional(Type.Boolean({ description: 'true upgrades to a WebSocket' })),
   },
@@ -32,10 +34,12 @@ export function registerLogRoutes(instance: FastifyInstance, service: LogsServic
     },
     handler: async (request) => {
       const { tail, since } = request.query;
-      return { logs: await service.snapshot(principalOf(request), request.params.id, toOptions(tail, since)) };
+      return {
+        logs: await service.snapshot(principalOf(request), request.params.id, toOptions(tail, since)),
+      };
     },
     wsHandler: (socket, request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const { tail, since } = request.query as { tail?: number; since?: string };
       streamOverSocket(socket, request, (emit, signal) =>
         service.follow(request, id, toOptions(tail, since), (entry) => emit({ ...entry }), signal),

@@ -23,7 +23,11 @@ export function createLogsService(deps: {
   }
 
   return {
-    async snapshot(principal: Principal, id: string, options: { tail: number; since?: Date }): Promise<LogEntry[]> {
+    async snapshot(
+      principal: Principal,
+      id: string,
+      options: { tail: number; since?: Date },
+    ): Promise<LogEntry[]> {
       await visibleOr404(principal, id);
       return (await deps.reader.snapshot(id, options)).entries;
     },

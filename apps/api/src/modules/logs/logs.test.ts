@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceLogStreamKey } from '@hostctl/queue';
-import { COMPOSE_BUSYBOX, createHarness, json, uniqueName, type Harness } from '../../test-support/harness.js';
+import {
+  COMPOSE_BUSYBOX,
+  createHarness,
+  json,
+  uniqueName,
+  type Harness,
+} from '../../test-support/harness.js';
 import { openSocket } from '../../test-support/ws-client.js';
 
 // The worker's shipper is simulated by writing to the real Redis stream the API reads.
@@ -25,13 +31,27 @@ async function service(): Promise<string> {
     method: 'POST',
     url: '/api/services',
     headers: { authorization: operator.auth },
-    payload: { name: uniqueName('logs'), customer_id: customerId, deploy_method: 'compose', compose: COMPOSE_BUSYBOX },
+    payload: {
+      name: uniqueName('logs'),
+      customer_id: customerId,
+      deploy_method: 'compose',
+      compose: COMPOSE_BUSYBOX,
+    },
   });
   return json<{ id: string }>(response).id;
 }
 
 const ship = (serviceId: string, message: string, stream = 'stdout', ts = new Date().toISOString()) =>
-  h.container.redis.xadd(serviceLogStreamKey(h.config.QUEUE_PREFIX, serviceId), '*', 'ts', ts, 'stream', stream, 'message', message);
+  h.container.redis.xadd(
+    serviceLogStreamKey(h.config.QUEUE_PREFIX, serviceId),
+    '*',
+    'ts',
+    ts,
+    'stream',
+    stream,
+    'message',
+    message,
+  );
 
 const logs = (id: string, query = '', auth = operator.auth) =>
   h.app.inject({ url: `/api/services/${id}/logs${query}`, headers: { authorization: auth } });
@@ -40,7 +60,9 @@ describe('GET /api/services/:id/logs', () => {
   it('returns the last lines oldest first, stdout and stderr distinguished', async () => {
     const id = await service();
     for (let i = 1; i <= 5; i++) await ship(id, `line ${i}`, i === 4 ? 'stderr' : 'stdout');
-    const body = json<{ logs: { message: string; stream: string; timestamp: string }[] }>(await logs(id, '?tail=3'));
+    const body = json<{ logs: { message: string; stream: string; timestamp: string }[] }>(
+      await logs(id, '?tail=3'),
+    );
     expect(body.logs.map((l) => l.message)).toEqual(['line 3', 'line 4', 'line 5']);
     expect(body.logs[1]?.stream).toBe('stderr');
     expect(Date.parse(body.logs[0]!.timestamp)).not.toBeNaN();
@@ -67,11 +89,14 @@ describe('GET /api/services/:id/logs', () => {
     expect(json(await logs(await service()))).toEqual({ logs: [] });
   });
 
-  it.each(['?since=yesterday', '?tail=-1', '?tail=10001', '?tail=abc', '?follow=maybe'])('%s → 400', async (query) => {
-    const response = await logs(await service(), query);
-    expect(response.statusCode).toBe(400);
-    expect(json(response).code).toBe('validation_failed');
-  });
+  it.each(['?since=yesterday', '?tail=-1', '?tail=10001', '?tail=abc', '?follow=maybe'])(
+    '%s → 400',
+    async (query) => {
+      const response = await logs(await service(), query);
+      expect(response.statusCode).toBe(400);
+      expect(json(response).code).toBe('validation_failed');
+    },
+  );
 
   it("another customer's service → 404", async () => {
     expect((await logs(await service(), '', outsider.auth)).statusCode).toBe(404);
@@ -82,13 +107,19 @@ describe('GET /api/services/:id/logs?follow=true (WebSocket)', () => {
   it('sends the recent lines, then live ones', async () => {
     const id = await service();
     await ship(id, 'before');
-    const ws = openSocket(`ws://${base}/api/services/${id}/logs?follow=true&tail=10`, { authorization: operator.auth });
+    const ws = openSocket(`ws://${base}/api/services/${id}/logs?follow=true&tail=10`, {
+      authorization: operator.auth,
+    });
     await ws.opened;
     await ws.waitFor((m) => m.length === 1);
     await ship(id, 'live one', 'stderr');
     await ws.waitFor((m) => m.length === 2);
     expect(ws.messages[0]).toMatchObject({ message: 'before', stream: 'stdout' });
-    expect(ws.messages[1]).toMatchObject({ message: 'live one', stream: 'stderr', timestamp: expect.any(String) });
+    expect(ws.messages[1]).toMatchObject({
+      message: 'live one',
+      stream: 'stderr',
+      timestamp: expect.any(String),
+    });
     ws.socket.close();
   });
 
@@ -100,7 +131,9 @@ describe('GET /api/services/:id/logs?follow=true (WebSocket)', () => {
 
   it("ends with a not_found error for another customer's service", async () => {
     const id = await service();
-    const ws = openSocket(`ws://${base}/api/services/${id}/logs?follow=true`, { authorization: outsider.auth });
+    const ws = openSocket(`ws://${base}/api/services/${id}/logs?follow=true`, {
+      authorization: outsider.auth,
+    });
     await ws.opened.catch(() => undefined);
     await ws.closed;
     expect(ws.messages.at(-1)).toMatchObject({ type: 'error', code: 'not_found' });
@@ -108,9 +141,15 @@ describe('GET /api/services/:id/logs?follow=true (WebSocket)', () => {
 
   it('closes the stream when the service is deleted', async () => {
     const id = await service();
-    const ws = openSocket(`ws://${base}/api/services/${id}/logs?follow=true`, { authorization: operator.auth });
+    const ws = openSocket(`ws://${base}/api/services/${id}/logs?follow=true`, {
+      authorization: operator.auth,
+    });
     await ws.opened;
-    await h.app.inject({ method: 'DELETE', url: `/api/services/${id}`, headers: { authorization: operator.auth } });
+    await h.app.inject({
+      method: 'DELETE',
+      url: `/api/services/${id}`,
+      headers: { authorization: operator.auth },
+    });
     await ws.closed;
     expect(ws.messages.at(-1)).toMatchObject({ type: 'error', code: 'not_found' });
   }, 20_000);

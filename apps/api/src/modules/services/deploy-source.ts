@@ -14,7 +14,10 @@ export interface DeploySource {
  * definitions are run through the compose policy now, so a refused request leaves no trace.
  * git and ai sources are checked by the worker when it has the repository.
  */
-export function resolveDeploySource(body: CreateServiceBody, catalog: ReadonlyMap<string, Template>): DeploySource {
+export function resolveDeploySource(
+  body: CreateServiceBody,
+  catalog: ReadonlyMap<string, Template>,
+): DeploySource {
   const given = body.variables ?? {};
   switch (body.deploy_method) {
     case 'compose': {
@@ -25,9 +28,13 @@ export function resolveDeploySource(body: CreateServiceBody, catalog: ReadonlyMa
     case 'template': {
       const template = catalog.get(body.template_id ?? '');
       if (!template) {
-        throw new DomainError('validation_failed', `/body/template_id names no template; see GET /api/templates`, {
-          errors: [{ path: '/body/template_id', message: 'names no template in the catalog' }],
-        });
+        throw new DomainError(
+          'validation_failed',
+          `/body/template_id names no template; see GET /api/templates`,
+          {
+            errors: [{ path: '/body/template_id', message: 'names no template in the catalog' }],
+          },
+        );
       }
       const variables = resolveTemplateVariables(template, given);
       parseCompose(template.compose, variables);

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPOSE_BUSYBOX, createHarness, json, uniqueName, type Harness } from '../../test-support/harness.js';
+import {
+  COMPOSE_BUSYBOX,
+  createHarness,
+  json,
+  uniqueName,
+  type Harness,
+} from '../../test-support/harness.js';
 
 /**
  * Route × role × customer scope. "ok" means the caller got past authorization (any status other
@@ -27,7 +33,12 @@ beforeAll(async () => {
     method: 'POST',
     url: '/api/services',
     headers: { authorization: auth.admin },
-    payload: { name: uniqueName('authz'), customer_id: customerA, deploy_method: 'compose', compose: COMPOSE_BUSYBOX },
+    payload: {
+      name: uniqueName('authz'),
+      customer_id: customerA,
+      deploy_method: 'compose',
+      compose: COMPOSE_BUSYBOX,
+    },
   });
   expect(created.statusCode).toBe(201);
   serviceA = json<{ id: string }>(created).id;
@@ -72,7 +83,12 @@ const ROUTES: RouteCase[] = [
     label: 'create for customer A',
     method: 'POST',
     url: () => '/api/services',
-    payload: () => ({ name: uniqueName('authz'), customer_id: customerA, deploy_method: 'compose', compose: COMPOSE_BUSYBOX }),
+    payload: () => ({
+      name: uniqueName('authz'),
+      customer_id: customerA,
+      deploy_method: 'compose',
+      compose: COMPOSE_BUSYBOX,
+    }),
     expect: { ...WRITE, operatorOther: 403 },
   },
 ];
@@ -93,7 +109,10 @@ describe.each(ROUTES)('$method $label', (route) => {
 
 describe('list scoping', () => {
   const listIds = async (caller: Caller, query = '') => {
-    const response = await h.app.inject({ url: `/api/services?per_page=100${query}`, headers: { authorization: auth[caller] } });
+    const response = await h.app.inject({
+      url: `/api/services?per_page=100${query}`,
+      headers: { authorization: auth[caller] },
+    });
     expect(response.statusCode).toBe(200);
     return json<{ data: { id: string; customer_id: string }[] }>(response).data;
   };
@@ -121,7 +140,11 @@ describe('list scoping', () => {
 
 describe('DELETE', () => {
   it.each(['viewerOwn', 'viewerUnscoped', 'operatorOther'] as const)('refused for %s', async (caller) => {
-    const response = await h.app.inject({ method: 'DELETE', url: `/api/services/${serviceA}`, headers: { authorization: auth[caller] } });
+    const response = await h.app.inject({
+      method: 'DELETE',
+      url: `/api/services/${serviceA}`,
+      headers: { authorization: auth[caller] },
+    });
     expect(response.statusCode).toBe(WRITE[caller]);
   });
 });

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPOSE_BUSYBOX, createHarness, json, uniqueName, type Harness } from '../../test-support/harness.js';
+import {
+  COMPOSE_BUSYBOX,
+  createHarness,
+  json,
+  uniqueName,
+  type Harness,
+} from '../../test-support/harness.js';
 
 // API-side behaviour that needs no worker: durable creation, coalescing redeploys, conflicts, delete.
 let h: Harness;
@@ -25,7 +31,8 @@ async function create(name = uniqueName('flow')) {
 }
 
 const get = (url: string) => h.app.inject({ url, headers: { authorization: operator.auth } });
-const post = (url: string) => h.app.inject({ method: 'POST', url, headers: { authorization: operator.auth } });
+const post = (url: string) =>
+  h.app.inject({ method: 'POST', url, headers: { authorization: operator.auth } });
 
 describe('create', () => {
   it('answers 201 deploying with a URL and a deployment committed before the job is queued', async () => {
@@ -58,7 +65,9 @@ describe('create', () => {
 
   it('records a deploy started event', async () => {
     const created = await create();
-    const events = json<{ data: { type: string; status: string }[] }>(await get(`/api/services/${created.id}/events`));
+    const events = json<{ data: { type: string; status: string }[] }>(
+      await get(`/api/services/${created.id}/events`),
+    );
     expect(events.data[0]).toMatchObject({ type: 'deploy', status: 'started' });
   });
 });
@@ -75,7 +84,9 @@ describe('lifecycle while deploying', () => {
 describe('redeploy', () => {
   it('coalesces into the deployment still waiting in the queue', async () => {
     const created = await create();
-    const first = json<{ deploy_job_id: string; status: string }>(await post(`/api/services/${created.id}/redeploy`));
+    const first = json<{ deploy_job_id: string; status: string }>(
+      await post(`/api/services/${created.id}/redeploy`),
+    );
     const second = json<{ deploy_job_id: string }>(await post(`/api/services/${created.id}/redeploy`));
     expect(first).toMatchObject({ id: created.id, status: 'deploying' });
     expect(first.deploy_job_id).toBe(created.deploy_job_id);
@@ -84,7 +95,10 @@ describe('redeploy', () => {
 
   it('queues a new deployment once the previous one has started', async () => {
     const created = await create();
-    await h.container.db.deployment.update({ where: { id: created.deploy_job_id }, data: { status: 'running' } });
+    await h.container.db.deployment.update({
+      where: { id: created.deploy_job_id },
+      data: { status: 'running' },
+    });
     const redeploy = json<{ deploy_job_id: string }>(await post(`/api/services/${created.id}/redeploy`));
     expect(redeploy.deploy_job_id).not.toBe(created.deploy_job_id);
   });
@@ -117,11 +131,23 @@ describe('list', () => {
 describe('delete', () => {
   it('answers 204, hides the service at once and frees its name', async () => {
     const created = await create();
-    const response = await h.app.inject({ method: 'DELETE', url: `/api/services/${created.id}`, headers: { authorization: operator.auth } });
+    const response = await h.app.inject({
+      method: 'DELETE',
+      url: `/api/services/${created.id}`,
+      headers: { authorization: operator.auth },
+    });
     expect(response.statusCode).toBe(204);
     expect(response.body).toBe('');
     expect((await get(`/api/services/${created.id}`)).statusCode).toBe(404);
-    expect((await h.app.inject({ method: 'DELETE', url: `/api/services/${created.id}`, headers: { authorization: operator.auth } })).statusCode).toBe(404);
+    expect(
+      (
+        await h.app.inject({
+          method: 'DELETE',
+          url: `/api/services/${created.id}`,
+          headers: { authorization: operator.auth },
+        })
+      ).statusCode,
+    ).toBe(404);
     const job = await h.container.producer.queue('deployments').getJob(`delete.${created.id}`);
     expect(job?.data).toEqual({ serviceId: created.id });
     const cancelled = await h.container.db.deployment.findUnique({ where: { id: created.deploy_job_id } });

@@ -42,8 +42,12 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
 
   app.post('/api/services', {
     config: { permission: 'services:create' },
-    schema: { body: CreateServiceBody, response: { 201: CreateServiceResult, ...problemResponses(400, 409, 413, 415) } },
-    handler: async (request, reply) => reply.status(201).send(await service.create(principalOf(request), request.body)),
+    schema: {
+      body: CreateServiceBody,
+      response: { 201: CreateServiceResult, ...problemResponses(400, 409, 413, 415) },
+    },
+    handler: async (request, reply) =>
+      reply.status(201).send(await service.create(principalOf(request), request.body)),
   });
 
   for (const action of LIFECYCLE_ACTIONS) {
@@ -71,7 +75,11 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
 
   app.get('/api/services/:id/events', {
     config: { permission: 'services:read' },
-    schema: { params: IdParams, querystring: EventsQuery, response: { 200: EventList, ...problemResponses(400, 404) } },
+    schema: {
+      params: IdParams,
+      querystring: EventsQuery,
+      response: { 200: EventList, ...problemResponses(400, 404) },
+    },
     handler: (request) =>
       service.events(principalOf(request), request.params.id, {
         page: request.query.page ?? 1,

@@ -68,14 +68,22 @@ export type ServiceDetail = Static<typeof ServiceDetail>;
 
 export const CreateServiceBody = Type.Object(
   {
-    name: Type.String({ minLength: LIMITS.nameMin, maxLength: LIMITS.nameMax, pattern: SERVICE_NAME_PATTERN }),
+    name: Type.String({
+      minLength: LIMITS.nameMin,
+      maxLength: LIMITS.nameMax,
+      pattern: SERVICE_NAME_PATTERN,
+    }),
     customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
     deploy_method: literals(DEPLOY_METHODS),
     template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     variables: Type.Optional(
-      Type.Record(Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' }), Type.String({ maxLength: LIMITS.variableValueMaxBytes }), {
-        maxProperties: LIMITS.variablesMax,
-      }),
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' }),
+        Type.String({ maxLength: LIMITS.variableValueMaxBytes }),
+        {
+          maxProperties: LIMITS.variablesMax,
+        },
+      ),
     ),
     git_url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlMax })),
     git_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),

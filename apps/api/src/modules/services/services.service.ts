@@ -88,9 +88,16 @@ export function createServicesService(deps: ServicesServiceDeps) {
           url: deps.publicUrl(body.name),
         });
         await jobs.enqueueDeploy(deployment.id);
-        return { id: service.id, name: service.name, status: 'deploying' as const, url: service.url, deploy_job_id: deployment.id };
+        return {
+          id: service.id,
+          name: service.name,
+          status: 'deploying' as const,
+          url: service.url,
+          deploy_job_id: deployment.id,
+        };
       } catch (error) {
-        if (isUniqueViolation(error)) throw new DomainError('name_taken', `a service named ${body.name} already exists`);
+        if (isUniqueViolation(error))
+          throw new DomainError('name_taken', `a service named ${body.name} already exists`);
         throw error;
       }
     },
@@ -102,7 +109,8 @@ export function createServicesService(deps: ServicesServiceDeps) {
       }
       const outcome = await jobs.runLifecycle(id, action);
       if (outcome.kind === 'done') return { id, status: outcome.status, message: outcome.message };
-      if (outcome.kind === 'failed') throw new DomainError('runtime_error', `${action} failed: ${outcome.reason}`);
+      if (outcome.kind === 'failed')
+        throw new DomainError('runtime_error', `${action} failed: ${outcome.reason}`);
       const current = (await services.findById(customerScope(principal), id))?.status ?? service.status;
       return { id, status: current, message: `${capitalise(action)} requested; still in progress` };
     },

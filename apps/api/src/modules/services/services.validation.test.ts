@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPOSE_BUSYBOX, createHarness, json, uniqueName, type Harness } from '../../test-support/harness.js';
+import {
+  COMPOSE_BUSYBOX,
+  createHarness,
+  json,
+  uniqueName,
+  type Harness,
+} from '../../test-support/harness.js';
 
 // Bad input of every kind gets a 400 (or 404/413/415) problem naming what is wrong, and stores nothing.
 let h: Harness;
@@ -13,11 +19,21 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number, code: string) {
+function expectProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  status: number,
+  code: string,
+) {
   expect(response.statusCode).toBe(status);
   expect(String(response.headers['content-type'])).toContain('application/problem+json');
   const body = JSON.parse(response.body) as Record<string, unknown>;
-  expect(body).toMatchObject({ status, code, type: expect.any(String), title: expect.any(String), detail: expect.any(String) });
+  expect(body).toMatchObject({
+    status,
+    code,
+    type: expect.any(String),
+    title: expect.any(String),
+    detail: expect.any(String),
+  });
   expect(body.request_id).toBe(response.headers['x-request-id']);
   return body as { errors?: { path: string; message: string }[]; detail: string };
 }
@@ -36,7 +52,10 @@ describe('GET /api/services query validation', () => {
     ['search=' + 'x'.repeat(101), '/querystring/search'],
     ['colour=blue', '/querystring/colour'],
   ])('%s → 400 naming %s', async (query, path) => {
-    const response = await h.app.inject({ url: `/api/services?${query}`, headers: { authorization: admin.auth } });
+    const response = await h.app.inject({
+      url: `/api/services?${query}`,
+      headers: { authorization: admin.auth },
+    });
     const body = expectProblem(response, 400, 'validation_failed');
     expect(body.errors?.map((e) => e.path)).toContain(path);
   });
@@ -44,7 +63,12 @@ describe('GET /api/services query validation', () => {
   it('applies defaults page=1 per_page=20', async () => {
     const response = await h.app.inject({ url: '/api/services', headers: { authorization: admin.auth } });
     expect(response.statusCode).toBe(200);
-    expect(json(response)).toMatchObject({ page: 1, per_page: 20, total: expect.any(Number), data: expect.any(Array) });
+    expect(json(response)).toMatchObject({
+      page: 1,
+      per_page: 20,
+      total: expect.any(Number),
+      data: expect.any(Array),
+    });
   });
 });
 
@@ -56,7 +80,12 @@ describe('POST /api/services body validation', () => {
       headers: { authorization: admin.auth, 'content-type': 'application/json', ...headers },
       payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
     });
-  const valid = () => ({ name: uniqueName('svc'), customer_id: customerId, deploy_method: 'compose', compose: COMPOSE_BUSYBOX });
+  const valid = () => ({
+    name: uniqueName('svc'),
+    customer_id: customerId,
+    deploy_method: 'compose',
+    compose: COMPOSE_BUSYBOX,
+  });
 
   it.each([
     ['name missing', { name: undefined }, '/body/name'],
@@ -87,16 +116,33 @@ describe('POST /api/services body validation', () => {
     ['git', { git_url: undefined }, '/body/git_url'],
     ['ai', { ai_url: undefined }, '/body/ai_url'],
   ])('deploy_method %s without its field → 400 naming %s', async (method, patch, path) => {
-    const response = await post({ name: uniqueName('svc'), customer_id: customerId, deploy_method: method, ...patch });
+    const response = await post({
+      name: uniqueName('svc'),
+      customer_id: customerId,
+      deploy_method: method,
+      ...patch,
+    });
     const problem = expectProblem(response, 400, 'validation_failed');
     expect(problem.errors?.map((e) => e.path)).toContain(path);
   });
 
   it.each([
     ['privileged', 'services:\n  web:\n    image: local/busybox:1\n    privileged: true\n', 'privileged'],
-    ['docker socket bind', 'services:\n  web:\n    image: local/busybox:1\n    volumes:\n      - /var/run/docker.sock:/var/run/docker.sock\n', 'volumes'],
-    ['host root bind', 'services:\n  web:\n    image: local/busybox:1\n    volumes:\n      - /:/host\n', 'volumes'],
-    ['host network', 'services:\n  web:\n    image: local/busybox:1\n    network_mode: host\n', 'network_mode'],
+    [
+      'docker socket bind',
+      'services:\n  web:\n    image: local/busybox:1\n    volumes:\n      - /var/run/docker.sock:/var/run/docker.sock\n',
+      'volumes',
+    ],
+    [
+      'host root bind',
+      'services:\n  web:\n    image: local/busybox:1\n    volumes:\n      - /:/host\n',
+      'volumes',
+    ],
+    [
+      'host network',
+      'services:\n  web:\n    image: local/busybox:1\n    network_mode: host\n',
+      'network_mode',
+    ],
     ['cap_add', 'services:\n  web:\n    image: local/busybox:1\n    cap_add: [SYS_ADMIN]\n', 'cap_add'],
   ])('compose with %s → 400 naming the key', async (_label, compose, key) => {
     const response = await post({ ...valid(), compose });
@@ -107,7 +153,10 @@ describe('POST /api/services body validation', () => {
   it('a rejected request stores nothing', async () => {
     const name = uniqueName('svc');
     await post({ ...valid(), name, compose: 'services:\n  web:\n    image: x\n    privileged: true\n' });
-    const list = await h.app.inject({ url: `/api/services?search=${name}`, headers: { authorization: admin.auth } });
+    const list = await h.app.inject({
+      url: `/api/services?search=${name}`,
+      headers: { authorization: admin.auth },
+    });
     expect(json(list).total).toBe(0);
   });
 
@@ -116,11 +165,19 @@ describe('POST /api/services body validation', () => {
   });
 
   it('wrong content type → 415', async () => {
-    expectProblem(await post('name=x', { 'content-type': 'application/x-www-form-urlencoded' }), 415, 'unsupported_media_type');
+    expectProblem(
+      await post('name=x', { 'content-type': 'application/x-www-form-urlencoded' }),
+      415,
+      'unsupported_media_type',
+    );
   });
 
   it('a body over 1 MiB → 413', async () => {
-    expectProblem(await post({ ...valid(), compose: 'x'.repeat(1024 * 1024 + 10) }), 413, 'payload_too_large');
+    expectProblem(
+      await post({ ...valid(), compose: 'x'.repeat(1024 * 1024 + 10) }),
+      413,
+      'payload_too_large',
+    );
   });
 
   it('a duplicate live name → 409 name_taken', async () => {
@@ -132,7 +189,10 @@ describe('POST /api/services body validation', () => {
 
 describe('unknown things', () => {
   it('unknown service id → 404 problem', async () => {
-    const response = await h.app.inject({ url: '/api/services/does-not-exist', headers: { authorization: admin.auth } });
+    const response = await h.app.inject({
+      url: '/api/services/does-not-exist',
+      headers: { authorization: admin.auth },
+    });
     expectProblem(response, 404, 'not_found');
   });
 
@@ -148,7 +208,11 @@ describe('unknown things', () => {
 
   it('a malformed or unknown key → 401', async () => {
     for (const auth of ['Bearer nope', 'Bearer hsk_000000000000000000000000000000000000', 'Basic abc']) {
-      expectProblem(await h.app.inject({ url: '/api/services', headers: { authorization: auth } }), 401, 'unauthenticated');
+      expectProblem(
+        await h.app.inject({ url: '/api/services', headers: { authorization: auth } }),
+        401,
+        'unauthenticated',
+      );
     }
   });
 });

@@ -23,7 +23,10 @@ const TemplateItem = Type.Object({
 });
 
 /** GET /api/templates: the catalog a dashboard offers (beyond the spec; docs/templates.md). */
-export function registerTemplateRoutes(instance: FastifyInstance, catalog: ReadonlyMap<string, Template>): void {
+export function registerTemplateRoutes(
+  instance: FastifyInstance,
+  catalog: ReadonlyMap<string, Template>,
+): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const items = [...catalog.values()].map((t) => ({
     id: t.id,
@@ -43,7 +46,12 @@ export function registerTemplateRoutes(instance: FastifyInstance, catalog: Reado
 
   app.get('/api/templates', {
     config: { permission: 'templates:read' },
-    schema: { response: { 200: Type.Object({ data: Type.Array(TemplateItem), total: Type.Integer() }), ...problemResponses() } },
+    schema: {
+      response: {
+        200: Type.Object({ data: Type.Array(TemplateItem), total: Type.Integer() }),
+        ...problemResponses(),
+      },
+    },
     handler: async () => ({ data: items, total: items.length }),
   });
 }

@@ -26,10 +26,15 @@ describe('GET /api/templates', () => {
   it('lists the catalog with declared variables, for any signed-in role', async () => {
     const response = await h.app.inject({ url: '/api/templates', headers: { authorization: viewer.auth } });
     expect(response.statusCode).toBe(200);
-    const body = json<{ data: { id: string; variables: { name: string; generated: boolean }[] }[]; total: number }>(response);
+    const body = json<{
+      data: { id: string; variables: { name: string; generated: boolean }[] }[];
+      total: number;
+    }>(response);
     expect(body.total).toBe(body.data.length);
     const postgres = body.data.find((t) => t.id === 'postgres');
-    expect(postgres?.variables).toContainEqual(expect.objectContaining({ name: 'POSTGRES_PASSWORD', generated: true }));
+    expect(postgres?.variables).toContainEqual(
+      expect.objectContaining({ name: 'POSTGRES_PASSWORD', generated: true }),
+    );
   });
 });
 
@@ -38,8 +43,14 @@ describe('POST /api/services with deploy_method template', () => {
     const response = await create({ template_id: 'static-site', variables: { MESSAGE: 'hi there' } });
     expect(response.statusCode).toBe(201);
     const { id, name } = json<{ id: string; name: string }>(response);
-    const detail = json(await h.app.inject({ url: `/api/services/${id}`, headers: { authorization: operator.auth } }));
-    expect(detail).toMatchObject({ template: 'static-site', deploy_method: 'template', variables: { MESSAGE: 'hi there', IMAGE: 'local/busybox:1' } });
+    const detail = json(
+      await h.app.inject({ url: `/api/services/${id}`, headers: { authorization: operator.auth } }),
+    );
+    expect(detail).toMatchObject({
+      template: 'static-site',
+      deploy_method: 'template',
+      variables: { MESSAGE: 'hi there', IMAGE: 'local/busybox:1' },
+    });
     expect(detail.compose).toContain('httpd');
     const list = json<{ data: { template?: string }[] }>(
       await h.app.inject({ url: `/api/services?search=${name}`, headers: { authorization: operator.auth } }),
@@ -58,8 +69,16 @@ describe('POST /api/services with deploy_method template', () => {
   it.each([
     ['unknown template', { template_id: 'no-such-template' }, '/body/template_id'],
     ['missing required variable', { template_id: 'ghost' }, '/body/variables/SITE_URL'],
-    ['variable breaking its pattern', { template_id: 'postgres', variables: { POSTGRES_USER: 'Robert; DROP' } }, '/body/variables/POSTGRES_USER'],
-    ['undeclared variable', { template_id: 'postgres', variables: { SURPRISE: '1' } }, '/body/variables/SURPRISE'],
+    [
+      'variable breaking its pattern',
+      { template_id: 'postgres', variables: { POSTGRES_USER: 'Robert; DROP' } },
+      '/body/variables/POSTGRES_USER',
+    ],
+    [
+      'undeclared variable',
+      { template_id: 'postgres', variables: { SURPRISE: '1' } },
+      '/body/variables/SURPRISE',
+    ],
   ])('%s → 400 naming %s', async (_label, payload, path) => {
     const response = await create(payload);
     expect(response.statusCode).toBe(400);
