@@ -1,6 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 
 /**
@@ -25,6 +26,31 @@ export interface MigrationResult {
   applied: string[];
   skipped: string[];
 }
+
+/** Creates the database named in the URL when it does not exist (concurrent callers are fine). */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } catch (error) {
+    // Two processes creating it at once: the loser sees a duplicate, which is what it wanted.
+    const code = (error as { code?: string }).code;
+    if (code !== '42P04' && code !== '23505') throw error;
+  } finally {
+    await client.end();
+  }
+}
+
+/** The repository's migrations directory, for tools and tests that migrate a database. */
+export const MIGRATIONS_DIR = path.resolve(
+  path.dirname(fileURLToPath(import.meta.url)),
+  '../../../prisma/migrations',
+);
 
 export async function migrate(databaseUrl: string, migrationsDir: string): Promise<MigrationResult> {
   const client = new pg.Client({ connectionString: databaseUrl });

@@ -1,0 +1,116 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { E2E_DATABASE_URL, REDIS_URL } from './env.js';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
+const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
+
+export interface Stack {
+  apiUrl: string;
+  env: Record<string, string>;
+  processes: ChildProcess[];
+  /** Runs the operator CLI with the stack's environment and returns its parsed JSON output. */
+  cli(...args: string[]): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
+
+function start(entry: string, env: Record<string, string>, logs: string[]): ChildProcess {
+  const child = spawn(TSX, [path.join(ROOT, entry)], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: 'pipe',
+  });
+  const keep = (chunk: Buffer) => {
+    logs.push(chunk.toString());
+    if (logs.length > 200) logs.shift();
+  };
+  child.stdout?.on('data', keep);
+  child.stderr?.on('data', keep);
+  return child;
+}
+
+async function waitFor(url: string, logs: string[], timeoutMs = 60_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    try {
+      if ((await fetch(url)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`${url} did not become ready:\n${logs.join('').slice(-3000)}`);
+}
+
+/** Starts `apiCount` API processes and `workerCount` workers sharing one queue prefix. */
+export async function startStack(
+  options: { workers?: number; extraEnv?: Record<string, string> } = {},
+): Promise<Stack> {
+  const apiPort = await freePort();
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    DATABASE_URL: E2E_DATABASE_URL,
+    REDIS_URL,
+    QUEUE_PREFIX: `e2e-${randomUUID().slice(0, 8)}`,
+    SESSION_SECRET: randomBytes(32).toString('hex'),
+    API_PORT: String(apiPort),
+    PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
+    LOG_LEVEL: 'warn',
+    RECONCILE_INTERVAL_MS: '5000',
+    WORKER_HEALTH_PORT: '0',
+    RATE_LIMIT_PER_MINUTE: '100000',
+    ...options.extraEnv,
+  };
+  const logs: string[] = [];
+  const processes = [start('apps/api/src/main.ts', env, logs)];
+  for (let i = 0; i < (options.workers ?? 1); i++)
+    processes.push(start('apps/worker/src/main.ts', env, logs));
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  await waitFor(`${apiUrl}/readyz`, logs);
+
+  return {
+    apiUrl,
+    env,
+    processes,
+    async cli(...args) {
+      const child = spawn(TSX, [path.join(ROOT, 'apps/cli/src/main.ts'), ...args, '--json'], {
+        cwd: ROOT,
+        env: { ...process.env, ...env },
+      });
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      if (code !== 0) throw new Error(`hostctl ${args.join(' ')} exited ${code}: ${err}`);
+      return JSON.parse(out) as Record<string, unknown>;
+    },
+    async stop() {
+      await Promise.all(
+        processes.map(
+          (child) =>
+            new Promise<void>((resolve) => {
+              if (child.exitCode !== null) return resolve();
+              child.once('exit', () => resolve());
+              child.kill('SIGTERM');
+              setTimeout(() => child.kill('SIGKILL'), 15_000).unref();
+            }),
+        ),
+      );
+    },
+  };
+}
