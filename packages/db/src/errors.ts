@@ -18,20 +18,24 @@ function pgCode(error: unknown): string | undefined {
   return cause?.originalCode ?? cause?.code;
 }
 
-/** Connection-level failures become 503 so clients retry instead of seeing a 500. */
-export function isConnectionFailure(error: unknown): boolean {
+/** Prisma codes for an unreachable, timed-out or exhausted database connection. */
+const CONNECTION_CODES = new Set(['P1001', 'P1002', 'P1008', 'P1017', 'P2024']);
+
+/** Connection-level failures: the API answers 503 so clients retry instead of seeing a 500. */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
   const text = String((error as { message?: string } | null)?.message ?? error);
-  return /ECONNREFUSED|ETIMEDOUT|Connection terminated|timeout exceeded when trying to connect|Can't reach database|DatabaseNotReachable|ECONNRESET/i.test(
+  return /ECONNREFUSED|ETIMEDOUT|Connection terminated|timeout exceeded when trying to connect|Can't reach database|ECONNRESET/i.test(
     text,
   );
 }
 
+/** Rethrow helper: an unreachable database becomes a 503 DomainError, anything else is unchanged. */
 export function toDomainError(error: unknown): unknown {
-  if (isConnectionFailure(error)) {
-    return new DomainError('dependency_unavailable', 'the database is unavailable; retry shortly', {
-      headers: { 'retry-after': '5' },
-      cause: error,
-    });
-  }
-  return error;
+  if (!isDatabaseUnavailable(error)) return error;
+  return new DomainError('dependency_unavailable', 'the database is unavailable; retry shortly', {
+    headers: { 'retry-after': '5' },
+    cause: error,
+  });
 }

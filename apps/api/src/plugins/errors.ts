@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, isDomainError, type ErrorCode, type FieldError } from '@hostctl/domain';
+import { isDatabaseUnavailable } from '@hostctl/db';
+import { isRedisUnavailable } from '@hostctl/queue';
 import { buildProblem, PROBLEM_CONTENT_TYPE } from '../http/problem.js';
 import { toFieldErrors } from '../http/validation.js';
 
@@ -56,6 +58,12 @@ function toDomain(error: FastifyError | DomainError): DomainError {
   }
   const mapped = error.code ? FASTIFY_CODES[error.code] : undefined;
   if (mapped) return new DomainError(mapped, describeFastifyError(mapped, error));
+  if (isDatabaseUnavailable(error) || isRedisUnavailable(error)) {
+    return new DomainError('dependency_unavailable', 'a backing service is unavailable; retry shortly', {
+      headers: { 'retry-after': '5' },
+      cause: error,
+    });
+  }
   if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
     return new DomainError('validation_failed', error.message);
   }
