@@ -40,6 +40,22 @@ const SORT_COLUMNS: Record<ServiceSort, keyof Prisma.ServiceOrderByWithRelationI
 
 export type ServicesStore = ReturnType<typeof createServicesStore>;
 
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+async function queueRedeploy(
+  tx: Tx,
+  serviceId: string,
+): Promise<{ deployment: Deployment; coalesced: boolean }> {
+  const queued = await tx.deployment.findFirst({ where: { serviceId, status: 'queued' } });
+  if (queued) return { deployment: queued, coalesced: true };
+  const deployment = await tx.deployment.create({ data: { serviceId, trigger: 'redeploy' } });
+  await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
+  await tx.serviceEvent.create({
+    data: { serviceId, type: 'redeploy', status: 'started', message: `Redeployment ${deployment.id} queued` },
+  });
+  return { deployment, coalesced: false };
+}
+
 export function createServicesStore(db: Db) {
   /** Live (not deleted) services inside the scope; null when the scope sees nothing. */
   const visible = (scope: CustomerScope): Prisma.ServiceWhereInput | null => {
@@ -103,6 +119,28 @@ export function createServicesStore(db: Db) {
         });
         return { service, deployment };
       });
+    },
+
+    /** Saves new deploy inputs and queues the redeploy that applies them, in one transaction. */
+    async updateAndRedeploy(
+      serviceId: string,
+      changes: { variables?: Record<string, string>; customDomains?: string[] },
+    ): Promise<{ deployment: Deployment; coalesced: boolean }> {
+      return db.$transaction(async (tx) => {
+        await tx.service.update({ where: { id: serviceId }, data: changes });
+        return queueRedeploy(tx, serviceId);
+      });
+    },
+
+    /** Live services other than `exceptId` that already claim any of these custom domains. */
+    async findDomainClaims(domains: string[], exceptId: string): Promise<string[]> {
+      if (domains.length === 0) return [];
+      const rows = await db.service.findMany({
+        where: { deletedAt: null, id: { not: exceptId }, customDomains: { hasSome: domains } },
+        select: { customDomains: true },
+      });
+      const wanted = new Set(domains);
+      return rows.flatMap((row) => row.customDomains.filter((domain) => wanted.has(domain)));
     },
 
     /**

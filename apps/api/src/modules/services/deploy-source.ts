@@ -45,3 +45,19 @@ export function resolveDeploySource(
       return { compose: '', variables: given, templateId: null };
   }
 }
+
+/** Re-checks a stored service's definition with changed variables before they are saved. */
+export function revalidateVariables(
+  service: { deployMethod: string; templateId: string | null; compose: string },
+  variables: Record<string, string>,
+  catalog: ReadonlyMap<string, Template>,
+): Record<string, string> {
+  const template = service.templateId ? catalog.get(service.templateId) : undefined;
+  if (template) {
+    const resolved = resolveTemplateVariables(template, variables);
+    parseCompose(template.compose, resolved);
+    return resolved;
+  }
+  if (service.deployMethod === 'compose') parseCompose(service.compose, variables);
+  return variables;
+}

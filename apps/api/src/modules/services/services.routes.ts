@@ -13,6 +13,8 @@ import {
   ServiceDetail,
   ServiceList,
   ServiceListQuery,
+  UpdateServiceBody,
+  UpdateServiceResult,
 } from './services.schemas.js';
 
 const EventsQuery = Type.Object(PageQuery, { additionalProperties: false });
@@ -41,7 +43,7 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
   });
 
   app.post('/api/services', {
-    config: { permission: 'services:create' },
+    config: { permission: 'services:create', idempotent: true },
     schema: {
       body: CreateServiceBody,
       response: { 201: CreateServiceResult, ...problemResponses(400, 409, 413, 415) },
@@ -59,9 +61,19 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
   }
 
   app.post('/api/services/:id/redeploy', {
-    config: { permission: 'services:operate' },
+    config: { permission: 'services:operate', idempotent: true },
     schema: { params: IdParams, response: { 200: RedeployResult, ...problemResponses(404) } },
     handler: (request) => service.redeploy(principalOf(request), request.params.id),
+  });
+
+  app.patch('/api/services/:id', {
+    config: { permission: 'services:operate' },
+    schema: {
+      params: IdParams,
+      body: UpdateServiceBody,
+      response: { 200: UpdateServiceResult, ...problemResponses(400, 404, 409) },
+    },
+    handler: (request) => service.update(principalOf(request), request.params.id, request.body),
   });
 
   app.delete('/api/services/:id', {

@@ -113,3 +113,31 @@ export const RedeployResult = Type.Object({
   status: literals(SERVICE_STATUSES),
   deploy_job_id: Type.String(),
 });
+
+/** Host names a service answers on besides its own URL; routed by the proxy, recorded in DNS. */
+export const CUSTOM_DOMAIN_PATTERN = '^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$';
+
+export const UpdateServiceBody = Type.Object(
+  {
+    variables: Type.Optional(
+      Type.Record(
+        Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' }),
+        Type.Union([Type.String({ maxLength: LIMITS.variableValueMaxBytes }), Type.Null()]),
+        {
+          maxProperties: LIMITS.variablesMax,
+          description: 'Merged into the current variables; null removes one',
+        },
+      ),
+    ),
+    custom_domains: Type.Optional(
+      Type.Array(Type.String({ pattern: CUSTOM_DOMAIN_PATTERN }), {
+        maxItems: LIMITS.customDomainsMax,
+        uniqueItems: true,
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateServiceBody = Static<typeof UpdateServiceBody>;
+
+export const UpdateServiceResult = Type.Object({ ...ServiceDetail.properties, deploy_job_id: Type.String() });

@@ -10,9 +10,9 @@ import type { Template } from '@hostctl/templates';
 import { isUniqueViolation, type CustomersStore, type EventsStore, type ServicesStore } from '@hostctl/db';
 import type { JobQueue } from '../../queue-client.js';
 import { checkMethodFields } from './create-input.js';
-import { resolveDeploySource } from './deploy-source.js';
+import { resolveDeploySource, revalidateVariables } from './deploy-source.js';
 import { toDetail, toListItem } from './services.mapper.js';
-import type { CreateServiceBody, ServiceListQuery } from './services.schemas.js';
+import type { CreateServiceBody, ServiceListQuery, UpdateServiceBody } from './services.schemas.js';
 
 export interface ServicesServiceDeps {
   services: ServicesStore;
@@ -21,6 +21,7 @@ export interface ServicesServiceDeps {
   jobs: JobQueue;
   catalog: ReadonlyMap<string, Template>;
   publicUrl: (name: string) => string;
+  appsDomain: string;
 }
 
 export type ServicesService = ReturnType<typeof createServicesService>;
@@ -122,6 +123,30 @@ export function createServicesService(deps: ServicesServiceDeps) {
       return { id, status: 'deploying' as ServiceStatus, deploy_job_id: deployment.id };
     },
 
+    /** Changes variables and/or custom domains, then redeploys so they take effect. */
+    async update(principal: Principal, id: string, body: UpdateServiceBody) {
+      const service = await visibleOr404(principal, id);
+      const changes: { variables?: Record<string, string>; customDomains?: string[] } = {};
+      if (body.variables) {
+        const merged: Record<string, string> = { ...(service.variables as Record<string, string>) };
+        for (const [name, value] of Object.entries(body.variables)) {
+          if (value === null) delete merged[name];
+          else merged[name] = value;
+        }
+        changes.variables = revalidateVariables(service, merged, deps.catalog);
+      }
+      if (body.custom_domains) {
+        checkDomainsOutsideAppsDomain(body.custom_domains, deps.appsDomain);
+        const claimed = await services.findDomainClaims(body.custom_domains, id);
+        if (claimed.length > 0)
+          throw new DomainError('conflict', `custom domain ${claimed.join(', ')} is used by another service`);
+        changes.customDomains = body.custom_domains;
+      }
+      const { deployment } = await services.updateAndRedeploy(id, changes);
+      await jobs.enqueueDeploy(deployment.id);
+      return { ...toDetail(await visibleOr404(principal, id)), deploy_job_id: deployment.id };
+    },
+
     async remove(principal: Principal, id: string) {
       await visibleOr404(principal, id);
       await services.markDeleted(id);
@@ -144,6 +169,21 @@ export function createServicesService(deps: ServicesServiceDeps) {
       };
     },
   };
+}
+
+function checkDomainsOutsideAppsDomain(domains: string[], appsDomain: string): void {
+  const inside = domains.filter((d) => d === appsDomain || d.endsWith(`.${appsDomain}`));
+  if (inside.length > 0) {
+    throw new DomainError(
+      'validation_failed',
+      `/body/custom_domains: ${inside.join(', ')} is under ${appsDomain}`,
+      {
+        errors: [
+          { path: '/body/custom_domains', message: `must not be under ${appsDomain}, which names services` },
+        ],
+      },
+    );
+  }
 }
 
 function capitalise(word: string): string {

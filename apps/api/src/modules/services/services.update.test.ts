@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  COMPOSE_BUSYBOX,
+  createHarness,
+  json,
+  uniqueName,
+  type Harness,
+} from '../../test-support/harness.js';
+
+let h: Harness;
+let operator: { auth: string };
+let viewer: { auth: string };
+let customerId: string;
+
+beforeAll(async () => {
+  h = await createHarness();
+  operator = await h.user('operator');
+  customerId = (await h.customer()).id;
+  viewer = await h.user('viewer', customerId);
+});
+afterAll(async () => h.close());
+
+async function create(
+  payload: Record<string, unknown> = { deploy_method: 'compose', compose: COMPOSE_BUSYBOX },
+) {
+  const response = await h.app.inject({
+    method: 'POST',
+    url: '/api/services',
+    headers: { authorization: operator.auth },
+    payload: { name: uniqueName('upd'), customer_id: customerId, ...payload },
+  });
+  expect(response.statusCode).toBe(201);
+  const body = json<{ id: string; deploy_job_id: string }>(response);
+  // Let the first deployment start so the update queues a new one.
+  await h.container.db.deployment.update({
+    where: { id: body.deploy_job_id },
+    data: { status: 'succeeded' },
+  });
+  return body;
+}
+
+const patch = (id: string, payload: unknown, auth = operator.auth) =>
+  h.app.inject({
+    method: 'PATCH',
+    url: `/api/services/${id}`,
+    headers: { authorization: auth },
+    payload: payload as object,
+  });
+
+describe('PATCH /api/services/:id', () => {
+  it('merges variables (null removes one), saves custom domains and queues a redeploy', async () => {
+    const { id, deploy_job_id } = await create({
+      deploy_method: 'compose',
+      compose: COMPOSE_BUSYBOX,
+      variables: { A: '1', B: '2' },
+    });
+    const response = await patch(id, {
+      variables: { B: null, C: '3' },
+      custom_domains: ['www.shop.example.com'],
+    });
+    expect(response.statusCode).toBe(200);
+    const body = json<{
+      variables: Record<string, string>;
+      custom_domains: string[];
+      status: string;
+      deploy_job_id: string;
+    }>(response);
+    expect(body.variables).toEqual({ A: '1', C: '3' });
+    expect(body.custom_domains).toEqual(['www.shop.example.com']);
+    expect(body.status).toBe('deploying');
+    expect(body.deploy_job_id).not.toBe(deploy_job_id);
+    const deployment = await h.container.db.deployment.findUnique({ where: { id: body.deploy_job_id } });
+    expect(deployment).toMatchObject({ status: 'queued', trigger: 'redeploy' });
+  });
+
+  it('keeps generated template secrets when other variables change', async () => {
+    const { id } = await create({ deploy_method: 'template', template_id: 'postgres' });
+    const before = await h.container.db.service.findUniqueOrThrow({ where: { id } });
+    const response = await patch(id, { variables: { POSTGRES_DB: 'shop' } });
+    expect(response.statusCode).toBe(200);
+    const variables = json<{ variables: Record<string, string> }>(response).variables;
+    expect(variables.POSTGRES_DB).toBe('shop');
+    expect(variables.POSTGRES_PASSWORD).toBe((before.variables as Record<string, string>).POSTGRES_PASSWORD);
+  });
+
+  it.each([
+    ['empty body', {}, '/body'],
+    ['unknown field', { name: 'other' }, '/body/name'],
+    ['bad domain', { custom_domains: ['not a domain'] }, '/body/custom_domains/0'],
+    ['duplicate domains', { custom_domains: ['a.example.com', 'a.example.com'] }, '/body/custom_domains'],
+    ['domain under the apps domain', { custom_domains: ['x.apps.localhost'] }, '/body/custom_domains'],
+    [
+      'template variable breaking its pattern',
+      { variables: { POSTGRES_USER: 'No Way' } },
+      '/body/variables/POSTGRES_USER',
+    ],
+  ])('%s → 400 naming %s', async (_label, payload, path) => {
+    const { id } = await create({ deploy_method: 'template', template_id: 'postgres' });
+    const response = await patch(id, payload);
+    expect(response.statusCode).toBe(400);
+    expect(json<{ errors: { path: string }[] }>(response).errors.map((e) => e.path)).toContain(path);
+  });
+
+  it('a domain another service uses → 409', async () => {
+    const domain = `${uniqueName('d')}.example.com`;
+    const first = await create();
+    expect((await patch(first.id, { custom_domains: [domain] })).statusCode).toBe(200);
+    const second = await create();
+    const response = await patch(second.id, { custom_domains: [domain] });
+    expect(response.statusCode).toBe(409);
+    expect(json(response).detail).toContain(domain);
+  });
+
+  it('viewers may not change a service; other customers get 404', async () => {
+    const { id } = await create();
+    expect((await patch(id, { variables: { A: '1' } }, viewer.auth)).statusCode).toBe(403);
+    const outsider = await h.user('operator', (await h.customer()).id);
+    expect((await patch(id, { variables: { A: '1' } }, outsider.auth)).statusCode).toBe(404);
+  });
+});
