@@ -1,0 +1,294 @@
+import Docker from 'dockerode';
+import { DomainError } from '@hostctl/domain';
+import type { ContainerRuntime, ContainerSpec, ContainerState, Labels, NamedObject } from './runtime.js';
+
+/**
+ * ContainerRuntime on one Docker engine through dockerode; the only file that imports it. Docker
+ * errors are turned into DomainErrors (runtime_error is retryable, image_unavailable is not), and
+ * "already gone" (404) on removal counts as success so every delete is idempotent.
+ */
+export function createDockerRuntime(options: { socketPath: string }): ContainerRuntime {
+  const docker = new Docker({ socketPath: options.socketPath });
+  const labelFilter = (labels: Labels) =>
+    JSON.stringify({ label: Object.entries(labels).map(([key, value]) => `${key}=${value}`) });
+
+  return {
+    async ping() {
+      await docker.ping().catch(fail('the Docker engine is unreachable'));
+    },
+
+    async inspectImage(reference) {
+      try {
+        const image = await docker.getImage(reference).inspect();
+        // An image can carry digests of several repositories; only the referenced one's is meaningful.
+        const repository = repositoryOf(reference);
+        const digest = image.RepoDigests?.find((entry) => entry.startsWith(`${repository}@`));
+        return { id: image.Id, digest: digest ?? image.Id };
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw toRuntimeError(error, `cannot inspect image ${reference}`);
+      }
+    },
+
+    async pullImage(reference, onProgress, signal) {
+      const stream = await docker.pull(reference, { abortSignal: signal }).catch((error: unknown): never => {
+        throw statusOf(error) === 404
+          ? new DomainError('image_unavailable', `image ${reference} was not found in its registry`, {
+              cause: error,
+            })
+          : toRuntimeError(error, `cannot pull ${reference}`);
+      });
+      const events = await new Promise<{ status?: string; id?: string; error?: string }[]>(
+        (resolve, reject) => {
+          docker.modem.followProgress(
+            stream,
+            (error, output) =>
+              error ? reject(toRuntimeError(error, `pulling ${reference} failed`)) : resolve(output as never),
+            (event: { status?: string; id?: string; progress?: string }) => {
+              // Per-layer byte counters would flood the deploy log; status changes are what a person reads.
+              if (event.status && !event.progress)
+                onProgress(event.id ? `${event.id}: ${event.status}` : event.status);
+            },
+          );
+        },
+      );
+      // The engine reports some pull failures inside the stream, not as an HTTP error.
+      const failed = events.find((event) => event.error);
+      if (failed?.error) {
+        const isMissing = /not found|manifest unknown|does not exist|unauthorized/i.test(failed.error);
+        throw new DomainError(
+          isMissing ? 'image_unavailable' : 'runtime_error',
+          `pulling ${reference} failed: ${failed.error}`,
+        );
+      }
+    },
+
+    async ensureNetwork(name, labels) {
+      const existing = await docker.listNetworks({ filters: JSON.stringify({ name: [name] }) });
+      if (existing.some((network) => network.Name === name)) return;
+      await docker
+        .createNetwork({ Name: name, Driver: 'bridge', Labels: labels, CheckDuplicate: true })
+        .catch(ignoreStatus(409, fail(`cannot create network ${name}`)));
+    },
+
+    async ensureVolume(name, labels) {
+      // Creating an existing local volume is a no-op in Docker: this is idempotent by itself.
+      await docker.createVolume({ Name: name, Labels: labels }).catch(fail(`cannot create volume ${name}`));
+    },
+
+    async listContainers(labels) {
+      const list = await docker
+        .listContainers({ all: true, filters: labelFilter(labels) })
+        .catch(fail('cannot list containers'));
+      return list.map((item) => ({
+        id: item.Id,
+        name: (item.Names[0] ?? '').replace(/^\//, ''),
+        labels: item.Labels ?? {},
+        state: item.State,
+      }));
+    },
+
+    async createContainer(spec) {
+      const container = await docker.createContainer(toCreateOptions(spec)).catch((error: unknown) => {
+        throw statusOf(error) === 404
+          ? new DomainError('image_unavailable', `image ${spec.image} is not available`, { cause: error })
+          : toRuntimeError(error, `cannot create container ${spec.name}`);
+      });
+      return container.id;
+    },
+
+    async inspectContainer(idOrName) {
+      try {
+        return toState(await docker.getContainer(idOrName).inspect());
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw toRuntimeError(error, `cannot inspect container ${idOrName}`);
+      }
+    },
+
+    async startContainer(id) {
+      // 304: already running, which is what we wanted.
+      await docker
+        .getContainer(id)
+        .start()
+        .catch(ignoreStatus(304, fail(`cannot start container ${id}`)));
+    },
+
+    async stopContainer(id, timeoutSeconds) {
+      // 304: already stopped; 404: already gone. Both leave it stopped, which is what we wanted.
+      await docker
+        .getContainer(id)
+        .stop({ t: timeoutSeconds })
+        .catch(ignoreStatuses([304, 404], fail(`cannot stop container ${id}`)));
+    },
+
+    async restartContainer(id, timeoutSeconds) {
+      await docker
+        .getContainer(id)
+        .restart({ t: timeoutSeconds })
+        .catch(fail(`cannot restart container ${id}`));
+    },
+
+    async removeContainer(id) {
+      await docker
+        .getContainer(id)
+        .remove({ force: true, v: false })
+        .catch(ignoreStatus(404, fail(`cannot remove container ${id}`)));
+    },
+
+    async containerLogs(id, tail) {
+      try {
+        return demux(await docker.getContainer(id).logs({ stdout: true, stderr: true, tail, follow: false }));
+      } catch {
+        return '';
+      }
+    },
+
+    async listNetworks(labels): Promise<NamedObject[]> {
+      const list = await docker
+        .listNetworks({ filters: labelFilter(labels) })
+        .catch(fail('cannot list networks'));
+      return list.map((network) => ({ id: network.Id, name: network.Name, labels: network.Labels ?? {} }));
+    },
+
+    async removeNetwork(id) {
+      await docker
+        .getNetwork(id)
+        .remove()
+        .catch(ignoreStatus(404, fail(`cannot remove network ${id}`)));
+    },
+
+    async listVolumes(labels): Promise<NamedObject[]> {
+      const list = await docker
+        .listVolumes({ filters: labelFilter(labels) })
+        .catch(fail('cannot list volumes'));
+      return (list.Volumes ?? []).map((volume) => ({
+        id: volume.Name,
+        name: volume.Name,
+        labels: volume.Labels ?? {},
+      }));
+    },
+
+    async removeVolume(name) {
+      await docker
+        .getVolume(name)
+        .remove()
+        .catch(ignoreStatus(404, fail(`cannot remove volume ${name}`)));
+    },
+  };
+}
+
+function toCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
+  const ms = 1_000_000; // Docker takes durations in nanoseconds
+  return {
+    name: spec.name,
+    Image: spec.image,
+    ...(spec.command ? { Cmd: spec.command } : {}),
+    ...(spec.entrypoint ? { Entrypoint: spec.entrypoint } : {}),
+    Env: spec.env,
+    ...(spec.workingDir ? { WorkingDir: spec.workingDir } : {}),
+    ...(spec.user ? { User: spec.user } : {}),
+    ...(spec.hostname ? { Hostname: spec.hostname } : {}),
+    Labels: spec.labels,
+    ExposedPorts: Object.fromEntries(spec.exposedPorts.map((port) => [`${port}/tcp`, {}])),
+    ...(spec.healthcheck
+      ? {
+          Healthcheck: {
+            Test: spec.healthcheck.test,
+            Interval: spec.healthcheck.intervalMs * ms,
+            Timeout: spec.healthcheck.timeoutMs * ms,
+            Retries: spec.healthcheck.retries,
+            StartPeriod: spec.healthcheck.startPeriodMs * ms,
+          },
+        }
+      : {}),
+    HostConfig: {
+      Init: spec.init,
+      RestartPolicy: {
+        Name: spec.restart.name,
+        ...(spec.restart.maxRetries !== undefined ? { MaximumRetryCount: spec.restart.maxRetries } : {}),
+      },
+      ...(spec.memoryBytes ? { Memory: spec.memoryBytes } : {}),
+      ...(spec.nanoCpus ? { NanoCpus: spec.nanoCpus } : {}),
+      Mounts: spec.mounts.map((mount) => ({
+        Type: 'volume' as const,
+        Source: mount.volume,
+        Target: mount.target,
+        ReadOnly: mount.readOnly,
+      })),
+      NetworkMode: spec.network,
+      // Defence in depth: setuid binaries inside a tenant image cannot gain privileges.
+      SecurityOpt: ['no-new-privileges:true'],
+    },
+    NetworkingConfig: { EndpointsConfig: { [spec.network]: { Aliases: spec.aliases } } },
+  };
+}
+
+function toState(info: Docker.ContainerInspectInfo): ContainerState {
+  const networks = Object.values(info.NetworkSettings?.Networks ?? {});
+  const ip = networks.map((network) => network.IPAddress).find((address) => address);
+  const health = (info.State as { Health?: { Status?: string } }).Health?.Status;
+  return {
+    id: info.Id,
+    name: info.Name.replace(/^\//, ''),
+    labels: info.Config?.Labels ?? {},
+    status: info.State.Status,
+    isRunning: info.State.Running,
+    isRestarting: info.State.Restarting,
+    exitCode: info.State.ExitCode,
+    restartCount: info.RestartCount ?? 0,
+    ...(health === 'starting' || health === 'healthy' || health === 'unhealthy' ? { health } : {}),
+    ...(ip ? { ip } : {}),
+    ...(info.State.Error ? { error: info.State.Error } : {}),
+  };
+}
+
+/** Non-TTY container output is multiplexed in 8-byte-header frames; keep the payloads. */
+function demux(raw: Buffer): string {
+  if (!Buffer.isBuffer(raw)) return String(raw);
+  const chunks: Buffer[] = [];
+  let offset = 0;
+  while (offset + 8 <= raw.length) {
+    const size = raw.readUInt32BE(offset + 4);
+    chunks.push(raw.subarray(offset + 8, offset + 8 + size));
+    offset += 8 + size;
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** `host:5000/app:1` → `host:5000/app`; `app@sha256:…` → `app`. */
+function repositoryOf(reference: string): string {
+  const withoutDigest = reference.split('@')[0]!;
+  const lastSlash = withoutDigest.lastIndexOf('/');
+  const colon = withoutDigest.indexOf(':', lastSlash + 1);
+  return colon < 0 ? withoutDigest : withoutDigest.slice(0, colon);
+}
+
+function statusOf(error: unknown): number | undefined {
+  return (error as { statusCode?: number } | null)?.statusCode;
+}
+
+function toRuntimeError(error: unknown, context: string): DomainError {
+  if (error instanceof DomainError) return error;
+  const detail =
+    (error as { json?: { message?: string } } | null)?.json?.message ??
+    (error as Error | null)?.message ??
+    String(error);
+  return new DomainError('runtime_error', `${context}: ${detail}`, { cause: error });
+}
+
+function fail(context: string) {
+  return (error: unknown): never => {
+    throw toRuntimeError(error, context);
+  };
+}
+
+function ignoreStatus(status: number, otherwise: (error: unknown) => never) {
+  return ignoreStatuses([status], otherwise);
+}
+
+function ignoreStatuses(statuses: number[], otherwise: (error: unknown) => never) {
+  return (error: unknown): void => {
+    if (!statuses.includes(statusOf(error) ?? 0)) otherwise(error);
+  };
+}

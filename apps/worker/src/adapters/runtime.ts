@@ -1,0 +1,99 @@
+/**
+ * The container runtime the worker drives. The first implementation is one Docker engine
+ * (docker-runtime.ts, the only file importing dockerode); a Swarm driver could implement the same
+ * interface. Objects are found by label, never by remembering ids: workers are stateless.
+ */
+export type Labels = Record<string, string>;
+
+/**
+ * Marks every object of one installation, so several installations (or test suites) can share an
+ * engine and a reconciler only ever removes orphans of its own installation.
+ */
+export const INSTANCE_LABEL = 'io.hostctl.instance';
+
+export interface ContainerSpec {
+  name: string;
+  image: string;
+  command?: string[];
+  entrypoint?: string[];
+  env: string[];
+  workingDir?: string;
+  user?: string;
+  hostname?: string;
+  labels: Labels;
+  exposedPorts: number[];
+  healthcheck?: {
+    test: string[];
+    intervalMs: number;
+    timeoutMs: number;
+    retries: number;
+    startPeriodMs: number;
+  };
+  init: boolean;
+  restart: { name: 'no' | 'always' | 'unless-stopped' | 'on-failure'; maxRetries?: number };
+  memoryBytes?: number;
+  nanoCpus?: number;
+  mounts: { volume: string; target: string; readOnly: boolean }[];
+  network: string;
+  aliases: string[];
+}
+
+export interface ContainerSummary {
+  id: string;
+  name: string;
+  labels: Labels;
+  /** Docker's state: created, running, restarting, paused, exited, dead, removing. */
+  state: string;
+}
+
+export interface ContainerState {
+  id: string;
+  name: string;
+  labels: Labels;
+  status: string;
+  isRunning: boolean;
+  isRestarting: boolean;
+  exitCode: number;
+  restartCount: number;
+  /** Only for containers with a health check. */
+  health?: 'starting' | 'healthy' | 'unhealthy';
+  /** Address on the service network, when running. */
+  ip?: string;
+  error?: string;
+}
+
+export interface ImageInfo {
+  id: string;
+  /** repo@sha256:… when the image came from a registry, else the image id. */
+  digest: string;
+}
+
+export interface NamedObject {
+  id: string;
+  name: string;
+  labels: Labels;
+}
+
+export interface ContainerRuntime {
+  ping(): Promise<void>;
+  inspectImage(reference: string): Promise<ImageInfo | null>;
+  /** Pulls and reports progress lines; rejects with image_unavailable when the registry has no such image. */
+  pullImage(reference: string, onProgress: (line: string) => void, signal?: AbortSignal): Promise<void>;
+  ensureNetwork(name: string, labels: Labels): Promise<void>;
+  ensureVolume(name: string, labels: Labels): Promise<void>;
+  /** Every container (running or not) carrying all the given labels. */
+  listContainers(labels: Labels): Promise<ContainerSummary[]>;
+  createContainer(spec: ContainerSpec): Promise<string>;
+  inspectContainer(idOrName: string): Promise<ContainerState | null>;
+  startContainer(id: string): Promise<void>;
+  stopContainer(id: string, timeoutSeconds: number): Promise<void>;
+  restartContainer(id: string, timeoutSeconds: number): Promise<void>;
+  /** Force-removes; an already-gone container is success. */
+  removeContainer(id: string): Promise<void>;
+  /** The last lines of a container's output, for error messages. */
+  containerLogs(id: string, tail: number): Promise<string>;
+  listNetworks(labels: Labels): Promise<NamedObject[]>;
+  removeNetwork(id: string): Promise<void>;
+  listVolumes(labels: Labels): Promise<NamedObject[]>;
+  removeVolume(name: string): Promise<void>;
+}

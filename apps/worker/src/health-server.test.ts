@@ -1,0 +1,32 @@
+import { QUEUES } from '@hostctl/queue';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpGet, silentLogger, testConfig, uniquePrefix } from './testing/fixtures.js';
+import { createWorkerApp } from './worker-app.js';
+
+const app = createWorkerApp(testConfig(uniquePrefix('health')), {
+  logger: silentLogger,
+  reconcile: false,
+  healthHost: '127.0.0.1',
+});
+
+beforeAll(() => app.start());
+afterAll(async () => {
+  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
+  await app.close(1000);
+});
+
+describe('health endpoints', () => {
+  it('answers /livez and /readyz with every dependency checked', async () => {
+    expect(await httpGet('127.0.0.1', app.healthPort, '/livez')).toEqual({
+      status: 200,
+      body: '{"status":"ok"}',
+    });
+    const ready = await httpGet('127.0.0.1', app.healthPort, '/readyz');
+    expect(ready.status).toBe(200);
+    expect(JSON.parse(ready.body)).toEqual({
+      status: 'ok',
+      checks: { postgres: 'ok', redis: 'ok', docker: 'ok' },
+    });
+    expect((await httpGet('127.0.0.1', app.healthPort, '/nope')).status).toBe(404);
+  });
+});

@@ -1,0 +1,40 @@
+// Worker process entry: load config → build the app → start workers, reconciler and health
+// endpoints → on SIGTERM/SIGINT let running jobs finish within a bound, then exit.
+import { ConfigError, WorkerConfigSchema, loadConfig } from '@hostctl/config';
+import { createWorkerApp } from './worker-app.js';
+
+const SHUTDOWN_GRACE_MS = 25_000;
+
+let config;
+try {
+  config = loadConfig(WorkerConfigSchema);
+} catch (error) {
+  if (!(error instanceof ConfigError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}
+
+const app = createWorkerApp(config);
+await app.start();
+app.logger.info(
+  { healthPort: app.healthPort, concurrency: config.WORKER_CONCURRENCY, prefix: config.QUEUE_PREFIX },
+  'worker started',
+);
+
+let isStopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.once(signal, () => {
+    if (isStopping) return;
+    isStopping = true;
+    app.logger.info({ signal }, 'shutting down');
+    // Last resort if a dependency hangs the shutdown: unfinished jobs are retried elsewhere anyway.
+    setTimeout(() => process.exit(1), SHUTDOWN_GRACE_MS + 5000).unref();
+    app
+      .close(SHUTDOWN_GRACE_MS)
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        app.logger.error({ err: String(error) }, 'shutdown failed');
+        process.exit(1);
+      });
+  });
+}

@@ -1,0 +1,112 @@
+import { parseCompose, type Plan } from '@hostctl/compose';
+import type { WorkerDeploymentStore, WorkerService } from '@hostctl/db';
+import type { ServiceRouter } from '../adapters/router.js';
+import type { ContainerRuntime } from '../adapters/runtime.js';
+import {
+  createContainers,
+  ensureNetworkAndVolumes,
+  removeOtherDeployments,
+  startContainers,
+  verifyContainers,
+} from './containers.step.js';
+import type { DeployLog } from './deploy-log.js';
+import { ensureImages } from './images.step.js';
+import type { ReadinessOptions } from './readiness.js';
+import { serviceObjects } from './service-objects.js';
+import { PermanentStepError } from './step-errors.js';
+
+/**
+ * The steps of one deployment, in order. Each is idempotent, so a job retried after a crash simply
+ * runs them again; `checkpoint` records the step on the deployment and stops the run when the
+ * deployment was cancelled meanwhile.
+ */
+export const DEPLOY_STEPS = [
+  'validate',
+  'pull',
+  'network',
+  'volumes',
+  'create',
+  'start',
+  'verify',
+  'route',
+] as const;
+export type DeployStep = (typeof DEPLOY_STEPS)[number];
+
+export interface PipelineDeps {
+  runtime: ContainerRuntime;
+  router: ServiceRouter;
+  store: Pick<WorkerDeploymentStore, 'savePlan'>;
+  /** Installation label value (see INSTANCE_LABEL). */
+  instance: string;
+  readiness: Omit<ReadinessOptions, 'signal'>;
+}
+
+export interface PipelineRun {
+  deploymentId: string;
+  service: WorkerService;
+  log: DeployLog;
+  signal: AbortSignal;
+  checkpoint: (step: DeployStep) => Promise<void>;
+}
+
+export interface PipelineResult {
+  plan: Plan;
+  webIp?: string;
+}
+
+/** Every deploy method ends as a compose document on the service until git/ai builds exist. */
+export function planOf(service: WorkerService): Plan {
+  if (service.compose.trim() === '') {
+    throw new PermanentStepError(
+      `deploy method ${service.deployMethod} is not supported yet: the service has no compose definition to run`,
+    );
+  }
+  return parseCompose(service.compose, service.variables);
+}
+
+export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): Promise<PipelineResult> {
+  const { runtime, router } = deps;
+  const { log, signal } = run;
+  const readiness = { ...deps.readiness, signal };
+  const objects = serviceObjects(run.service.id, deps.instance);
+
+  await run.checkpoint('validate');
+  const plan = planOf(run.service);
+  await deps.store.savePlan(run.deploymentId, plan);
+  await log.info(
+    `Compose definition valid: ${plan.containers.map((container) => container.name).join(', ')}`,
+  );
+
+  await run.checkpoint('pull');
+  const digests = await ensureImages(runtime, plan, log, signal);
+  const mainImage =
+    plan.containers.find((container) => container.name === plan.web?.container)?.image ??
+    plan.containers[0]?.image;
+  const digest = mainImage ? digests.get(mainImage) : undefined;
+  if (digest) await deps.store.savePlan(run.deploymentId, plan, digest);
+
+  await ensureNetworkAndVolumes(runtime, plan, objects, log, run.checkpoint);
+
+  await run.checkpoint('create');
+  // The previous deployment's containers go first: one service never runs two container sets.
+  await removeOtherDeployments(runtime, objects, run.deploymentId, log);
+  const ids = await createContainers(runtime, plan, objects, run.deploymentId, log);
+
+  await run.checkpoint('start');
+  await startContainers(runtime, plan, ids, log, readiness);
+
+  await run.checkpoint('verify');
+  const { webIp } = await verifyContainers(runtime, plan, ids, log, readiness);
+
+  await run.checkpoint('route');
+  if (plan.web && webIp) {
+    await router.upsert({
+      serviceId: run.service.id,
+      serviceName: run.service.name,
+      url: run.service.url,
+      target: { host: webIp, port: plan.web.port },
+    });
+    await log.info(`Routing ${run.service.url} to ${plan.web.container}:${plan.web.port}`);
+  }
+  return webIp ? { plan, webIp } : { plan };
+}

@@ -1,0 +1,87 @@
+import net from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PlanContainer } from '@hostctl/compose';
+import type { ContainerRuntime } from '../adapters/runtime.js';
+import { PermanentStepError } from './step-errors.js';
+
+/**
+ * Waits until a container is ready, bounded: running, and healthy when it has a health check; a
+ * container with a port must accept a TCP connection on it (this is what the proxy will need);
+ * one with neither must stay up for `stableMs`. A container that exits or restarts meanwhile
+ * fails the step with its exit code and last output, which is what a person needs to fix it.
+ */
+export interface ReadinessOptions {
+  timeoutMs: number;
+  stableMs: number;
+  signal?: AbortSignal;
+}
+
+export async function waitReady(
+  runtime: Pick<ContainerRuntime, 'inspectContainer' | 'containerLogs'>,
+  containerId: string,
+  container: PlanContainer,
+  options: ReadinessOptions,
+): Promise<{ ip?: string }> {
+  const hasHealthcheck = container.healthcheck !== undefined && container.healthcheck.test[0] !== 'NONE';
+  const check = container.healthcheck;
+  // A health check may legitimately need its start period plus all its retries.
+  const bound =
+    hasHealthcheck && check
+      ? Math.max(
+          options.timeoutMs,
+          check.startPeriodMs + (check.intervalMs + check.timeoutMs) * (check.retries + 1),
+        )
+      : options.timeoutMs;
+  const deadline = Date.now() + bound;
+  let runningSince: number | undefined;
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const state = await runtime.inspectContainer(containerId);
+    if (!state) throw new PermanentStepError(`container ${container.name} disappeared`);
+    // Docker resets RestartCount on every explicit start, so any restart since then is a crash.
+    if (state.isRestarting || state.restartCount > 0 || !state.isRunning) {
+      const tail = (await runtime.containerLogs(containerId, 20)).trim();
+      const what = state.isRunning || state.isRestarting ? 'keeps restarting' : 'exited';
+      throw new PermanentStepError(
+        `container ${container.name} ${what} (exit code ${state.exitCode}${state.error ? `, ${state.error}` : ''})${tail ? `; last output:\n${tail}` : ''}`,
+      );
+    }
+    runningSince ??= Date.now();
+    if (hasHealthcheck) {
+      if (state.health === 'healthy') return state.ip ? { ip: state.ip } : {};
+      if (state.health === 'unhealthy')
+        throw new PermanentStepError(
+          `container ${container.name} is unhealthy: its health check keeps failing`,
+        );
+    } else if (container.ports[0] !== undefined && state.ip) {
+      if (await canConnect(state.ip, container.ports[0])) return { ip: state.ip };
+    } else if (Date.now() - runningSince >= options.stableMs) {
+      return state.ip ? { ip: state.ip } : {};
+    }
+    if (Date.now() >= deadline) {
+      const expectation = hasHealthcheck
+        ? 'become healthy'
+        : container.ports[0] !== undefined
+          ? `accept connections on port ${container.ports[0]}`
+          : 'start';
+      throw new PermanentStepError(
+        `container ${container.name} did not ${expectation} within ${Math.round(bound / 1000)}s`,
+      );
+    }
+    await sleep(50, undefined, options.signal ? { signal: options.signal } : {});
+  }
+}
+
+/** Connects only to the address of a container this worker created. */
+function canConnect(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: 500 });
+    const done = (isOpen: boolean) => {
+      socket.destroy();
+      resolve(isOpen);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+}

@@ -1,0 +1,92 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { DomainError } from '@hostctl/domain';
+import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
+import type { JobPayload } from '@hostctl/queue';
+import type { Logger } from 'pino';
+import type { ServiceRouter } from '../adapters/router.js';
+import type { ContainerRuntime } from '../adapters/runtime.js';
+import { serviceObjects } from '../pipeline/service-objects.js';
+import { messageOf } from '../pipeline/step-errors.js';
+import { lockOrDelay } from './service-lock.js';
+
+/**
+ * Removes everything a deleted service owns (containers, route, network, volumes), found by its
+ * service label. Cancelling in-flight deployments comes first, so a deploy holding the lock stops
+ * at its next step instead of creating containers after we removed them. The job retries until
+ * nothing is left; only then is the service marked purged.
+ */
+export interface DeleteProcessorDeps {
+  services: Pick<WorkerServiceStore, 'findById' | 'markPurged' | 'addEvent'>;
+  deployments: Pick<WorkerDeploymentStore, 'cancelInFlight'>;
+  locks: AdvisoryLocks;
+  runtime: ContainerRuntime;
+  router: ServiceRouter;
+  instance: string;
+  logger: Logger;
+}
+
+export function createDeleteProcessor(deps: DeleteProcessorDeps) {
+  return async (job: Job<JobPayload<'delete'>>, token?: string): Promise<{ removed: number }> => {
+    const { serviceId } = job.data;
+    const service = await deps.services.findById(serviceId);
+    if (service && !service.deletedAt)
+      throw new UnrecoverableError('the service is not marked as deleted; refusing to remove it');
+    const cancelled = await deps.deployments.cancelInFlight(serviceId);
+    if (cancelled > 0)
+      deps.logger.info({ serviceId, cancelled }, 'cancelled in-flight deployments of a deleted service');
+    const lease = await lockOrDelay(deps.locks, serviceId, job, token);
+    try {
+      const removed = await removeAll(deps, serviceId);
+      if (service && !service.purgedAt) {
+        await deps.services.markPurged(serviceId);
+        await deps.services.addEvent(serviceId, {
+          type: 'delete',
+          status: 'success',
+          message: `Removed ${removed} container(s), network(s) and volume(s)`,
+        });
+      }
+      deps.logger.info({ serviceId, removed }, 'service purged');
+      return { removed };
+    } finally {
+      await lease.release();
+    }
+  };
+}
+
+/** Removes by label, tolerating what is already gone; throws (to retry) while anything remains. */
+export async function removeAll(
+  deps: Pick<DeleteProcessorDeps, 'runtime' | 'router' | 'instance'>,
+  serviceId: string,
+): Promise<number> {
+  const { runtime } = deps;
+  const { selector } = serviceObjects(serviceId, deps.instance);
+  const problems: string[] = [];
+  let removed = 0;
+  const attempt = async (what: string, remove: () => Promise<void>) => {
+    try {
+      await remove();
+      removed += 1;
+    } catch (error) {
+      problems.push(`${what}: ${messageOf(error)}`);
+    }
+  };
+  for (const container of await runtime.listContainers(selector))
+    await attempt(`container ${container.name}`, () => runtime.removeContainer(container.id));
+  await deps.router.remove(serviceId);
+  // Networks and volumes only after the containers: Docker refuses to remove them while in use.
+  for (const network of await runtime.listNetworks(selector))
+    await attempt(`network ${network.name}`, () => runtime.removeNetwork(network.id));
+  for (const volume of await runtime.listVolumes(selector))
+    await attempt(`volume ${volume.name}`, () => runtime.removeVolume(volume.name));
+  const left =
+    (await runtime.listContainers(selector)).length +
+    (await runtime.listNetworks(selector)).length +
+    (await runtime.listVolumes(selector)).length;
+  if (left > 0) {
+    throw new DomainError(
+      'runtime_error',
+      `${left} object(s) of service ${serviceId} are still present${problems.length ? `: ${problems.join('; ')}` : ''}`,
+    );
+  }
+  return removed;
+}

@@ -1,0 +1,195 @@
+import { UnrecoverableError, type Job } from 'bullmq';
+import { renderCompose, type Plan } from '@hostctl/compose';
+import type {
+  AdvisoryLocks,
+  WorkerDeployment,
+  WorkerDeploymentStore,
+  WorkerService,
+  WorkerServiceStore,
+} from '@hostctl/db';
+import type { DeploymentStatus } from '@hostctl/domain';
+import type { JobPayload } from '@hostctl/queue';
+import type { Logger } from 'pino';
+import { createDeployLog, type DeployLog } from '../pipeline/deploy-log.js';
+import { runDeployPipeline, type DeployStep, type PipelineDeps } from '../pipeline/deploy-pipeline.js';
+import { DeploymentCancelledError, createRedactor, isPermanent, messageOf } from '../pipeline/step-errors.js';
+import { lockOrDelay } from './service-lock.js';
+
+/**
+ * Runs one deployment: claim it, hold the service lock, run the pipeline, record the outcome.
+ * At-least-once delivery is assumed: a duplicate or late job finds the deployment finished and
+ * does nothing; a retried one resumes through the idempotent steps.
+ */
+export interface DeployProcessorDeps {
+  deployments: WorkerDeploymentStore;
+  services: Pick<WorkerServiceStore, 'findById'>;
+  locks: AdvisoryLocks;
+  pipeline: Omit<PipelineDeps, 'store'>;
+  deployTimeoutMs: number;
+  logger: Logger;
+  /**
+   * Wakes API followers of the deployment (pub/sub on deploymentChannel) after new log rows or a
+   * status change. Fire-and-forget: followers also poll, so a lost wake-up only adds latency.
+   */
+  notify(deploymentId: string): void;
+}
+
+const FINAL: ReadonlySet<DeploymentStatus> = new Set(['succeeded', 'failed', 'superseded', 'cancelled']);
+
+export function createDeployProcessor(deps: DeployProcessorDeps) {
+  return async (job: Job<JobPayload<'deploy'>>, token?: string): Promise<{ status: string }> => {
+    const first = await deps.deployments.findById(job.data.deploymentId);
+    if (!first || FINAL.has(first.status)) return { status: first?.status ?? 'unknown' };
+    const service = await deps.services.findById(first.serviceId);
+    if (!service || service.deletedAt) return { status: 'skipped' };
+    const lease = await lockOrDelay(deps.locks, service.id, job, token);
+    try {
+      // Read again under the lock: another replica may have finished it while we waited.
+      const deployment = await deps.deployments.findById(first.id);
+      if (!deployment || FINAL.has(deployment.status)) return { status: deployment?.status ?? 'unknown' };
+      if (await deps.deployments.hasNewer(deployment)) {
+        await deps.deployments.markSuperseded(deployment.id);
+        deps.notify(deployment.id);
+        deps.logger.info({ deploymentId: deployment.id }, 'deployment superseded by a newer one');
+        return { status: 'superseded' };
+      }
+      if (!(await deps.deployments.claim(deployment.id))) return { status: 'unclaimed' };
+      return await runClaimed(deps, job, deployment, service);
+    } finally {
+      await lease.release();
+    }
+  };
+}
+
+const CANCEL_POLL_MS = 1000;
+
+async function runClaimed(
+  deps: DeployProcessorDeps,
+  job: Job,
+  deployment: WorkerDeployment,
+  service: WorkerService,
+): Promise<{ status: string }> {
+  const redact = createRedactor(service.variables);
+  const log = await createDeployLog(deps.deployments, deployment.id, redact, () =>
+    deps.notify(deployment.id),
+  );
+  const timeout = AbortSignal.timeout(deps.deployTimeoutMs);
+  // A delete cancels the deployment in PostgreSQL; noticing it aborts even a long wait at once.
+  const cancellation = new AbortController();
+  const watcher = setInterval(() => {
+    deps.deployments
+      .currentStatus(deployment.id)
+      .then((status) => status === 'cancelled' && cancellation.abort(new DeploymentCancelledError()))
+      .catch(() => undefined);
+  }, CANCEL_POLL_MS);
+  const signal = AbortSignal.any([timeout, cancellation.signal]);
+  let step: DeployStep | null = null;
+  const checkpoint = async (next: DeployStep) => {
+    signal.throwIfAborted();
+    if ((await deps.deployments.currentStatus(deployment.id)) === 'cancelled')
+      throw new DeploymentCancelledError();
+    step = next;
+    await deps.deployments.setStep(deployment.id, next);
+    deps.notify(deployment.id);
+    await job.updateProgress({ step: next });
+  };
+  const attempt = job.attemptsMade + 1;
+  const attempts = job.opts.attempts ?? 1;
+  await log.info(`Deploying ${service.name} (attempt ${attempt} of ${attempts})`);
+  try {
+    const result = await runDeployPipeline(
+      { ...deps.pipeline, store: deps.deployments },
+      { deploymentId: deployment.id, service, log, signal, checkpoint },
+    );
+    const message = `${deployment.trigger === 'redeploy' ? 'Redeployed' : 'Deployed'} ${describe(result.plan)}`;
+    await log.info(message);
+    await deps.deployments.markSucceeded({
+      deploymentId: deployment.id,
+      serviceId: service.id,
+      trigger: deployment.trigger,
+      message,
+      compose: renderCompose(result.plan),
+      ...limitsOf(result.plan),
+    });
+    deps.notify(deployment.id);
+    deps.logger.info({ deploymentId: deployment.id, serviceId: service.id }, 'deployment succeeded');
+    return { status: 'succeeded' };
+  } catch (error) {
+    if (error instanceof DeploymentCancelledError || cancellation.signal.aborted) {
+      await log.info('Deployment cancelled: the service is being deleted');
+      return { status: 'cancelled' };
+    }
+    return await recordFailure(deps, log, {
+      deployment,
+      service,
+      step,
+      error,
+      redact,
+      isTimedOut: timeout.aborted,
+      isLastAttempt: attempt >= attempts,
+    });
+  } finally {
+    clearInterval(watcher);
+  }
+}
+
+async function recordFailure(
+  deps: DeployProcessorDeps,
+  log: DeployLog,
+  failure: {
+    deployment: WorkerDeployment;
+    service: WorkerService;
+    step: DeployStep | null;
+    error: unknown;
+    redact: (text: string) => string;
+    isTimedOut: boolean;
+    isLastAttempt: boolean;
+  },
+): Promise<never> {
+  const { deployment, service, step } = failure;
+  const cause = failure.isTimedOut
+    ? `the deployment did not finish within ${Math.round(deps.deployTimeoutMs / 1000)}s`
+    : messageOf(failure.error);
+  const message = failure.redact(`${step ?? 'deploy'} step failed: ${cause}`);
+  const isFinal = failure.isTimedOut || failure.isLastAttempt || isPermanent(failure.error);
+  deps.logger.warn(
+    {
+      deploymentId: deployment.id,
+      serviceId: service.id,
+      step,
+      isFinal,
+      err: failure.redact(messageOf(failure.error)),
+    },
+    'deployment step failed',
+  );
+  if (!isFinal) {
+    await log.error(`${message}; retrying`);
+    throw failure.error;
+  }
+  await log.error(message);
+  await deps.deployments.markFailed({
+    deploymentId: deployment.id,
+    serviceId: service.id,
+    trigger: deployment.trigger,
+    message,
+    step,
+  });
+  deps.notify(deployment.id);
+  throw new UnrecoverableError(message);
+}
+
+function describe(plan: Plan): string {
+  const count = `${plan.containers.length} container${plan.containers.length === 1 ? '' : 's'}`;
+  return plan.web ? `${count}; web endpoint ${plan.web.container}:${plan.web.port}` : count;
+}
+
+/** Service columns: the sum over containers of their limits (0 = unlimited). */
+function limitsOf(plan: Plan): { memoryLimitMb: number; cpuLimit: number } {
+  let memory = 0;
+  let cpus = 0;
+  for (const container of plan.containers) {
+    memory += container.limits.memoryBytes ?? 0;
+    cpus += container.limits.nanoCpus ?? 0;
+  }
+  return { memoryLimitMb: memory / (1024 * 1024), cpuLimit: cpus / 1e9 };
+}

@@ -1,0 +1,130 @@
+import { LIMITS } from '@hostctl/domain';
+import { parseDocument } from 'yaml';
+import { checkDependencies } from './dependency-graph.js';
+import { interpolateTree } from './interpolate.js';
+import type { Plan, PlanContainer } from './plan.js';
+import { child, entries, isRecord, Problems } from './problems.js';
+import { parseService } from './service.parser.js';
+import { parseTopLevelVolumes } from './volumes.parser.js';
+
+export interface ParseComposeOptions {
+  /** Only git/ai deployments build images from the service's own repository. */
+  allowBuild?: boolean;
+}
+
+/**
+ * Order matters for security: bound the input, expand anchors/merge keys (with a bounded alias
+ * count), interpolate, and only then validate, so nothing reaches the plan without passing the
+ * allowlist in its final form.
+ */
+const MAX_ALIAS_COUNT = 200;
+const MAX_SERVICES = 20;
+const TOP_LEVEL_IGNORED = new Set(['version', 'name']);
+const SERVICE_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+export function parseCompose(
+  text: string,
+  variables: Record<string, string>,
+  options: ParseComposeOptions = {},
+): Plan {
+  const problems = new Problems();
+  if (Buffer.byteLength(text, 'utf8') > LIMITS.composeMaxBytes) {
+    problems.add('(root)', `the compose document exceeds ${LIMITS.composeMaxBytes / 1024} KiB`);
+    problems.throwIfAny();
+  }
+  const document = loadYaml(text, problems);
+  problems.throwIfAny();
+  const expanded = interpolateTree(document, variables, problems);
+  problems.throwIfAny();
+  checkPlainData(expanded, '', problems);
+  problems.throwIfAny();
+  const plan = toPlan(expanded, variables, options, problems);
+  problems.throwIfAny();
+  return plan;
+}
+
+function loadYaml(text: string, problems: Problems): unknown {
+  const document = parseDocument(text, {
+    merge: true,
+    uniqueKeys: true,
+    prettyErrors: false,
+    schema: 'core',
+  });
+  for (const error of [...document.errors, ...document.warnings])
+    problems.add('(root)', error.message.split('\n')[0]!);
+  if (!problems.isEmpty) return undefined;
+  try {
+    return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
+  } catch (error) {
+    const isBomb = error instanceof ReferenceError && /alias/i.test(error.message);
+    problems.add(
+      '(root)',
+      isBomb ? 'too many alias expansions (possible alias bomb)' : 'the document could not be read',
+    );
+    return undefined;
+  }
+}
+
+/** Tags like !!binary produce non-JSON values; a plan only ever holds plain data. */
+function checkPlainData(value: unknown, at: string, problems: Problems): void {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return;
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) problems.add(at, 'numbers must be finite');
+    return;
+  }
+  if (Array.isArray(value))
+    return value.forEach((item, index) => checkPlainData(item, child(at, index), problems));
+  if (isRecord(value))
+    return entries(value).forEach(([key, item]) => checkPlainData(item, child(at, key), problems));
+  problems.add(at, 'unsupported YAML value (custom tags are not allowed)');
+}
+
+function toPlan(
+  document: unknown,
+  variables: Record<string, string>,
+  options: ParseComposeOptions,
+  problems: Problems,
+): Plan {
+  if (!isRecord(document)) {
+    problems.add('(root)', 'the document must be a mapping with a services key');
+    return { containers: [], volumes: [] };
+  }
+  for (const [key] of entries(document)) {
+    if (key === 'services' || key === 'volumes' || TOP_LEVEL_IGNORED.has(key) || key.startsWith('x-'))
+      continue;
+    const reason = key === 'networks' ? ': each service runs on its own private network' : '';
+    problems.add(key, `${key} is not allowed${reason}`);
+  }
+  const volumes = parseTopLevelVolumes(document.volumes, problems);
+  const services = document.services;
+  if (!isRecord(services) || Object.keys(services).length === 0) {
+    problems.add('services', 'at least one service is required');
+    return { containers: [], volumes };
+  }
+  if (Object.keys(services).length > MAX_SERVICES)
+    problems.add('services', `at most ${MAX_SERVICES} services are allowed`);
+  const ctx = { variables, volumes: new Set(volumes), allowBuild: options.allowBuild === true, problems };
+  const containers: PlanContainer[] = [];
+  for (const [name, raw] of entries(services)) {
+    if (!SERVICE_NAME.test(name)) {
+      problems.add(
+        child('services', name),
+        'service names must be DNS labels (lowercase letters, digits, inner hyphens)',
+      );
+    }
+    const container = parseService(name, raw, ctx);
+    if (container) containers.push(container);
+  }
+  checkDependencies(containers, problems);
+  const plan: Plan = { containers, volumes };
+  const web = pickWeb(containers);
+  if (web) plan.web = web;
+  return plan;
+}
+
+/** The public endpoint: a listening container named `web` if any, else the first that listens. */
+export function pickWeb(containers: PlanContainer[]): Plan['web'] {
+  const listening = containers.filter((container) => container.ports.length > 0);
+  const chosen = listening.find((container) => container.name === 'web') ?? listening[0];
+  return chosen ? { container: chosen.name, port: chosen.ports[0]! } : undefined;
+}

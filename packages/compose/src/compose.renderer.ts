@@ -1,0 +1,64 @@
+import { stringify } from 'yaml';
+import { formatBytes, formatDuration } from './units.js';
+import type { Plan, PlanContainer } from './plan.js';
+
+/**
+ * Re-emits exactly what will run as a normalised compose document (shown to users as the
+ * service's `compose`). Values are already interpolated, so every `$` is escaped as `$$`:
+ * parsing the output again, with no variables, yields the same plan.
+ */
+export function renderCompose(plan: Plan): string {
+  const services: Record<string, unknown> = {};
+  for (const container of plan.containers) services[container.name] = renderService(container);
+  const document: Record<string, unknown> = { services };
+  if (plan.volumes.length > 0) document.volumes = Object.fromEntries(plan.volumes.map((name) => [name, {}]));
+  return stringify(document, { lineWidth: 0 });
+}
+
+const escape = (value: string): string => value.replaceAll('$', '$$$$');
+const escapeMap = (map: Record<string, string>): Record<string, string> =>
+  Object.fromEntries(Object.entries(map).map(([key, value]) => [key, escape(value)]));
+
+function renderService(container: PlanContainer): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (container.image) out.image = escape(container.image);
+  if (container.build)
+    out.build = { context: container.build.context, dockerfile: container.build.dockerfile };
+  if (container.entrypoint) out.entrypoint = container.entrypoint.map(escape);
+  if (container.command) out.command = container.command.map(escape);
+  if (Object.keys(container.environment).length > 0) out.environment = escapeMap(container.environment);
+  if (container.workingDir) out.working_dir = escape(container.workingDir);
+  if (container.user) out.user = escape(container.user);
+  if (container.hostname) out.hostname = container.hostname;
+  if (Object.keys(container.labels).length > 0) out.labels = escapeMap(container.labels);
+  if (container.ports.length > 0) out.expose = container.ports.map(String);
+  if (container.volumes.length > 0) {
+    out.volumes = container.volumes.map(
+      (mount) => `${mount.volume}:${escape(mount.target)}${mount.readOnly ? ':ro' : ''}`,
+    );
+  }
+  if (container.dependsOn.length > 0) out.depends_on = [...container.dependsOn];
+  if (container.healthcheck) {
+    const check = container.healthcheck;
+    out.healthcheck =
+      check.test[0] === 'NONE'
+        ? { disable: true }
+        : {
+            test: check.test.map(escape),
+            interval: formatDuration(check.intervalMs),
+            timeout: formatDuration(check.timeoutMs),
+            retries: check.retries,
+            start_period: formatDuration(check.startPeriodMs),
+          };
+  }
+  out.restart =
+    container.restart === 'on-failure' && container.restartMaxRetries !== undefined
+      ? `on-failure:${container.restartMaxRetries}`
+      : container.restart;
+  out.init = container.init;
+  const limits: Record<string, string> = {};
+  if (container.limits.nanoCpus !== undefined) limits.cpus = String(container.limits.nanoCpus / 1e9);
+  if (container.limits.memoryBytes !== undefined) limits.memory = formatBytes(container.limits.memoryBytes);
+  if (Object.keys(limits).length > 0) out.deploy = { resources: { limits } };
+  return out;
+}

@@ -1,0 +1,90 @@
+import pg from 'pg';
+
+/**
+ * Cross-replica mutual exclusion with PostgreSQL session advisory locks. Each lease holds its own
+ * pooled connection for as long as the work runs: if the process dies, the connection closes and
+ * PostgreSQL releases the lock, so a crashed worker can never wedge a service.
+ * Key: pg_try_advisory_lock(hashtext(key)); for services the key is the bare service id.
+ */
+export interface Lease {
+  /** False once the connection holding the lock was lost (the lock is gone with it). */
+  readonly isHeld: boolean;
+  release(): Promise<void>;
+}
+
+export interface AdvisoryLocks {
+  tryAcquire(key: string): Promise<Lease | null>;
+  /** Polls until acquired or `waitMs` passed. */
+  acquire(key: string, waitMs: number): Promise<Lease | null>;
+  close(): Promise<void>;
+}
+
+export function createAdvisoryLocks(options: { url: string; max?: number }): AdvisoryLocks {
+  const pool = new pg.Pool({
+    connectionString: options.url,
+    max: options.max ?? 10,
+    connectionTimeoutMillis: 3000,
+  });
+  // Idle clients that lose their connection are dropped by the pool; without a listener Node would crash.
+  pool.on('error', () => undefined);
+
+  const tryAcquire = async (key: string): Promise<Lease | null> => {
+    const client = await pool.connect();
+    let isHeld = false;
+    const onError = () => {
+      isHeld = false;
+    };
+    client.on('error', onError);
+    try {
+      const result = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtext($1)) AS locked',
+        [key],
+      );
+      isHeld = result.rows[0]?.locked === true;
+    } catch (error) {
+      client.off('error', onError);
+      client.release(true);
+      throw error;
+    }
+    if (!isHeld) {
+      client.off('error', onError);
+      client.release();
+      return null;
+    }
+    let isReleased = false;
+    return {
+      get isHeld() {
+        return isHeld && !isReleased;
+      },
+      async release() {
+        if (isReleased) return;
+        isReleased = true;
+        client.off('error', onError);
+        try {
+          await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
+          client.release();
+        } catch {
+          // A connection we cannot unlock on must never go back to the pool still holding the lock.
+          client.release(true);
+        }
+      },
+    };
+  };
+
+  return {
+    tryAcquire,
+    async acquire(key, waitMs) {
+      const deadline = Date.now() + waitMs;
+      for (;;) {
+        const lease = await tryAcquire(key);
+        if (lease || Date.now() >= deadline) return lease;
+        await new Promise((resolve) =>
+          setTimeout(resolve, Math.min(100, Math.max(0, deadline - Date.now()))),
+        );
+      }
+    },
+    async close() {
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,109 @@
+import type { DeployMethod, EventStatus, EventType, ServiceStatus } from '@hostctl/domain';
+import type { Db } from '../client.js';
+
+/** The worker's view of services: no tenant scope here, the worker acts on ids the API accepted. */
+export interface WorkerService {
+  id: string;
+  name: string;
+  status: ServiceStatus;
+  deployMethod: DeployMethod;
+  compose: string;
+  variables: Record<string, string>;
+  url: string;
+  deletedAt: Date | null;
+  purgedAt: Date | null;
+}
+
+export interface WorkerEvent {
+  type: EventType;
+  status: EventStatus;
+  /** Shown to users: never put variable values here. */
+  message: string;
+}
+
+function toVariables(value: unknown): Record<string, string> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  return Object.fromEntries(
+    Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'),
+  );
+}
+
+export function createWorkerServiceStore(db: Db) {
+  return {
+    async findById(id: string): Promise<WorkerService | null> {
+      const row = await db.service.findUnique({
+        where: { id },
+        select: {
+          id: true,
+          name: true,
+          status: true,
+          deployMethod: true,
+          compose: true,
+          variables: true,
+          url: true,
+          deletedAt: true,
+          purgedAt: true,
+        },
+      });
+      return row ? { ...row, variables: toVariables(row.variables) } : null;
+    },
+
+    /**
+     * Sets the status and writes the event in one transaction. `from` makes it conditional (the
+     * reconciler must not overwrite a status a job just set); returns whether it changed.
+     */
+    async setStatus(
+      id: string,
+      status: ServiceStatus,
+      event?: WorkerEvent,
+      from?: ServiceStatus[],
+    ): Promise<boolean> {
+      return db.$transaction(async (tx) => {
+        const updated = await tx.service.updateMany({
+          where: { id, deletedAt: null, ...(from ? { status: { in: from } } : {}) },
+          data: { status },
+        });
+        if (updated.count === 0) return false;
+        if (event) await tx.serviceEvent.create({ data: { serviceId: id, ...event } });
+        return true;
+      });
+    },
+
+    async addEvent(serviceId: string, event: WorkerEvent): Promise<void> {
+      await db.serviceEvent.create({ data: { serviceId, ...event } });
+    },
+
+    async markPurged(id: string): Promise<void> {
+      await db.service.updateMany({ where: { id, purgedAt: null }, data: { purgedAt: new Date() } });
+    },
+
+    async listPendingDeletes(): Promise<string[]> {
+      const rows = await db.service.findMany({
+        where: { deletedAt: { not: null }, purgedAt: null },
+        select: { id: true },
+        take: 500,
+      });
+      return rows.map((row) => row.id);
+    },
+
+    /** Ids among `ids` that still own Docker objects: known, and not purged. */
+    async listLiveIds(ids: string[]): Promise<Set<string>> {
+      if (ids.length === 0) return new Set();
+      const rows = await db.service.findMany({
+        where: { id: { in: ids }, purgedAt: null },
+        select: { id: true },
+      });
+      return new Set(rows.map((row) => row.id));
+    },
+
+    async listRunningIds(): Promise<string[]> {
+      const rows = await db.service.findMany({
+        where: { status: 'running', deletedAt: null },
+        select: { id: true },
+      });
+      return rows.map((row) => row.id);
+    },
+  };
+}
+
+export type WorkerServiceStore = ReturnType<typeof createWorkerServiceStore>;
