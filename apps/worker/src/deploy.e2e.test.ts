@@ -106,8 +106,9 @@ describe('a compose service, end to end', () => {
     const row = await db.service.findUniqueOrThrow({ where: { id: service.serviceId } });
     expect(row).toMatchObject({ status: 'running', memoryLimitMb: 64, cpuLimit: 0.5 });
     expect(row.deployedAt).toBeInstanceOf(Date);
-    expect(row.compose).toContain('expose:');
-    expect(row.compose).not.toContain('ports:');
+    // The source definition is kept so a redeploy applies changed variables; no secret lands in it.
+    expect(row.compose).toBe(COMPOSE);
+    expect(row.compose).not.toContain('very-secret-greeting');
 
     const containers = await containersOf(service.serviceId);
     expect(containers.map((container) => container.labels[COMPONENT_LABEL]).sort()).toEqual([

@@ -1,5 +1,6 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { renderCompose, type Plan } from '@hostctl/compose';
+import type { DeployMethod } from '@hostctl/domain';
 import type {
   AdvisoryLocks,
   WorkerDeployment,
@@ -14,6 +15,8 @@ import { createDeployLog, type DeployLog } from '../pipeline/deploy-log.js';
 import { runDeployPipeline, type DeployStep, type PipelineDeps } from '../pipeline/deploy-pipeline.js';
 import { DeploymentCancelledError, createRedactor, isPermanent, messageOf } from '../pipeline/step-errors.js';
 import { lockOrDelay } from './service-lock.js';
+
+const GENERATED_METHODS: ReadonlySet<DeployMethod> = new Set(['git', 'ai']);
 
 /**
  * Runs one deployment: claim it, hold the service lock, run the pipeline, record the outcome.
@@ -108,7 +111,9 @@ async function runClaimed(
       serviceId: service.id,
       trigger: deployment.trigger,
       message,
-      compose: renderCompose(result.plan),
+      // The service keeps its source definition (redeploys re-interpolate current variables);
+      // only methods that generate a definition (git, ai) publish the rendered one.
+      ...(GENERATED_METHODS.has(service.deployMethod) ? { compose: renderCompose(result.plan) } : {}),
       ...limitsOf(result.plan),
     });
     deps.notify(deployment.id);

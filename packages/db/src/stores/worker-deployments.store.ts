@@ -106,7 +106,7 @@ export function createWorkerDeploymentStore(db: Db) {
     },
 
     async markSucceeded(
-      outcome: DeploymentOutcome & { compose: string; memoryLimitMb: number; cpuLimit: number },
+      outcome: DeploymentOutcome & { compose?: string; memoryLimitMb: number; cpuLimit: number },
     ): Promise<boolean> {
       return db.$transaction(async (tx) => {
         const now = new Date();
@@ -128,7 +128,7 @@ export function createWorkerDeploymentStore(db: Db) {
           data: {
             status: 'running',
             deployedAt: now,
-            compose: outcome.compose,
+            ...(outcome.compose !== undefined ? { compose: outcome.compose } : {}),
             memoryLimitMb: outcome.memoryLimitMb,
             cpuLimit: outcome.cpuLimit,
           },
