@@ -27,6 +27,7 @@ export function apiClient(baseUrl: string, key: string) {
     };
   }
   return {
+    request: call,
     get: <T = Record<string, unknown>>(path: string) => call<T>('GET', path),
     post: <T = Record<string, unknown>>(path: string, body?: unknown) => call<T>('POST', path, body),
     delete: (path: string) => call('DELETE', path),
