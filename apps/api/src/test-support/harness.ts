@@ -19,6 +19,13 @@ export interface Harness {
   customer(): Promise<{ id: string; name: string }>;
   /** A fresh user with an API key; returns the Authorization header value. */
   user(role: Role, customerId?: string | null): Promise<{ id: string; auth: string }>;
+  /** POST /api/services as `auth` (a compose busybox service unless overridden); asserts 201. */
+  createService(
+    auth: string,
+    payload?: Record<string, unknown>,
+  ): Promise<{ id: string; name: string; url: string; status: string; deploy_job_id: string }>;
+  /** Listens on a random loopback port for WebSocket tests; returns host:port. */
+  listen(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -68,6 +75,27 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
       const { key, digest } = generateApiKey();
       await store.createApiKey({ userId: user.id, name: 'test', digest, expiresAt: null });
       return { id: user.id, auth: `Bearer ${key}` };
+    },
+    async createService(auth, payload = {}) {
+      const customerId = payload.customer_id ?? (await store.createCustomer(uniqueName('cust'))).id;
+      const response = await app.inject({
+        method: 'POST',
+        url: '/api/services',
+        headers: { authorization: auth },
+        payload: {
+          name: uniqueName('svc'),
+          customer_id: customerId,
+          ...(payload.deploy_method === undefined ? { deploy_method: 'compose', compose: COMPOSE_BUSYBOX } : {}),
+          ...payload,
+        },
+      });
+      if (response.statusCode !== 201)
+        throw new Error(`create failed: ${response.statusCode} ${response.body}`);
+      return json(response);
+    },
+    async listen() {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      return `127.0.0.1:${(app.server.address() as { port: number }).port}`;
     },
     async close() {
       await app.close();

@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentChannel } from '@hostctl/queue';
-import {
-  COMPOSE_BUSYBOX,
-  createHarness,
-  json,
-  uniqueName,
-  type Harness,
-} from '../../test-support/harness.js';
+import { createHarness, json, type Harness } from '../../test-support/harness.js';
 import { openSocket } from '../../test-support/ws-client.js';
 
 // The worker is simulated: the test writes deployment rows and publishes the wake-up it would.
@@ -19,26 +13,11 @@ beforeAll(async () => {
   h = await createHarness();
   operator = await h.user('operator');
   outsider = await h.user('viewer', (await h.customer()).id);
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  base = `127.0.0.1:${(h.app.server.address() as { port: number }).port}`;
+  base = await h.listen();
 });
 afterAll(async () => h.close());
 
-async function deployment(): Promise<string> {
-  const customerId = (await h.customer()).id;
-  const response = await h.app.inject({
-    method: 'POST',
-    url: '/api/services',
-    headers: { authorization: operator.auth },
-    payload: {
-      name: uniqueName('dep'),
-      customer_id: customerId,
-      deploy_method: 'compose',
-      compose: COMPOSE_BUSYBOX,
-    },
-  });
-  return json<{ deploy_job_id: string }>(response).deploy_job_id;
-}
+const deployment = async () => (await h.createService(operator.auth)).deploy_job_id;
 
 async function appendLog(id: string, seq: number, message: string) {
   await h.container.db.deploymentLog.create({ data: { deploymentId: id, seq, stream: 'stdout', message } });

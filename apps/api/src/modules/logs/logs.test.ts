@@ -1,12 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { serviceLogStreamKey } from '@hostctl/queue';
-import {
-  COMPOSE_BUSYBOX,
-  createHarness,
-  json,
-  uniqueName,
-  type Harness,
-} from '../../test-support/harness.js';
+import { createHarness, json, type Harness } from '../../test-support/harness.js';
 import { openSocket } from '../../test-support/ws-client.js';
 
 // The worker's shipper is simulated by writing to the real Redis stream the API reads.
@@ -19,27 +13,11 @@ beforeAll(async () => {
   h = await createHarness();
   operator = await h.user('operator');
   outsider = await h.user('operator', (await h.customer()).id);
-  await h.app.listen({ host: '127.0.0.1', port: 0 });
-  const address = h.app.server.address() as { port: number };
-  base = `127.0.0.1:${address.port}`;
+  base = await h.listen();
 });
 afterAll(async () => h.close());
 
-async function service(): Promise<string> {
-  const customerId = (await h.customer()).id;
-  const response = await h.app.inject({
-    method: 'POST',
-    url: '/api/services',
-    headers: { authorization: operator.auth },
-    payload: {
-      name: uniqueName('logs'),
-      customer_id: customerId,
-      deploy_method: 'compose',
-      compose: COMPOSE_BUSYBOX,
-    },
-  });
-  return json<{ id: string }>(response).id;
-}
+const service = async () => (await h.createService(operator.auth)).id;
 
 const ship = (serviceId: string, message: string, stream = 'stdout', ts = new Date().toISOString()) =>
   h.container.redis.xadd(

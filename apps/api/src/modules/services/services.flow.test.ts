@@ -1,11 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  COMPOSE_BUSYBOX,
-  createHarness,
-  json,
-  uniqueName,
-  type Harness,
-} from '../../test-support/harness.js';
+import { createHarness, json, uniqueName, type Harness } from '../../test-support/harness.js';
 
 // API-side behaviour that needs no worker: durable creation, coalescing redeploys, conflicts, delete.
 let h: Harness;
@@ -19,16 +13,8 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-async function create(name = uniqueName('flow')) {
-  const response = await h.app.inject({
-    method: 'POST',
-    url: '/api/services',
-    headers: { authorization: operator.auth },
-    payload: { name, customer_id: customerId, deploy_method: 'compose', compose: COMPOSE_BUSYBOX },
-  });
-  expect(response.statusCode).toBe(201);
-  return json<{ id: string; name: string; status: string; url: string; deploy_job_id: string }>(response);
-}
+const create = (name = uniqueName('flow')) =>
+  h.createService(operator.auth, { name, customer_id: customerId });
 
 const get = (url: string) => h.app.inject({ url, headers: { authorization: operator.auth } });
 const post = (url: string) =>

@@ -20,23 +20,14 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-async function create(
-  payload: Record<string, unknown> = { deploy_method: 'compose', compose: COMPOSE_BUSYBOX },
-) {
-  const response = await h.app.inject({
-    method: 'POST',
-    url: '/api/services',
-    headers: { authorization: operator.auth },
-    payload: { name: uniqueName('upd'), customer_id: customerId, ...payload },
-  });
-  expect(response.statusCode).toBe(201);
-  const body = json<{ id: string; deploy_job_id: string }>(response);
+async function create(payload: Record<string, unknown> = {}) {
+  const created = await h.createService(operator.auth, { customer_id: customerId, ...payload });
   // Let the first deployment start so the update queues a new one.
   await h.container.db.deployment.update({
-    where: { id: body.deploy_job_id },
+    where: { id: created.deploy_job_id },
     data: { status: 'succeeded' },
   });
-  return body;
+  return created;
 }
 
 const patch = (id: string, payload: unknown, auth = operator.auth) =>
@@ -54,10 +45,8 @@ describe('PATCH /api/services/:id', () => {
       compose: COMPOSE_BUSYBOX,
       variables: { A: '1', B: '2' },
     });
-    const response = await patch(id, {
-      variables: { B: null, C: '3' },
-      custom_domains: ['www.shop.example.com'],
-    });
+    const domain = `${uniqueName('www')}.shop.example.com`;
+    const response = await patch(id, { variables: { B: null, C: '3' }, custom_domains: [domain] });
     expect(response.statusCode).toBe(200);
     const body = json<{
       variables: Record<string, string>;
@@ -66,7 +55,7 @@ describe('PATCH /api/services/:id', () => {
       deploy_job_id: string;
     }>(response);
     expect(body.variables).toEqual({ A: '1', C: '3' });
-    expect(body.custom_domains).toEqual(['www.shop.example.com']);
+    expect(body.custom_domains).toEqual([domain]);
     expect(body.status).toBe('deploying');
     expect(body.deploy_job_id).not.toBe(deploy_job_id);
     const deployment = await h.container.db.deployment.findUnique({ where: { id: body.deploy_job_id } });
