@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import type { ApiConfig } from '@hostctl/config';
 import {
   createCustomersStore,
+  createDeploymentsStore,
   createDb,
   createEventsStore,
   createIdentityStore,
@@ -10,13 +11,21 @@ import {
   type Db,
 } from '@hostctl/db';
 import { createProducer, createRedis, type Producer } from '@hostctl/queue';
-import { createAuthenticator, type SessionAuthenticator } from './auth/authenticator.js';
+import { createAuthenticator } from './auth/authenticator.js';
+import { createAuthModule } from './modules/auth/auth.module.js';
 import { registerHealthRoutes } from './modules/health/health.routes.js';
 import { registerServiceRoutes } from './modules/services/services.routes.js';
 import { createServicesService } from './modules/services/services.service.js';
 import { loadCatalog } from '@hostctl/templates';
 import { registerTemplateRoutes } from './modules/templates/templates.routes.js';
+import { createChangeNotifier } from './live/change-notifier.js';
+import { createLogReader } from './live/log-reader.js';
+import { registerDeploymentRoutes } from './modules/deployments/deployments.routes.js';
+import { createDeploymentsService } from './modules/deployments/deployments.service.js';
+import { registerLogRoutes } from './modules/logs/logs.routes.js';
+import { createLogsService } from './modules/logs/logs.service.js';
 import { createJobQueue, type JobQueue } from './queue-client.js';
+import { registerIdempotency } from './plugins/idempotency.js';
 
 export interface Container {
   config: ApiConfig;
@@ -25,6 +34,8 @@ export interface Container {
   producer: Producer;
   jobs: JobQueue;
   authenticator: ReturnType<typeof createAuthenticator>;
+  /** Cross-cutting plugins that must run before access control (session cookies, rate limits, Origin check). */
+  plugins: (app: FastifyInstance) => Promise<void>;
   routes: (app: FastifyInstance) => Promise<void>;
   close(): Promise<void>;
 }
@@ -43,16 +54,29 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     log,
   });
   const identity = createIdentityStore(db);
-  const sessions: SessionAuthenticator | undefined = undefined;
-  const authenticator = createAuthenticator({ identity, ...(sessions ? { sessions } : {}) });
+  const auth = createAuthModule({ config, db, redis, identity, log });
+  const authenticator = createAuthenticator({ identity, sessions: auth.sessions });
   const catalog = loadCatalog();
+  const notifier = createChangeNotifier(createRedis(config.REDIS_URL, 'worker'));
+  const servicesStore = createServicesStore(db);
+  const deployments = createDeploymentsService({
+    deployments: createDeploymentsStore(db),
+    notifier,
+    prefix: config.QUEUE_PREFIX,
+  });
+  const logs = createLogsService({
+    services: servicesStore,
+    reader: createLogReader(redis, config.QUEUE_PREFIX),
+    authenticator,
+  });
   const services = createServicesService({
-    services: createServicesStore(db),
+    services: servicesStore,
     customers: createCustomersStore(db),
     events: createEventsStore(db),
     jobs,
     catalog,
     publicUrl: (name) => `${config.APPS_SCHEME}://${name}.${config.APPS_DOMAIN}`,
+    appsDomain: config.APPS_DOMAIN,
   });
 
   return {
@@ -62,13 +86,19 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     producer,
     jobs,
     authenticator,
+    plugins: auth.plugins,
     async routes(app) {
+      registerIdempotency(app, { redis, prefix: config.QUEUE_PREFIX });
       registerHealthRoutes(app, { db, redis });
       registerServiceRoutes(app, services);
       registerTemplateRoutes(app, catalog);
+      registerDeploymentRoutes(app, deployments);
+      registerLogRoutes(app, logs);
+      auth.routes(app);
     },
     async close() {
       await jobs.close();
+      await notifier.close();
       await producer.close();
       await Promise.allSettled([db.$disconnect(), redis.quit(), queueRedis.quit()]);
     },

@@ -27,8 +27,11 @@ export const ApiConfigSchema = Type.Object({
   OIDC_CLIENT_SECRET: describe(Type.String({ default: '' }), 'OIDC client secret.'),
   OIDC_REDIRECT_URI: describe(Type.String({ default: '' }), 'Redirect URI registered at the provider; defaults to PUBLIC_URL + /api/auth/callback.'),
   OIDC_UNKNOWN_USERS: describe(Type.Union([Type.Literal('reject'), Type.Literal('viewer')], { default: 'reject' }), 'What happens when someone not provisioned signs in.'),
+  OIDC_POST_LOGOUT_REDIRECT_URI: describe(Type.String({ default: '' }), 'Where the provider sends the browser after sign-out (must be registered there); defaults to PUBLIC_URL + /.'),
   LIFECYCLE_WAIT_MS: describe(Type.Integer({ default: 30000, minimum: 100 }), 'How long start/stop/restart requests wait for the worker before answering with the known status.'),
   RATE_LIMIT_PER_MINUTE: describe(Type.Integer({ default: 600, minimum: 1 }), 'Requests per minute per credential or IP.'),
+  RATE_LIMIT_LOGIN_PER_MINUTE: describe(Type.Integer({ default: 30, minimum: 1 }), 'Requests per minute per IP to /api/auth/login and /api/auth/callback.'),
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: describe(Type.Integer({ default: 10, minimum: 1 }), 'Failed API-key authentications per minute per IP before further key requests get 429.'),
   TRUST_PROXY: describe(Type.Boolean({ default: false }), 'Trust X-Forwarded-* headers from a reverse proxy.'),
 });
 export type ApiConfig = Static<typeof ApiConfigSchema>;

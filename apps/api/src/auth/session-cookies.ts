@@ -1,0 +1,110 @@
+import { hkdfSync } from 'node:crypto';
+import secureSession, { type Session } from '@fastify/secure-session';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+
+declare module '@fastify/secure-session' {
+  interface SessionData {
+    /** Session cookie: the secret session id. */
+    sid: string;
+    /** Pre-login cookie: the random value a login's server-side state must match. */
+    binding: string;
+  }
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The short-lived pre-login cookie that binds an OIDC login to the browser that started it. */
+    loginSession: Session;
+  }
+}
+
+/** The session cookie's name is part of the contract (spec: "Session cookie name: session"). */
+export const SESSION_COOKIE = 'session';
+export const LOGIN_COOKIE = 'hostctl_login';
+/** How long a started sign-in may take at the provider; also the TTL of its server-side state. */
+export const LOGIN_TTL_SECONDS = 600;
+
+const ENVELOPE_MAX_AGE_SECONDS = 400 * 24 * 3600;
+const SID = 'sid';
+const BINDING = 'binding';
+
+/**
+ * One 32-byte key per cookie, derived from SESSION_SECRET with HKDF: a session cookie can never be
+ * decrypted as a pre-login cookie or the other way round, and no key material is stored anywhere.
+ */
+export function deriveCookieKey(secret: string, purpose: 'session' | 'login'): Buffer {
+  return Buffer.from(hkdfSync('sha256', secret, 'hostctl-cookies', `hostctl ${purpose} cookie v1`, 32));
+}
+
+/**
+ * Both cookies are encrypted (@fastify/secure-session, XSalsa20-Poly1305) and hold only an opaque
+ * random value: the session itself lives in Redis. The session cookie is re-issued on every use
+ * (see refreshSessionCookie) so its Max-Age slides with the server-side TTL.
+ */
+export async function registerSessionCookies(
+  app: FastifyInstance,
+  options: { secret: string; secure: boolean; ttlSeconds: number },
+): Promise<void> {
+  await app.register(secureSession, [
+    {
+      sessionName: 'session',
+      cookieName: SESSION_COOKIE,
+      key: deriveCookieKey(options.secret, 'session'),
+      // The Redis TTL decides when a session ends. The envelope's own expiry is set out of the way
+      // (400 days, the browsers' cap) so a client that keeps its first cookie is not cut off early.
+      expiry: ENVELOPE_MAX_AGE_SECONDS,
+      cookie: {
+        path: '/',
+        httpOnly: true,
+        secure: options.secure,
+        sameSite: 'lax',
+        maxAge: options.ttlSeconds,
+      },
+    },
+    {
+      sessionName: 'loginSession',
+      cookieName: LOGIN_COOKIE,
+      key: deriveCookieKey(options.secret, 'login'),
+      expiry: LOGIN_TTL_SECONDS,
+      // Lax still reaches the callback: the provider sends the browser back with a top-level GET.
+      cookie: {
+        path: '/api/auth',
+        httpOnly: true,
+        secure: options.secure,
+        sameSite: 'lax',
+        maxAge: LOGIN_TTL_SECONDS,
+      },
+    },
+  ]);
+}
+
+/** The secret session id from the request's session cookie, if it decrypted. */
+export function readSessionSecret(request: FastifyRequest): string | null {
+  // Apps built without the cookie plugin (some tests) have no session object at all.
+  const value: unknown = (request.session as Session | undefined)?.get(SID);
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+/** Replaces whatever the browser sent with a fresh session id: nothing from before login survives. */
+export function issueSessionCookie(request: FastifyRequest, secret: string): void {
+  request.session.regenerate();
+  request.session.set(SID, secret);
+}
+
+/** Re-encrypts the same id with a fresh timestamp so the cookie's Max-Age restarts with the TTL. */
+export function refreshSessionCookie(request: FastifyRequest): void {
+  request.session.touch();
+}
+
+export function clearSessionCookie(request: FastifyRequest): void {
+  (request.session as Session | undefined)?.delete();
+}
+
+export function readLoginBinding(request: FastifyRequest): string | null {
+  const value: unknown = (request.loginSession as Session | undefined)?.get(BINDING);
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}
+
+export function issueLoginCookie(request: FastifyRequest, binding: string): void {
+  request.loginSession.set(BINDING, binding);
+}

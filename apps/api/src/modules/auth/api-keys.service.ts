@@ -1,0 +1,86 @@
+import { generateApiKey, type Principal } from '@hostctl/auth-policy';
+import { toDomainError, type ApiKey, type ApiKeysStore, type RevokeScope } from '@hostctl/db';
+import { DomainError, LIMITS, validationError } from '@hostctl/domain';
+import type { ApiKeyListItem, CreateApiKeyBody } from './auth.schemas.js';
+
+export type ApiKeysService = ReturnType<typeof createApiKeysService>;
+
+/** API keys act as their user: the key is shown once, only its SHA-256 digest is stored. */
+export function createApiKeysService(deps: { store: ApiKeysStore; now?: () => Date }) {
+  const now = deps.now ?? (() => new Date());
+  const db = async <T>(run: () => Promise<T>): Promise<T> => {
+    try {
+      return await run();
+    } catch (error) {
+      throw toDomainError(error);
+    }
+  };
+
+  return {
+    async create(principal: Principal, body: CreateApiKeyBody) {
+      // A leaked key must not be able to mint more keys, nor outlive its own revocation.
+      if (principal.via !== 'session') {
+        throw new DomainError(
+          'forbidden',
+          'API keys can only be created from a signed-in browser session, not with an API key',
+        );
+      }
+      const at = now();
+      const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
+      if (expiresAt && expiresAt.getTime() <= at.getTime())
+        throw validationError('/body/expires_at', 'must be in the future');
+      const { key, digest } = generateApiKey();
+      const created = await db(() =>
+        deps.store.createWithinLimit(
+          { userId: principal.userId, name: body.name, digest, expiresAt },
+          LIMITS.apiKeysPerUser,
+          at,
+        ),
+      );
+      if (created === 'limit_reached') {
+        throw new DomainError(
+          'conflict',
+          `you already have ${LIMITS.apiKeysPerUser} active API keys; revoke one first`,
+        );
+      }
+      return {
+        id: created.id,
+        name: created.name,
+        key,
+        created_at: iso(created.createdAt),
+        expires_at: isoOrNull(created.expiresAt),
+      };
+    },
+
+    async list(principal: Principal) {
+      const keys = await db(() => deps.store.listForUser(principal.userId));
+      return { data: keys.map(toListItem), total: keys.length };
+    },
+
+    /** Own keys; admins any key (within their customer when they are customer-scoped). Others' keys are 404. */
+    async revoke(principal: Principal, id: string): Promise<void> {
+      const scope: RevokeScope =
+        principal.role !== 'admin'
+          ? { kind: 'owner', userId: principal.userId }
+          : principal.customerId !== null
+            ? { kind: 'customer', customerId: principal.customerId }
+            : { kind: 'any' };
+      if (!(await db(() => deps.store.revoke(id, scope, now())))) {
+        throw new DomainError('not_found', `API key ${id} not found`);
+      }
+    },
+  };
+}
+
+function toListItem(key: ApiKey): ApiKeyListItem {
+  return {
+    id: key.id,
+    name: key.name,
+    created_at: iso(key.createdAt),
+    expires_at: isoOrNull(key.expiresAt),
+    last_used_at: isoOrNull(key.lastUsedAt),
+  };
+}
+
+const iso = (date: Date) => date.toISOString();
+const isoOrNull = (date: Date | null) => (date ? date.toISOString() : null);

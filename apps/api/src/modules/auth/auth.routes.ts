@@ -1,0 +1,71 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import {
+  issueLoginCookie,
+  issueSessionCookie,
+  clearSessionCookie,
+  readLoginBinding,
+  readSessionSecret,
+} from '../../auth/session-cookies.js';
+import { problemResponses, ProblemSchema } from '../../http/schemas.js';
+import { principalOf } from '../../plugins/access.js';
+import { CallbackQuery, LoginQuery, LogoutResult, UserProfile } from './auth.schemas.js';
+import type { SignInService } from './sign-in.service.js';
+
+const publicProblems = (...statuses: number[]) =>
+  Object.fromEntries([400, 429, 503, ...statuses].map((status) => [status, ProblemSchema]));
+
+/** Browser sign-in (OIDC Authorization Code + PKCE), sign-out and the caller's profile. */
+export function registerAuthRoutes(
+  instance: FastifyInstance,
+  deps: { signIn: SignInService; publicUrl: string },
+): void {
+  const app = instance.withTypeProvider<TypeBoxTypeProvider>();
+  const { signIn } = deps;
+
+  app.get('/api/auth/login', {
+    config: { permission: 'public' },
+    schema: { querystring: LoginQuery, response: { 302: Type.Null(), ...publicProblems() } },
+    handler: async (request, reply) => {
+      const { url, binding } = await signIn.startLogin(request.query.redirect, readLoginBinding(request));
+      issueLoginCookie(request, binding);
+      return reply.redirect(url, 302);
+    },
+  });
+
+  app.get('/api/auth/callback', {
+    config: { permission: 'public' },
+    // The URL carries the one-time authorization code: keep it out of the per-request info logs.
+    logLevel: 'warn',
+    schema: { querystring: CallbackQuery, response: { 302: Type.Null(), ...publicProblems(403) } },
+    handler: async (request, reply) => {
+      const at = request.url.indexOf('?');
+      const result = await signIn.finishLogin({
+        state: request.query.state,
+        rawQuery: at === -1 ? '' : request.url.slice(at + 1),
+        binding: readLoginBinding(request),
+        previousSecret: readSessionSecret(request),
+      });
+      issueSessionCookie(request, result.secret);
+      instance.log.info({ reqId: request.id, userId: result.userId }, 'signed in');
+      return reply.redirect(new URL(result.redirect, deps.publicUrl).href, 302);
+    },
+  });
+
+  app.post('/api/auth/logout', {
+    config: { permission: 'profile:read' },
+    schema: { response: { 200: LogoutResult, ...problemResponses() } },
+    handler: async (request) => {
+      const result = await signIn.logout(principalOf(request));
+      clearSessionCookie(request);
+      return result;
+    },
+  });
+
+  app.get('/api/auth/me', {
+    config: { permission: 'profile:read' },
+    schema: { response: { 200: UserProfile, ...problemResponses() } },
+    handler: (request) => signIn.profile(principalOf(request)),
+  });
+}

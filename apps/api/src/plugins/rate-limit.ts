@@ -1,0 +1,124 @@
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify';
+import type { Redis } from 'ioredis';
+import { digestApiKey } from '@hostctl/auth-policy';
+import { DomainError } from '@hostctl/domain';
+import { readSessionSecret } from '../auth/session-cookies.js';
+import { sessionHandle } from '../auth/session-store.js';
+
+export interface RateLimitOptions {
+  redis: Redis;
+  prefix: string;
+  perMinute: number;
+  /** Per IP, for the sign-in endpoints, which anyone can call. */
+  loginPerMinute: number;
+  /** Per IP: after this many 401s for bearer keys, further key requests get 429 until the window ends. */
+  authFailuresPerMinute: number;
+  log: FastifyBaseLogger;
+  windowMs?: number;
+  now?: () => number;
+}
+
+const SIGN_IN_ROUTES = new Set(['/api/auth/login', '/api/auth/callback']);
+
+/**
+ * Fixed-window rate limits in Redis (INCR + PEXPIRE per bucket per window), so every replica shares
+ * the counts. Buckets: the API key (by digest), else the session, else the client IP. Runs before
+ * authentication, so a flood costs one Redis round trip and no database work. When Redis is
+ * unreachable, requests are let through: losing rate limiting must not take the API down.
+ */
+export function registerRateLimit(app: FastifyInstance, options: RateLimitOptions): void {
+  const windowMs = options.windowMs ?? 60_000;
+  const limiter = createFixedWindow({ ...options, windowMs, now: options.now ?? Date.now });
+
+  app.addHook('onRequest', async (request) => {
+    if (!request.url.startsWith('/api/')) return;
+    const route = request.routeOptions.url;
+    if (route !== undefined && SIGN_IN_ROUTES.has(route)) {
+      return limiter.enforce(`sign-in:${request.ip}`, options.loginPerMinute, limiter.hit);
+    }
+    const token = bearerToken(request);
+    if (token !== null) {
+      await limiter.enforce(`auth-failures:${request.ip}`, options.authFailuresPerMinute, limiter.peek);
+      return limiter.enforce(`key:${digestApiKey(token).slice(0, 32)}`, options.perMinute, limiter.hit);
+    }
+    const secret = readSessionSecret(request);
+    if (secret !== null)
+      return limiter.enforce(`session:${sessionHandle(secret).slice(0, 32)}`, options.perMinute, limiter.hit);
+    return limiter.enforce(`ip:${request.ip}`, options.perMinute, limiter.hit);
+  });
+
+  // Counted after the fact: only the response knows whether the key was accepted.
+  app.addHook('onResponse', async (request, reply) => {
+    if (
+      reply.statusCode === 401 &&
+      request.headers.authorization !== undefined &&
+      request.url.startsWith('/api/')
+    ) {
+      await limiter.hit(`auth-failures:${request.ip}`);
+    }
+  });
+}
+
+function bearerToken(request: FastifyRequest): string | null {
+  const header = request.headers.authorization;
+  if (header === undefined) return null;
+  return /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] ?? header;
+}
+
+type Counter = (bucket: string) => Promise<number | null>;
+
+function createFixedWindow(options: RateLimitOptions & { windowMs: number; now: () => number }) {
+  const { redis, windowMs, now } = options;
+  let lastWarning = 0;
+  const keyOf = (bucket: string, window: number) => `${options.prefix}:rl:${bucket}:${window}`;
+
+  function failOpen(error: unknown): null {
+    // One warning per 30 s: an outage must not turn into a log flood.
+    if (now() - lastWarning > 30_000) {
+      lastWarning = now();
+      options.log.warn({ err: error }, 'rate limiting skipped: Redis is unavailable');
+    }
+    return null;
+  }
+
+  /** Counts one request in the current window; returns the new count (null when Redis failed). */
+  const hit: Counter = async (bucket) => {
+    const key = keyOf(bucket, Math.floor(now() / windowMs));
+    try {
+      const results = await redis
+        .multi()
+        .incr(key)
+        .pexpire(key, windowMs * 2)
+        .exec();
+      const [error, count] = results?.[0] ?? [new Error('empty transaction result'), null];
+      if (error) throw error;
+      return Number(count);
+    } catch (error) {
+      return failOpen(error);
+    }
+  };
+
+  /** Reads the current window's count without adding to it; the request itself is counted +1. */
+  const peek: Counter = async (bucket) => {
+    try {
+      const value = await redis.get(keyOf(bucket, Math.floor(now() / windowMs)));
+      return value === null ? 1 : Number(value) + 1;
+    } catch (error) {
+      return failOpen(error);
+    }
+  };
+
+  return {
+    hit,
+    peek,
+    async enforce(bucket: string, limit: number, count: Counter): Promise<void> {
+      const current = await count(bucket);
+      if (current === null || current <= limit) return;
+      const at = now();
+      const retryAfter = Math.max(1, Math.ceil(((Math.floor(at / windowMs) + 1) * windowMs - at) / 1000));
+      throw new DomainError('rate_limited', `too many requests; retry in ${retryAfter} s`, {
+        headers: { 'retry-after': String(retryAfter) },
+      });
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { Db } from '../client.js';
+import type { ApiKey } from '../generated/client.ts';
+
+export type ApiKeysStore = ReturnType<typeof createApiKeysStore>;
+
+/** Who may revoke a key: its owner, an admin scoped to one customer, or an unscoped admin. */
+export type RevokeScope =
+  { kind: 'owner'; userId: string } | { kind: 'customer'; customerId: string } | { kind: 'any' };
+
+/** API key management. Authentication reads keys through the identity store, never through this one. */
+export function createApiKeysStore(db: Db) {
+  return {
+    /**
+     * Inserts a key unless the user already holds `max` active (unrevoked, unexpired) keys. The user
+     * row is locked for the transaction so two concurrent requests cannot both pass the count.
+     */
+    async createWithinLimit(
+      input: { userId: string; name: string; digest: string; expiresAt: Date | null },
+      max: number,
+      now: Date,
+    ): Promise<ApiKey | 'limit_reached'> {
+      return db.$transaction(async (tx) => {
+        await tx.$queryRaw`SELECT id FROM users WHERE id = ${input.userId} FOR UPDATE`;
+        const active = await tx.apiKey.count({
+          where: {
+            userId: input.userId,
+            revokedAt: null,
+            OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
+          },
+        });
+        if (active >= max) return 'limit_reached';
+        return tx.apiKey.create({ data: input });
+      });
+    },
+
+    /** The user's keys that were not revoked, expired ones included so their owner can see them. */
+    listForUser(userId: string): Promise<ApiKey[]> {
+      return db.apiKey.findMany({
+        where: { userId, revokedAt: null },
+        orderBy: [{ createdAt: 'desc' }, { id: 'asc' }],
+      });
+    },
+
+    /** Marks a key revoked; false when it does not exist, is already revoked, or is outside the scope. */
+    async revoke(id: string, scope: RevokeScope, now: Date): Promise<boolean> {
+      const owner =
+        scope.kind === 'owner'
+          ? { userId: scope.userId }
+          : scope.kind === 'customer'
+            ? { user: { is: { customerId: scope.customerId } } }
+            : {};
+      const result = await db.apiKey.updateMany({
+        where: { id, revokedAt: null, ...owner },
+        data: { revokedAt: now },
+      });
+      return result.count === 1;
+    },
+  };
+}
