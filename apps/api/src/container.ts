@@ -8,11 +8,14 @@ import {
   createEventsStore,
   createIdentityStore,
   createServicesStore,
+  createUsersStore,
   type Db,
 } from '@hostctl/db';
 import { createProducer, createRedis, type Producer } from '@hostctl/queue';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createAuthModule } from './modules/auth/auth.module.js';
+import { registerAdminRoutes } from './modules/admin/admin.routes.js';
+import { createAdminService } from './modules/admin/admin.service.js';
 import { registerHealthRoutes } from './modules/health/health.routes.js';
 import { registerServiceRoutes } from './modules/services/services.routes.js';
 import { createServicesService } from './modules/services/services.service.js';
@@ -57,6 +60,8 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const auth = createAuthModule({ config, db, redis, identity, log });
   const authenticator = createAuthenticator({ identity, sessions: auth.sessions });
   const catalog = loadCatalog();
+  const customers = createCustomersStore(db);
+  const admin = createAdminService({ customers, users: createUsersStore(db) });
   const notifier = createChangeNotifier(createRedis(config.REDIS_URL, 'worker'));
   const servicesStore = createServicesStore(db);
   const deployments = createDeploymentsService({
@@ -71,7 +76,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   });
   const services = createServicesService({
     services: servicesStore,
-    customers: createCustomersStore(db),
+    customers,
     events: createEventsStore(db),
     jobs,
     catalog,
@@ -92,6 +97,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerHealthRoutes(app, { db, redis });
       registerServiceRoutes(app, services);
       registerTemplateRoutes(app, catalog);
+      registerAdminRoutes(app, admin);
       registerDeploymentRoutes(app, deployments);
       registerLogRoutes(app, logs);
       auth.routes(app);

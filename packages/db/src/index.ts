@@ -17,3 +17,4 @@ export * from './stores/worker-locks.store.js';
 export * from './stores/deployments.store.js';
 export * from './stores/api-keys.store.js';
 export * from './stores/oidc-identity.store.js';
+export * from './stores/users.store.js';
