@@ -11,8 +11,8 @@ import {
   CustomerList,
   UpdateUserBody,
   UserList,
-  UserProfile,
 } from './admin.schemas.js';
+import { UserProfile } from '../../http/user-profile.js';
 
 const page = (query: { page?: number; per_page?: number }) => ({
   page: query.page ?? 1,

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { ROLES } from '@hostctl/domain';
 import { PageQuery, Timestamp } from '../../http/schemas.js';
+import { UserProfile } from '../../http/user-profile.js';
 import { literals } from '../services/services.schemas.js';
 
 export const Customer = Type.Object({ id: Type.String(), name: Type.String(), created_at: Timestamp });
@@ -16,15 +17,6 @@ export const CreateCustomerBody = Type.Object(
 );
 export type CreateCustomerBody = Static<typeof CreateCustomerBody>;
 
-/** The spec's user profile. */
-export const UserProfile = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  name: Type.String(),
-  role: literals(ROLES),
-  customer_id: Type.Union([Type.String(), Type.Null()]),
-  created_at: Timestamp,
-});
 export const UserList = Type.Object({
   data: Type.Array(UserProfile),
   total: Type.Integer(),

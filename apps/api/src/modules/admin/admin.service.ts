@@ -1,20 +1,10 @@
 import { customerScope, type Principal } from '@hostctl/auth-policy';
 import { DomainError } from '@hostctl/domain';
-import { isUniqueViolation, type CustomersStore, type User, type UsersStore } from '@hostctl/db';
+import { isUniqueViolation, type CustomersStore, type UsersStore } from '@hostctl/db';
+import { toUserProfile } from '../../http/user-profile.js';
 import type { CreateCustomerBody, CreateUserBody, UpdateUserBody } from './admin.schemas.js';
 
 export type AdminService = ReturnType<typeof createAdminService>;
-
-export function toProfile(user: User) {
-  return {
-    id: user.id,
-    email: user.email,
-    name: user.name,
-    role: user.role,
-    customer_id: user.customerId,
-    created_at: user.createdAt.toISOString(),
-  };
-}
 
 const toCustomer = (c: { id: string; name: string; createdAt: Date }) => ({
   id: c.id,
@@ -63,7 +53,7 @@ export function createAdminService(deps: { customers: CustomersStore; users: Use
 
     async listUsers(page: { page: number; perPage: number }) {
       const { rows, total } = await users.list(page);
-      return { data: rows.map(toProfile), total, page: page.page, per_page: page.perPage };
+      return { data: rows.map(toUserProfile), total, page: page.page, per_page: page.perPage };
     },
 
     async createUser(body: CreateUserBody) {
@@ -74,7 +64,7 @@ export function createAdminService(deps: { customers: CustomersStore; users: Use
           role: body.role,
           customerId: await existingCustomer(body.customer_id),
         });
-        return toProfile(user);
+        return toUserProfile(user);
       } catch (error) {
         if (isUniqueViolation(error))
           throw new DomainError('conflict', `a user with email ${body.email} already exists`);
@@ -93,7 +83,7 @@ export function createAdminService(deps: { customers: CustomersStore; users: Use
         ...(body.role !== undefined ? { role: body.role } : {}),
         ...(body.customer_id !== undefined ? { customerId: await existingCustomer(body.customer_id) } : {}),
       });
-      return toProfile(user);
+      return toUserProfile(user);
     },
   };
 }

@@ -23,15 +23,7 @@ export const LogoutResult = Type.Object({
   logout_url: Type.Union([Type.String(), Type.Null()]),
 });
 
-export const UserProfile = Type.Object({
-  id: Type.String(),
-  email: Type.String(),
-  name: Type.String(),
-  role: Type.Union([Type.Literal('admin'), Type.Literal('operator'), Type.Literal('viewer')]),
-  customer_id: Type.Union([Type.String(), Type.Null()]),
-  created_at: Timestamp,
-});
-export type UserProfile = Static<typeof UserProfile>;
+export { UserProfile } from '../../http/user-profile.js';
 
 export const CreateApiKeyBody = Type.Object(
   {

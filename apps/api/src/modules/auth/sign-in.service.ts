@@ -7,7 +7,7 @@ import { sessionsUnavailable } from '../../auth/session-authenticator.js';
 import type { SessionStore } from '../../auth/session-store.js';
 import type { LoginStateStore } from './login-state.store.js';
 import type { OidcClient } from './oidc-client.js';
-import type { UserProfile } from './auth.schemas.js';
+import { toUserProfile, type UserProfile } from '../../http/user-profile.js';
 import { checkRedirectTarget } from './redirect-target.js';
 import { resolveUser, type UnknownUsersPolicy } from './user-linking.js';
 
@@ -110,14 +110,7 @@ export function createSignInService(deps: SignInServiceDeps) {
         throw toDomainError(error);
       });
       if (!user) throw new DomainError('unauthenticated', 'your account no longer exists');
-      return {
-        id: user.id,
-        email: user.email,
-        name: user.name,
-        role: user.role,
-        customer_id: user.customerId,
-        created_at: user.createdAt.toISOString(),
-      };
+      return toUserProfile(user);
     },
 
     /** Ends this session only; the provider's session is ended by the browser following logout_url. */
