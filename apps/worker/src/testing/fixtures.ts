@@ -20,6 +20,10 @@ export function testConfig(prefix: string, overrides: Record<string, string> = {
     WORKER_CONCURRENCY: '2',
     DEPLOY_TIMEOUT_MS: '60000',
     LOG_LEVEL: 'silent',
+    // Health and usage sweeps would add events and columns other tests assert exactly; the
+    // observer tests call runOnce() themselves.
+    HEALTH_INTERVAL_MS: '3600000',
+    RESOURCE_INTERVAL_MS: '3600000',
     ...overrides,
   });
 }

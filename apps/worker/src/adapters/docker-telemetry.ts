@@ -1,0 +1,189 @@
+import { Writable, type Readable } from 'node:stream';
+import Docker from 'dockerode';
+import { DomainError } from '@hostctl/domain';
+import type { Labels } from './runtime.js';
+import type { ContainerEvent, ContainerTelemetry, ContainerUsage, OutputStream } from './telemetry.js';
+
+/**
+ * ContainerTelemetry on one Docker engine through dockerode (with docker-runtime.ts, the only
+ * files importing it). Reads only: it never changes a container. Failures become runtime_error
+ * DomainErrors; a container that is already gone is `null`, not an error.
+ */
+export function createDockerTelemetry(options: { socketPath: string }): ContainerTelemetry {
+  const docker = new Docker({ socketPath: options.socketPath });
+
+  return {
+    async engineInfo() {
+      const info = (await docker.info().catch(fail('cannot read the Docker engine info'))) as {
+        ID?: string;
+        MemTotal?: number;
+      };
+      if (!info.ID) throw new DomainError('runtime_error', 'the Docker engine reported no ID');
+      return { id: info.ID, memoryBytes: info.MemTotal ?? 0 };
+    },
+
+    async followLogs(containerId, { since, tail }, onChunk, signal) {
+      const raw = (await docker
+        .getContainer(containerId)
+        .logs({
+          follow: true,
+          stdout: true,
+          stderr: true,
+          timestamps: true,
+          ...(since ? { since } : {}),
+          ...(tail !== undefined ? { tail } : {}),
+          abortSignal: signal,
+        })
+        .catch(fail(`cannot follow the output of container ${containerId}`))) as unknown as Readable;
+      docker.modem.demuxStream(raw, chunkSink('stdout', onChunk), chunkSink('stderr', onChunk));
+      const done = new Promise<void>((resolve) => {
+        raw.once('end', resolve);
+        raw.once('close', resolve);
+        // `on`, not `once`: a second error without a listener would crash the process.
+        raw.on('error', () => resolve());
+      });
+      const onAbort = () => raw.destroy();
+      if (signal.aborted) onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      void done.then(() => signal.removeEventListener('abort', onAbort));
+      return { done, pause: () => void raw.pause(), resume: () => void raw.resume() };
+    },
+
+    async watchEvents(labels, onEvent, signal) {
+      const stream = (await docker
+        .getEvents({
+          filters: {
+            type: ['container'],
+            event: ['start', 'die', 'destroy'],
+            label: Object.entries(labels).map(([key, value]) => `${key}=${value}`),
+          },
+          abortSignal: signal,
+        } as Docker.GetEventsOptions)
+        .catch(fail('cannot watch Docker events'))) as unknown as Readable;
+      let pending = '';
+      stream.on('data', (chunk: Buffer) => {
+        pending += chunk.toString('utf8');
+        let newline: number;
+        while ((newline = pending.indexOf('\n')) >= 0) {
+          const event = toEvent(pending.slice(0, newline));
+          pending = pending.slice(newline + 1);
+          if (event) onEvent(event);
+        }
+      });
+      await new Promise<void>((resolve, reject) => {
+        const onAbort = () => stream.destroy();
+        signal.addEventListener('abort', onAbort, { once: true });
+        const settle = (error?: Error) => {
+          signal.removeEventListener('abort', onAbort);
+          if (error && !signal.aborted) reject(toRuntimeError(error, 'the Docker event stream failed'));
+          else resolve();
+        };
+        stream.once('end', () => settle());
+        stream.once('close', () => settle());
+        stream.on('error', settle);
+      });
+    },
+
+    async sampleUsage(containerId) {
+      try {
+        return toUsage(await docker.getContainer(containerId).stats({ stream: false }));
+      } catch (error) {
+        if (statusOf(error) === 404) return null;
+        throw toRuntimeError(error, `cannot read the usage of container ${containerId}`);
+      }
+    },
+
+    async diskUsage() {
+      const df = (await docker.df().catch(fail('cannot read Docker disk usage'))) as {
+        Volumes?: { Name: string; Labels?: Labels | null; UsageData?: { Size?: number } | null }[] | null;
+        Containers?: { Id: string; Labels?: Labels | null; SizeRw?: number }[] | null;
+      };
+      return {
+        // Docker reports -1 when it could not compute a size.
+        volumes: (df.Volumes ?? []).map((volume) => ({
+          name: volume.Name,
+          labels: volume.Labels ?? {},
+          sizeBytes: Math.max(0, volume.UsageData?.Size ?? 0),
+        })),
+        containers: (df.Containers ?? []).map((container) => ({
+          id: container.Id,
+          labels: container.Labels ?? {},
+          sizeBytes: Math.max(0, container.SizeRw ?? 0),
+        })),
+      };
+    },
+
+    async lastHealthOutput(containerId) {
+      try {
+        const info = await docker.getContainer(containerId).inspect();
+        const log = (info.State as { Health?: { Log?: { Output?: string }[] } }).Health?.Log ?? [];
+        const output = log.at(-1)?.Output?.trim();
+        return output ? output.slice(0, 500) : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
+
+/**
+ * demuxStream only calls write(); delivering synchronously (instead of through Writable's
+ * buffering) keeps stdout and stderr chunks in the order Docker sent them.
+ */
+function chunkSink(stream: OutputStream, onChunk: (stream: OutputStream, chunk: Buffer) => void): Writable {
+  const sink = new Writable();
+  sink.write = (chunk: unknown) => {
+    onChunk(stream, Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+    return true;
+  };
+  return sink;
+}
+
+function toEvent(line: string): ContainerEvent | null {
+  try {
+    const raw = JSON.parse(line) as { Action?: string; Actor?: { ID?: string; Attributes?: Labels } };
+    const action = raw.Action;
+    if ((action !== 'start' && action !== 'die' && action !== 'destroy') || !raw.Actor?.ID) return null;
+    return { action, containerId: raw.Actor.ID, labels: raw.Actor.Attributes ?? {} };
+  } catch {
+    return null;
+  }
+}
+
+/** The `docker stats` arithmetic: CPU from the two readings' deltas, memory without page cache. */
+function toUsage(stats: Docker.ContainerStats): ContainerUsage {
+  const cpu = stats.cpu_stats;
+  const pre = stats.precpu_stats;
+  const cpuDelta = (cpu?.cpu_usage?.total_usage ?? 0) - (pre?.cpu_usage?.total_usage ?? 0);
+  const systemDelta = (cpu?.system_cpu_usage ?? 0) - (pre?.system_cpu_usage ?? 0);
+  const cpus = cpu?.online_cpus || cpu?.cpu_usage?.percpu_usage?.length || 1;
+  const memory = stats.memory_stats ?? {};
+  const details = (memory as { stats?: Record<string, number> }).stats ?? {};
+  // cgroup v1 reports total_inactive_file, v2 inactive_file: the cache the kernel can reclaim.
+  const cache = details.total_inactive_file ?? details.inactive_file ?? 0;
+  const usage = memory.usage ?? 0;
+  return {
+    cpuPercent: cpuDelta > 0 && systemDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0,
+    memoryBytes: cache < usage ? usage - cache : usage,
+    memoryLimitBytes: memory.limit ?? 0,
+  };
+}
+
+function statusOf(error: unknown): number | undefined {
+  return (error as { statusCode?: number } | null)?.statusCode;
+}
+
+function toRuntimeError(error: unknown, context: string): DomainError {
+  if (error instanceof DomainError) return error;
+  const detail =
+    (error as { json?: { message?: string } } | null)?.json?.message ??
+    (error as Error | null)?.message ??
+    String(error);
+  return new DomainError('runtime_error', `${context}: ${detail}`, { cause: error });
+}
+
+function fail(context: string) {
+  return (error: unknown): never => {
+    throw toRuntimeError(error, context);
+  };
+}

@@ -1,0 +1,71 @@
+import type { Labels } from './runtime.js';
+
+/**
+ * What the worker observes on the container engine besides driving it: container output, engine
+ * events, resource usage and disk usage. Kept apart from ContainerRuntime so fakes of the runtime
+ * stay small; the Docker implementation is docker-telemetry.ts.
+ */
+export interface EngineInfo {
+  /** Stable identity of the engine (Docker's `info().ID`): the key of per-host leases. */
+  id: string;
+  /** Host memory; a container "limit" at or above it means the container has no limit. */
+  memoryBytes: number;
+}
+
+export type OutputStream = 'stdout' | 'stderr';
+
+export interface LogFollowOptions {
+  /** Only output at or after this instant, as Docker takes it: `<unix seconds>.<nanoseconds>`. */
+  since?: string;
+  /** At most this many of the most recent lines (of those after `since`). */
+  tail?: number;
+}
+
+export interface LogFollow {
+  /** Settles when the output ends (the container stopped, or the signal aborted). */
+  done: Promise<void>;
+  /** Stops reading from the engine (backpressure); resume() continues. */
+  pause(): void;
+  resume(): void;
+}
+
+export interface ContainerEvent {
+  action: 'start' | 'die' | 'destroy';
+  containerId: string;
+  labels: Labels;
+}
+
+export interface ContainerUsage {
+  /** Percent of one CPU over the sampling window (200 = two full CPUs). */
+  cpuPercent: number;
+  /** Working set: usage minus reclaimable page cache, as `docker stats` shows it. */
+  memoryBytes: number;
+  memoryLimitBytes: number;
+}
+
+export interface DiskUsage {
+  volumes: { name: string; labels: Labels; sizeBytes: number }[];
+  /** Writable layers of containers. */
+  containers: { id: string; labels: Labels; sizeBytes: number }[];
+}
+
+export interface ContainerTelemetry {
+  engineInfo(): Promise<EngineInfo>;
+  /**
+   * Follows a container's output with Docker timestamps; each chunk is raw output of one stream,
+   * every line prefixed with its RFC 3339 timestamp and a space.
+   */
+  followLogs(
+    containerId: string,
+    options: LogFollowOptions,
+    onChunk: (stream: OutputStream, chunk: Buffer) => void,
+    signal: AbortSignal,
+  ): Promise<LogFollow>;
+  /** Container start/die/destroy events of containers carrying all `labels`, until the signal aborts. */
+  watchEvents(labels: Labels, onEvent: (event: ContainerEvent) => void, signal: AbortSignal): Promise<void>;
+  /** One usage sample (about a second: Docker takes two readings); null when the container is gone. */
+  sampleUsage(containerId: string): Promise<ContainerUsage | null>;
+  diskUsage(): Promise<DiskUsage>;
+  /** Output of the container's most recent health check run, when it has one. */
+  lastHealthOutput(containerId: string): Promise<string | undefined>;
+}
