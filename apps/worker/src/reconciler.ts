@@ -1,4 +1,4 @@
-import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import { QUEUES, jobIds, type JobPayload, type Producer } from '@hostctl/queue';
 import type { Logger } from 'pino';
@@ -6,16 +6,21 @@ import type { ServiceRouter } from './adapters/router.js';
 import { INSTANCE_LABEL, type ContainerRuntime } from './adapters/runtime.js';
 import { removeAll } from './processors/delete.processor.js';
 import { messageOf } from './pipeline/step-errors.js';
+import { repairRunningServices, type RestorerDeps } from './service-restorer.js';
+import { syncRoutes } from './network/route-sync.js';
 
 /**
  * Level-triggered repair loop: compares PostgreSQL (desired) with Redis and Docker (actual).
- * Re-enqueues accepted work whose job was lost, removes orphans it owns and marks crashed
- * services failed. It only ever touches objects labelled as this installation's; one replica
- * runs it at a time (advisory lock per sweep).
+ * Re-enqueues accepted work whose job was lost, removes orphans it owns and restores running
+ * services whose containers died (or marks them failed). It only ever touches objects labelled as
+ * this installation's; one replica runs it at a time (advisory lock per sweep).
  */
-export interface ReconcilerDeps {
-  deployments: Pick<WorkerDeploymentStore, 'listUnfinished'>;
-  services: Pick<WorkerServiceStore, 'listPendingDeletes' | 'listLiveIds' | 'listRunningIds' | 'setStatus'>;
+export interface ReconcilerDeps extends RestorerDeps {
+  deployments: Pick<WorkerDeploymentStore, 'listUnfinished' | 'lastSucceeded'>;
+  services: Pick<
+    WorkerServiceStore,
+    'listPendingDeletes' | 'listLiveIds' | 'listRunningIds' | 'setStatus' | 'findById' | 'countEventsSince'
+  >;
   producer: Producer;
   runtime: ContainerRuntime;
   router: ServiceRouter;
@@ -24,12 +29,18 @@ export interface ReconcilerDeps {
   /** A deployment queued for longer than this without a job is re-enqueued. */
   queuedGraceMs: number;
   logger: Logger;
+  /** Sees each sweep: metrics. */
+  onSweep?(result: 'ok' | 'error' | 'skipped', seconds?: number, repairs?: Repairs): void;
 }
 
 export interface Repairs {
-  requeued: number;
+  deploysRequeued: number;
+  deletesRequeued: number;
   orphansRemoved: number;
+  servicesRestored: number;
   servicesFailed: number;
+  /** Proxy routes re-applied (lost by a Caddy restart, stale address) or removed (service gone). */
+  routesRepaired: number;
 }
 
 export function createReconciler(deps: ReconcilerDeps) {
@@ -41,18 +52,29 @@ export function createReconciler(deps: ReconcilerDeps) {
     const lease = await deps.locks.tryAcquire(`hostctl:reconciler:${deps.instance}`);
     if (!lease) return null;
     try {
-      const repairs: Repairs = { requeued: 0, orphansRemoved: 0, servicesFailed: 0 };
+      const repairs: Repairs = {
+        deploysRequeued: 0,
+        deletesRequeued: 0,
+        orphansRemoved: 0,
+        servicesRestored: 0,
+        servicesFailed: 0,
+        routesRepaired: 0,
+      };
       for (const deployment of await deps.deployments.listUnfinished(
         new Date(Date.now() - deps.queuedGraceMs),
       )) {
         if (await ensureJob(deps, { name: 'deploy', payload: { deploymentId: deployment.id } }))
-          repairs.requeued += 1;
+          repairs.deploysRequeued += 1;
       }
       for (const serviceId of await deps.services.listPendingDeletes()) {
-        if (await ensureJob(deps, { name: 'delete', payload: { serviceId } })) repairs.requeued += 1;
+        if (await ensureJob(deps, { name: 'delete', payload: { serviceId } })) repairs.deletesRequeued += 1;
       }
       repairs.orphansRemoved = await removeOrphans(deps);
-      repairs.servicesFailed = await failCrashedServices(deps);
+      const services = await repairRunningServices(deps);
+      repairs.servicesRestored = services.restored;
+      repairs.servicesFailed = services.failed;
+      const routes = await syncRoutes(deps);
+      repairs.routesRepaired = routes.applied + routes.removed;
       return repairs;
     } finally {
       await lease.release();
@@ -60,8 +82,23 @@ export function createReconciler(deps: ReconcilerDeps) {
   };
 
   const tick = (intervalMs: number) => {
+    const started = performance.now();
     running = runOnce()
-      .catch((error: unknown) => logger.error({ err: messageOf(error) }, 'reconciler sweep failed'))
+      .then((repairs) => {
+        const seconds = (performance.now() - started) / 1000;
+        if (!repairs) return deps.onSweep?.('skipped');
+        deps.onSweep?.('ok', seconds, repairs);
+        const isRepaired = Object.values(repairs).some((count) => count > 0);
+        // Quiet sweeps stay at debug: an idle installation must not fill the logs every interval.
+        logger[isRepaired ? 'info' : 'debug'](
+          { ...repairs, ms: Math.round(seconds * 1000) },
+          'reconciler sweep',
+        );
+      })
+      .catch((error: unknown) => {
+        deps.onSweep?.('error', (performance.now() - started) / 1000);
+        logger.error({ err: messageOf(error) }, 'reconciler sweep failed');
+      })
       .finally(() => {
         if (timer !== undefined) timer = setTimeout(() => tick(intervalMs), intervalMs);
       });
@@ -70,6 +107,7 @@ export function createReconciler(deps: ReconcilerDeps) {
   return {
     runOnce,
     start(intervalMs: number): void {
+      logger.info({ intervalMs, queuedGraceMs: deps.queuedGraceMs }, 'reconciler started');
       timer = setTimeout(() => tick(intervalMs), Math.min(intervalMs, 1000));
     },
     async stop(): Promise<void> {
@@ -127,43 +165,4 @@ async function removeOrphans(deps: ReconcilerDeps): Promise<number> {
     }
   }
   return removed;
-}
-
-/** running → failed when a container exited and is not being restarted by Docker. */
-async function failCrashedServices(deps: ReconcilerDeps): Promise<number> {
-  const { runtime } = deps;
-  let failed = 0;
-  for (const serviceId of await deps.services.listRunningIds()) {
-    // A job holding the service lock is changing its containers right now: not a crash.
-    const lease = await deps.locks.tryAcquire(serviceId);
-    if (!lease) continue;
-    try {
-      const containers = await runtime.listContainers({ [SERVICE_LABEL]: serviceId });
-      let reason =
-        containers.length === 0
-          ? 'its containers are missing; start the service to recreate them'
-          : undefined;
-      for (const container of containers) {
-        if (reason || (container.state !== 'exited' && container.state !== 'dead')) continue;
-        const state = await runtime.inspectContainer(container.id);
-        if (state && !state.isRunning && !state.isRestarting)
-          reason = `container ${container.labels[COMPONENT_LABEL] ?? container.name} exited with code ${state.exitCode}`;
-      }
-      if (
-        reason &&
-        (await deps.services.setStatus(
-          serviceId,
-          'failed',
-          { type: 'status', status: 'failed', message: `Service failed: ${reason}` },
-          ['running'],
-        ))
-      ) {
-        failed += 1;
-        deps.logger.info({ serviceId, reason }, 'reconciler: marked a crashed service failed');
-      }
-    } finally {
-      await lease.release();
-    }
-  }
-  return failed;
 }

@@ -14,6 +14,7 @@ import { ensureImages } from './images.step.js';
 import type { ReadinessOptions } from './readiness.js';
 import { serviceObjects } from './service-objects.js';
 import { PermanentStepError } from './step-errors.js';
+import { planFromRepository, type RepositorySourceDeps } from '../sources/repository-source.js';
 
 /**
  * The steps of one deployment, in order. Each is idempotent, so a job retried after a crash simply
@@ -21,6 +22,8 @@ import { PermanentStepError } from './step-errors.js';
  * deployment was cancelled meanwhile.
  */
 export const DEPLOY_STEPS = [
+  'source',
+  'build',
   'validate',
   'pull',
   'network',
@@ -35,7 +38,9 @@ export type DeployStep = (typeof DEPLOY_STEPS)[number];
 export interface PipelineDeps {
   runtime: ContainerRuntime;
   router: ServiceRouter;
-  store: Pick<WorkerDeploymentStore, 'savePlan'>;
+  store: Pick<WorkerDeploymentStore, 'savePlan' | 'recordCommit'>;
+  /** git/ai deployments (clone, analyze, build); without it they fail as unsupported. */
+  sources?: RepositorySourceDeps;
   /** Installation label value (see INSTANCE_LABEL). */
   instance: string;
   readiness: Omit<ReadinessOptions, 'signal'>;
@@ -54,7 +59,7 @@ export interface PipelineResult {
   webIp?: string;
 }
 
-/** Every deploy method ends as a compose document on the service until git/ai builds exist. */
+/** compose/template services run their compose document; git/ai ones come from their repository. */
 export function planOf(service: WorkerService): Plan {
   if (service.compose.trim() === '') {
     throw new PermanentStepError(
@@ -70,9 +75,16 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
   const readiness = { ...deps.readiness, signal };
   const objects = serviceObjects(run.service.id, deps.instance);
 
+  const isRepository = run.service.deployMethod === 'git' || run.service.deployMethod === 'ai';
+  const fromRepository =
+    isRepository && deps.sources
+      ? await planFromRepository(deps.sources, { ...run, store: deps.store })
+      : undefined;
   await run.checkpoint('validate');
-  const plan = planOf(run.service);
-  await deps.store.savePlan(run.deploymentId, plan);
+  const plan = fromRepository?.plan ?? planOf(run.service);
+  // git/ai deployments also store how the plan was arrived at (commit, analysis, generated files).
+  const stored = fromRepository?.stored ?? plan;
+  await deps.store.savePlan(run.deploymentId, stored);
   await log.info(
     `Compose definition valid: ${plan.containers.map((container) => container.name).join(', ')}`,
   );
@@ -83,7 +95,7 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
     plan.containers.find((container) => container.name === plan.web?.container)?.image ??
     plan.containers[0]?.image;
   const digest = mainImage ? digests.get(mainImage) : undefined;
-  if (digest) await deps.store.savePlan(run.deploymentId, plan, digest);
+  if (digest) await deps.store.savePlan(run.deploymentId, stored, digest);
 
   await ensureNetworkAndVolumes(runtime, plan, objects, log, run.checkpoint);
 
@@ -100,13 +112,14 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
 
   await run.checkpoint('route');
   if (plan.web && webIp) {
-    await router.upsert({
+    const notes = await router.upsert({
       serviceId: run.service.id,
       serviceName: run.service.name,
       url: run.service.url,
       target: { host: webIp, port: plan.web.port },
     });
     await log.info(`Routing ${run.service.url} to ${plan.web.container}:${plan.web.port}`);
+    for (const note of notes ?? []) await log.info(note);
   }
   return webIp ? { plan, webIp } : { plan };
 }

@@ -90,6 +90,11 @@ export function createWorkerDeploymentStore(db: Db) {
       });
     },
 
+    /** The commit a git/ai deployment checked out (a redeploy records the branch's new head). */
+    async recordCommit(id: string, commit: string): Promise<void> {
+      await db.deployment.update({ where: { id }, data: { commit } });
+    },
+
     async currentStatus(id: string): Promise<DeploymentStatus | null> {
       const row = await db.deployment.findUnique({ where: { id }, select: { status: true } });
       return row?.status ?? null;
@@ -182,10 +187,41 @@ export function createWorkerDeploymentStore(db: Db) {
       });
     },
 
-    async markSuperseded(id: string): Promise<void> {
-      await db.deployment.updateMany({
-        where: { id, status: { in: IN_FLIGHT } },
-        data: { status: 'superseded', finishedAt: new Date() },
+    /**
+     * An interrupted deployment that a newer request replaced: it is not resumed, and its log and
+     * the service timeline say which deployment replaced it (the user asked for both).
+     */
+    async markSuperseded(
+      deployment: Pick<WorkerDeployment, 'id' | 'serviceId' | 'trigger' | 'createdAt'>,
+    ): Promise<boolean> {
+      return db.$transaction(async (tx) => {
+        const done = await tx.deployment.updateMany({
+          where: { id: deployment.id, status: { in: IN_FLIGHT } },
+          data: { status: 'superseded', finishedAt: new Date() },
+        });
+        if (done.count === 0) return false;
+        const newer = await tx.deployment.findFirst({
+          where: { serviceId: deployment.serviceId, createdAt: { gt: deployment.createdAt } },
+          orderBy: { createdAt: 'desc' },
+          select: { id: true },
+        });
+        const message = `Deployment ${deployment.id} superseded by the newer deployment ${newer?.id ?? 'requested since'}; it was not completed`;
+        await tx.serviceEvent.create({
+          data: {
+            serviceId: deployment.serviceId,
+            type: deployment.trigger === 'redeploy' ? 'redeploy' : 'deploy',
+            status: 'info',
+            message,
+          },
+        });
+        const last = await tx.deploymentLog.aggregate({
+          where: { deploymentId: deployment.id },
+          _max: { seq: true },
+        });
+        await tx.deploymentLog.create({
+          data: { deploymentId: deployment.id, seq: (last._max.seq ?? 0) + 1, stream: 'stdout', message },
+        });
+        return true;
       });
     },
 

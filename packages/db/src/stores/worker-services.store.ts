@@ -10,6 +10,12 @@ export interface WorkerService {
   compose: string;
   variables: Record<string, string>;
   url: string;
+  /** git/ai sources (the worker checks them again before fetching). */
+  gitUrl: string | null;
+  gitBranch: string | null;
+  aiUrl: string | null;
+  /** Extra host names routed to the web container and published in DNS. */
+  customDomains: string[];
   deletedAt: Date | null;
   purgedAt: Date | null;
 }
@@ -41,6 +47,10 @@ export function createWorkerServiceStore(db: Db) {
           compose: true,
           variables: true,
           url: true,
+          gitUrl: true,
+          gitBranch: true,
+          aiUrl: true,
+          customDomains: true,
           deletedAt: true,
           purgedAt: true,
         },
@@ -71,6 +81,22 @@ export function createWorkerServiceStore(db: Db) {
 
     async addEvent(serviceId: string, event: WorkerEvent): Promise<void> {
       await db.serviceEvent.create({ data: { serviceId, ...event } });
+    },
+
+    /** Events of one kind since a time; the reconciler bounds how often it restores a service. */
+    async countEventsSince(
+      serviceId: string,
+      filter: { type: EventType; status: EventStatus; messageStartsWith: string; since: Date },
+    ): Promise<number> {
+      return db.serviceEvent.count({
+        where: {
+          serviceId,
+          type: filter.type,
+          status: filter.status,
+          message: { startsWith: filter.messageStartsWith },
+          createdAt: { gte: filter.since },
+        },
+      });
     },
 
     async markPurged(id: string): Promise<void> {

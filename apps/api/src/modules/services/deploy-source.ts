@@ -1,5 +1,6 @@
 import { parseCompose } from '@hostctl/compose';
-import { DomainError } from '@hostctl/domain';
+import { DomainError, type FieldError } from '@hostctl/domain';
+import { checkBranch, checkGitUrl } from '@hostctl/source-policy';
 import { resolveTemplateVariables, type Template } from '@hostctl/templates';
 import type { CreateServiceBody } from './services.schemas.js';
 
@@ -9,14 +10,21 @@ export interface DeploySource {
   templateId: string | null;
 }
 
+export interface DeploySourceOptions {
+  /** GIT_ALLOWED_HOSTS: hosts that may be private/loopback and use http:// or git://. */
+  gitAllowedHosts: readonly string[];
+}
+
 /**
  * What a create request will deploy, checked before anything is stored: compose and template
  * definitions are run through the compose policy now, so a refused request leaves no trace.
- * git and ai sources are checked by the worker when it has the repository.
+ * git and ai sources get the network-free URL and branch checks now; the worker repeats them,
+ * resolves the host (SSRF guard) and checks the repository's contents when it has them.
  */
 export function resolveDeploySource(
   body: CreateServiceBody,
   catalog: ReadonlyMap<string, Template>,
+  options: DeploySourceOptions,
 ): DeploySource {
   const given = body.variables ?? {};
   switch (body.deploy_method) {
@@ -42,7 +50,28 @@ export function resolveDeploySource(
     }
     case 'git':
     case 'ai':
+      checkRepositorySource(body, options);
       return { compose: '', variables: given, templateId: null };
+  }
+}
+
+function checkRepositorySource(body: CreateServiceBody, options: DeploySourceOptions): void {
+  const errors: FieldError[] = [];
+  const allowedHosts = options.gitAllowedHosts;
+  for (const field of ['git_url', 'ai_url'] as const) {
+    const url = body[field];
+    if (url === undefined) continue;
+    const verdict = checkGitUrl(url, { allowedHosts });
+    if (!verdict.ok) errors.push({ path: `/body/${field}`, message: verdict.reason });
+  }
+  if (body.git_branch !== undefined) {
+    const verdict = checkBranch(body.git_branch);
+    if (!verdict.ok) errors.push({ path: '/body/git_branch', message: verdict.reason });
+  }
+  if (errors.length > 0) {
+    throw new DomainError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
+      errors,
+    });
   }
 }
 

@@ -22,6 +22,8 @@ export interface ServicesServiceDeps {
   catalog: ReadonlyMap<string, Template>;
   publicUrl: (name: string) => string;
   appsDomain: string;
+  /** GIT_ALLOWED_HOSTS, parsed: git/ai URLs on these hosts may be private and use http/git. */
+  gitAllowedHosts: readonly string[];
 }
 
 export type ServicesService = ReturnType<typeof createServicesService>;
@@ -75,7 +77,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
 
     async create(principal: Principal, body: CreateServiceBody) {
       checkMethodFields(body);
-      const source = resolveDeploySource(body, deps.catalog);
+      const source = resolveDeploySource(body, deps.catalog, { gitAllowedHosts: deps.gitAllowedHosts });
       const customerId = await resolveCustomer(principal, body.customer_id);
       try {
         const { service, deployment } = await services.createWithDeployment({

@@ -1,0 +1,120 @@
+import { DomainError } from '@hostctl/domain';
+
+/**
+ * Caddy's admin API (the only code talking to it). One route per service, `@id`
+ * `hostctl-svc-<serviceId>`, inserted at the front of the server's route list (before the
+ * catch-all 404), matching the service's host names and proxying to its web container. A `vars`
+ * handler in front carries the installation and service id: several installations can share one
+ * Caddy, and a reconciler only ever lists and removes routes of its own installation.
+ * Caddy accepts duplicate ids, so an upsert checks `GET /id/…` first, and a removal deletes until
+ * Caddy answers 404.
+ */
+export interface CaddyRoute {
+  serviceId: string;
+  hosts: string[];
+  /** host:port of the web container on its bridge network (the worker host reaches it). */
+  upstream: string;
+}
+
+export interface CaddyRoutes {
+  apply(route: CaddyRoute): Promise<void>;
+  remove(serviceId: string): Promise<void>;
+  /** Routes of this installation currently in Caddy. */
+  list(): Promise<CaddyRoute[]>;
+}
+
+export interface CaddyOptions {
+  adminUrl: string;
+  serverName: string;
+  instance: string;
+  timeoutMs?: number;
+}
+
+export const routeId = (serviceId: string) => `hostctl-svc-${serviceId}`;
+
+interface RouteJson {
+  '@id'?: string;
+  match?: { host?: string[] }[];
+  handle?: {
+    handler?: string;
+    hostctl_instance?: string;
+    hostctl_service?: string;
+    upstreams?: { dial?: string }[];
+  }[];
+}
+
+export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
+  const admin = options.adminUrl.replace(/\/+$/, '');
+  const routesPath = `/config/apps/http/servers/${encodeURIComponent(options.serverName)}/routes`;
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${admin}${path}`, {
+      method,
+      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    }).catch((error: unknown): never => {
+      throw new DomainError('runtime_error', `Caddy admin API unreachable: ${(error as Error).message}`);
+    });
+    const text = await response.text();
+    return { status: response.status, text };
+  };
+  const expectOk = (result: { status: number; text: string }, what: string) => {
+    if (result.status >= 300)
+      throw new DomainError(
+        'runtime_error',
+        `Caddy refused to ${what}: ${result.status} ${result.text.slice(0, 300)}`,
+      );
+  };
+
+  return {
+    async apply(route) {
+      const id = routeId(route.serviceId);
+      const body: RouteJson & { terminal: boolean } = {
+        '@id': id,
+        match: [{ host: route.hosts }],
+        handle: [
+          { handler: 'vars', hostctl_instance: options.instance, hostctl_service: route.serviceId },
+          { handler: 'reverse_proxy', upstreams: [{ dial: route.upstream }] },
+        ],
+        terminal: true,
+      };
+      const existing = await call('GET', `/id/${id}`);
+      if (existing.status === 200)
+        return expectOk(await call('PATCH', `/id/${id}`, body), `update route ${id}`);
+      if (existing.status !== 404) expectOk(existing, `read route ${id}`);
+      expectOk(await call('PUT', `${routesPath}/0`, body), `add route ${id}`);
+    },
+
+    async remove(serviceId) {
+      const id = routeId(serviceId);
+      // Duplicates can exist (two writers racing); each DELETE removes one.
+      for (let attempt = 0; attempt < 10; attempt += 1) {
+        const result = await call('DELETE', `/id/${id}`);
+        if (result.status === 404) return;
+        expectOk(result, `remove route ${id}`);
+      }
+      throw new DomainError('runtime_error', `route ${id} is still present after 10 removals`);
+    },
+
+    async list() {
+      const result = await call('GET', routesPath);
+      if (result.status === 404 || result.status === 400) return [];
+      expectOk(result, 'list routes');
+      const routes = (JSON.parse(result.text) as RouteJson[] | null) ?? [];
+      return routes.flatMap((route): CaddyRoute[] => {
+        const marker = route.handle?.find((handler) => handler.handler === 'vars');
+        const proxy = route.handle?.find((handler) => handler.handler === 'reverse_proxy');
+        if (marker?.hostctl_instance !== options.instance || !marker.hostctl_service) return [];
+        if (route['@id'] !== routeId(marker.hostctl_service)) return [];
+        return [
+          {
+            serviceId: marker.hostctl_service,
+            hosts: route.match?.[0]?.host ?? [],
+            upstream: proxy?.upstreams?.[0]?.dial ?? '',
+          },
+        ];
+      });
+    },
+  };
+}

@@ -1,0 +1,168 @@
+import { mkdirSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { simpleGit, type SimpleGit } from 'simple-git';
+import { DomainError } from '@hostctl/domain';
+
+/**
+ * Talks to git remotes through simple-git (the only file importing it). Every call passes the
+ * URL as one argument after `--`; nothing goes through a shell. git runs with a fixed, hardened
+ * configuration: no system/global config (an operator's `url.insteadOf` must not rewrite tenant
+ * URLs), only the transports the URL policy allowed (GIT_ALLOW_PROTOCOL), no redirects, no
+ * credential prompts, objects checked on arrival, and for https the address the SSRF check
+ * approved pinned with http.curloptResolve so a second DNS answer cannot point git elsewhere.
+ */
+export interface GitFetchOptions {
+  signal: AbortSignal;
+  /** Transports git may use for this URL (https, ssh, and http/git for allowlisted hosts). */
+  protocols: string[];
+  /** host:port:address entries for curl (https only). */
+  pinnedResolve?: string[];
+  /** Kill a git process that produces no output for this long. */
+  idleTimeoutMs?: number;
+}
+
+export interface ResolvedBranch {
+  branch: string;
+  commit: string;
+}
+
+export interface GitClient {
+  /** The commit `branch` points at on the remote; the remote's default branch when none is given. */
+  resolveBranch(url: string, branch: string | undefined, options: GitFetchOptions): Promise<ResolvedBranch>;
+  /** Shallow, single-branch clone into `dir` (which must not exist); returns the checked-out commit. */
+  clone(
+    url: string,
+    dir: string,
+    branch: string,
+    options: GitFetchOptions & { maxPackBytes: number },
+  ): Promise<string>;
+}
+
+/** A failure a retry cannot fix: missing branch or repository, oversized repository. */
+export class GitSourceError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GitSourceError';
+  }
+}
+
+const ALLOWED_ENV = ['GIT_TERMINAL_PROMPT', 'GIT_ALLOW_PROTOCOL', 'GIT_CONFIG_NOSYSTEM'];
+// An empty HOME instead of GIT_CONFIG_GLOBAL (which simple-git refuses): no ~/.gitconfig is read.
+// ssh still finds the worker's keys and known_hosts: it looks them up through the passwd entry.
+const GIT_HOME = path.join(os.tmpdir(), 'hostctl-git-home');
+
+function gitFor(baseDir: string, options: GitFetchOptions, signal: AbortSignal): SimpleGit {
+  return simpleGit({
+    baseDir,
+    abort: signal,
+    timeout: { block: options.idleTimeoutMs ?? 60_000 },
+    allowEnvironment: ALLOWED_ENV,
+    config: [
+      'http.followRedirects=false',
+      'transfer.fsckObjects=true',
+      'submodule.recurse=false',
+      ...(options.pinnedResolve ?? []).map((entry) => `http.curloptResolve=${entry}`),
+    ],
+  }).env({
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: GIT_HOME,
+    XDG_CONFIG_HOME: GIT_HOME,
+    GIT_TERMINAL_PROMPT: '0',
+    GIT_ALLOW_PROTOCOL: options.protocols.join(':'),
+    GIT_CONFIG_NOSYSTEM: '1',
+  });
+}
+
+export function createGitClient(): GitClient {
+  mkdirSync(GIT_HOME, { recursive: true, mode: 0o700 });
+  return {
+    async resolveBranch(url, branch, options) {
+      const git = gitFor(os.tmpdir(), options, options.signal);
+      const out = await git
+        .listRemote(branch ? ['--', url, `refs/heads/${branch}`] : ['--symref', '--', url, 'HEAD'])
+        .catch((error: unknown) => {
+          throw toGitError(error, `cannot read ${url}`);
+        });
+      if (branch) {
+        const line = out.split('\n').find((entry) => entry.endsWith(`\trefs/heads/${branch}`));
+        const commit = line?.split('\t')[0];
+        if (!commit) throw new GitSourceError(`branch ${branch} does not exist in ${url}`);
+        return { branch, commit };
+      }
+      // "ref: refs/heads/main\tHEAD" then "<sha>\tHEAD": the default branch and its head.
+      const symref = /^ref: refs\/heads\/(\S+)\tHEAD$/m.exec(out);
+      const commit = /^([0-9a-f]{40,64})\tHEAD$/m.exec(out)?.[1];
+      if (!symref?.[1] || !commit)
+        throw new GitSourceError(`${url} has no default branch (empty repository?)`);
+      return { branch: symref[1], commit };
+    },
+
+    async clone(url, dir, branch, options) {
+      // The pack is written while it arrives: watching its size stops an oversized clone early.
+      const tooBig = new AbortController();
+      const watcher = setInterval(() => {
+        void packBytes(dir).then((bytes) => {
+          if (bytes > options.maxPackBytes) tooBig.abort();
+        });
+      }, 250);
+      const signal = AbortSignal.any([options.signal, tooBig.signal]);
+      try {
+        await gitFor(os.tmpdir(), options, signal).clone(url, dir, [
+          '--branch',
+          branch,
+          '--single-branch',
+          '--depth',
+          '1',
+          '--no-tags',
+          '--',
+        ]);
+        return (await gitFor(dir, options, signal).revparse(['HEAD'])).trim();
+      } catch (error) {
+        if (tooBig.signal.aborted)
+          throw new GitSourceError(
+            `the repository is larger than ${Math.round(options.maxPackBytes / 1048576)} MB`,
+          );
+        throw toGitError(error, `cannot clone ${url} (branch ${branch})`);
+      } finally {
+        clearInterval(watcher);
+      }
+    },
+  };
+}
+
+async function packBytes(dir: string): Promise<number> {
+  const packDir = path.join(dir, '.git', 'objects', 'pack');
+  try {
+    const names = await readdir(packDir);
+    const sizes = await Promise.all(
+      names.map((name) =>
+        stat(path.join(packDir, name)).then(
+          (info) => info.size,
+          () => 0,
+        ),
+      ),
+    );
+    return sizes.reduce((sum, size) => sum + size, 0);
+  } catch {
+    return 0;
+  }
+}
+
+/** Remote says "not found" → permanent; anything else (network, timeouts) may pass on a retry. */
+function toGitError(error: unknown, context: string): Error {
+  if (error instanceof GitSourceError) return error;
+  const detail = (error instanceof Error ? error.message : String(error))
+    .trim()
+    .split('\n')
+    .slice(-3)
+    .join(' ');
+  if (
+    /not found|not exported|access denied|authentication failed|could not read username|does not appear to be a git repository|not allowed/i.test(
+      detail,
+    )
+  )
+    return new GitSourceError(`${context}: ${detail}`, { cause: error });
+  return new DomainError('runtime_error', `${context}: ${detail}`, { cause: error });
+}

@@ -1,0 +1,186 @@
+import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { QUEUES } from '@hostctl/queue';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDockerRuntime } from './adapters/docker-runtime.js';
+import { noopRouter } from './adapters/router.js';
+import { removeAll } from './processors/delete.processor.js';
+import {
+  createRedeployment,
+  createTestDb,
+  deleteServiceRows,
+  httpGet,
+  silentLogger,
+  testConfig,
+  uniquePrefix,
+  waitForDeployment,
+  type CreatedService,
+} from './testing/fixtures.js';
+import { startGitServer, type GitServer } from './testing/git-server.js';
+import { createRepositoryService, deploymentLog, removeBuiltImages } from './testing/repository-fixtures.js';
+import { TEST_IMAGE } from './testing/test-env.js';
+import { createWorkerApp } from './worker-app.js';
+
+// git and ai deployments end to end: a real git daemon on loopback, real clones and builds on the
+// Docker engine. 127.0.0.1 is allowlisted, which is what lets git:// and a loopback host through.
+const prefix = uniquePrefix('git');
+const db = createTestDb();
+const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
+const app = createWorkerApp(
+  testConfig(prefix, { GIT_ALLOWED_HOSTS: '127.0.0.1', AI_BASE_IMAGE_STATIC: TEST_IMAGE }),
+  { logger: silentLogger, reconcile: false, observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
+);
+const created: CreatedService[] = [];
+let server: GitServer;
+
+const page = (text: string) => ({
+  Dockerfile: `FROM ${TEST_IMAGE}\nCOPY index.html /www/index.html\nEXPOSE 8080\n`,
+  'index.html': text,
+});
+
+async function deploy(input: Parameters<typeof createRepositoryService>[1]) {
+  const service = await createRepositoryService(db, input);
+  created.push(service);
+  await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
+  return { service, deployment: await waitForDeployment(db, service.deploymentId) };
+}
+
+async function served(serviceId: string): Promise<string> {
+  const [web] = await runtime.listContainers({ [SERVICE_LABEL]: serviceId, [COMPONENT_LABEL]: 'web' });
+  const state = web ? await runtime.inspectContainer(web.id) : null;
+  if (!state?.ip) throw new Error('web container has no address');
+  return (await httpGet(state.ip, 8080, '/')).body;
+}
+
+beforeAll(async () => {
+  server = await startGitServer();
+  await app.start();
+});
+
+afterAll(async () => {
+  for (const item of created) {
+    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
+    await removeBuiltImages(item.serviceId);
+  }
+  await deleteServiceRows(db, created);
+  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
+  await app.close(5000);
+  await server.close();
+  await db.$disconnect();
+});
+
+describe('git deployments', () => {
+  it('builds the default branch, serves it, and a redeploy builds the new head', async () => {
+    const repo = await server.repo('site');
+    const v1 = await repo.push(page('v1 from git'));
+    const { service, deployment } = await deploy({ method: 'git', url: repo.url });
+    expect(deployment).toMatchObject({ status: 'succeeded', commit: v1, error: null });
+    expect(await served(service.serviceId)).toBe('v1 from git');
+    const log = await deploymentLog(db, service.deploymentId);
+    expect(log).toContain(`Resolved ${repo.url} main to ${v1}`);
+    expect(log).toContain(`Step 1/5 : FROM ${TEST_IMAGE}`);
+    expect(log).toContain(
+      `Successfully tagged hostctl/${service.serviceId.replace(/-/g, '').slice(0, 12)}:${v1}`,
+    );
+    expect(deployment.plan).toMatchObject({
+      containers: [
+        { name: 'web', image: `hostctl/${service.serviceId.replace(/-/g, '').slice(0, 12)}:${v1}` },
+      ],
+      web: { container: 'web', port: 8080 },
+      source: { url: repo.url, branch: 'main', commit: v1, analysis: { stack: 'dockerfile' } },
+    });
+    // The service shows the definition that runs: built image, no build section.
+    const row = await db.service.findUniqueOrThrow({ where: { id: service.serviceId } });
+    expect(row.compose).toContain(`image: hostctl/`);
+    expect(row.compose).not.toContain('build:');
+
+    const v2 = await repo.push({ 'index.html': 'v2 from git' });
+    const redeployId = await createRedeployment(db, service.serviceId);
+    await app.producer.enqueue('deploy', { deploymentId: redeployId });
+    const redeploy = await waitForDeployment(db, redeployId);
+    expect(redeploy).toMatchObject({ status: 'succeeded', commit: v2 });
+    expect(redeploy.commit).not.toBe(v1);
+    expect(await served(service.serviceId)).toBe('v2 from git');
+  });
+
+  it('deploys the branch it is given', async () => {
+    const repo = await server.repo('branches');
+    await repo.push(page('from main'));
+    const release = await repo.push(page('from release'), 'release/1');
+    const { service, deployment } = await deploy({ method: 'git', url: repo.url, branch: 'release/1' });
+    expect(deployment).toMatchObject({ status: 'succeeded', commit: release });
+    expect(await served(service.serviceId)).toBe('from release');
+  });
+
+  it('fails with the build error in the log and on the deployment', async () => {
+    const repo = await server.repo('broken');
+    await repo.push({ Dockerfile: `FROM ${TEST_IMAGE}\nRUN echo building && exit 3\n` });
+    const { service, deployment } = await deploy({ method: 'git', url: repo.url });
+    expect(deployment.status).toBe('failed');
+    expect(deployment.error).toMatch(
+      /^build step failed: building hostctl\/\w+:[0-9a-f]{40} failed: .*non-zero code: 3/,
+    );
+    const log = await deploymentLog(db, service.deploymentId);
+    expect(log).toContain('building');
+    expect(log.some((line) => /returned a non-zero code: 3/.test(line))).toBe(true);
+    expect((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).status).toBe('failed');
+  });
+
+  it('fails at once for a missing branch, a repository without a Dockerfile and a refused host', async () => {
+    const repo = await server.repo('plain');
+    await repo.push({ 'README.md': 'nothing to build' });
+    const missing = await deploy({ method: 'git', url: repo.url, branch: 'nope' });
+    expect(missing.deployment.error).toMatch(/branch nope does not exist/);
+    const plain = await deploy({ method: 'git', url: repo.url });
+    expect(plain.deployment.error).toMatch(/no Dockerfile or compose file/);
+    // localhost is not allowlisted here: refused before git runs, whatever listens there.
+    const refused = await deploy({ method: 'git', url: `https://localhost:${server.port}/plain.git` });
+    expect(refused.deployment).toMatchObject({ status: 'failed', commit: null });
+    expect(refused.deployment.error).toMatch(
+      /^source step failed: repository URL refused: it points at localhost/,
+    );
+  });
+
+  it('builds a compose file from the repository, with its build contexts', async () => {
+    const repo = await server.repo('compose');
+    const commit = await repo.push({
+      'compose.yaml': `services:\n  web:\n    build: ./site\n    ports: ["8080"]\n    environment:\n      GREETING: \${GREETING}\n  helper:\n    image: ${TEST_IMAGE}\n    command: ["sleep", "3600"]\n`,
+      'site/Dockerfile': `FROM ${TEST_IMAGE}\nCOPY index.html /www/index.html\n`,
+      'site/index.html': 'from compose',
+    });
+    const { service, deployment } = await deploy({
+      method: 'git',
+      url: repo.url,
+      variables: { GREETING: 'hi' },
+    });
+    expect(deployment).toMatchObject({ status: 'succeeded', commit });
+    expect(deployment.plan).toMatchObject({
+      source: { analysis: { stack: 'compose', composeFile: 'compose.yaml' } },
+    });
+    expect(await served(service.serviceId)).toBe('from compose');
+  });
+});
+
+describe('ai deployments', () => {
+  it('works out that index.html is a static site, generates a Dockerfile and serves the page', async () => {
+    const repo = await server.repo('static-site');
+    await repo.push({ 'index.html': '<h1>static via ai</h1>' });
+    const { service, deployment } = await deploy({ method: 'ai', url: repo.url });
+    expect(deployment).toMatchObject({ status: 'succeeded', error: null });
+    expect(await served(service.serviceId)).toBe('<h1>static via ai</h1>');
+    expect(deployment.plan).toMatchObject({
+      web: { container: 'web', port: 8080 },
+      source: {
+        analysis: {
+          stack: 'static',
+          planner: 'deterministic',
+          reasons: expect.arrayContaining([expect.stringMatching(/index\.html found/)]),
+          generatedFiles: [
+            { path: '.hostctl.Dockerfile', content: expect.stringContaining(`FROM ${TEST_IMAGE}`) },
+          ],
+        },
+      },
+    });
+    const row = await db.service.findUniqueOrThrow({ where: { id: service.serviceId } });
+    expect(row.compose).toMatch(/image: hostctl\/\w+:[0-9a-f]{40}/);
+  });
+});

@@ -1,0 +1,86 @@
+import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import type { Plan } from '@hostctl/compose';
+import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
+import type { Logger } from 'pino';
+import type { ServiceRouter } from '../adapters/router.js';
+import type { ContainerRuntime } from '../adapters/runtime.js';
+import { messageOf } from '../pipeline/step-errors.js';
+
+/**
+ * The reconciler's half of routing: Caddy keeps routes in memory only, so after a Caddy restart
+ * every running service must get its route back, and a route whose service is gone (unknown or
+ * purged) must go. Only routes of this installation are seen (router.list). A service whose job
+ * holds its lock is skipped: the deploy sets the route itself.
+ */
+export interface RouteSyncDeps {
+  router: ServiceRouter;
+  services: Pick<WorkerServiceStore, 'findById' | 'listRunningIds' | 'listLiveIds'>;
+  deployments: Pick<WorkerDeploymentStore, 'lastSucceeded'>;
+  runtime: Pick<ContainerRuntime, 'listContainers' | 'inspectContainer'>;
+  locks: AdvisoryLocks;
+  logger: Logger;
+}
+
+export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number; removed: number }> {
+  const outcome = { applied: 0, removed: 0 };
+  if (!deps.router.list) return outcome;
+  const routed = new Map((await deps.router.list()).map((route) => [route.serviceId, route.upstream]));
+  const live = await deps.services.listLiveIds([...routed.keys()]);
+  for (const serviceId of routed.keys()) {
+    if (live.has(serviceId)) continue;
+    await attempt(deps, serviceId, 'remove a route of a gone service', async () => {
+      await deps.router.remove(serviceId);
+      outcome.removed += 1;
+    });
+  }
+  for (const serviceId of await deps.services.listRunningIds()) {
+    const lease = await deps.locks.tryAcquire(serviceId);
+    if (!lease) continue;
+    try {
+      await attempt(deps, serviceId, 'restore a route', async () => {
+        const wanted = await webTarget(deps, serviceId);
+        if (!wanted || routed.get(serviceId) === wanted.upstream) return;
+        await deps.router.upsert(wanted.route);
+        outcome.applied += 1;
+        deps.logger.info({ serviceId, upstream: wanted.upstream }, 'reconciler: route (re)applied');
+      });
+    } finally {
+      await lease.release();
+    }
+  }
+  return outcome;
+}
+
+async function webTarget(deps: RouteSyncDeps, serviceId: string) {
+  const service = await deps.services.findById(serviceId);
+  const plan = (await deps.deployments.lastSucceeded(serviceId))?.plan as Plan | undefined;
+  if (!service || service.deletedAt || !plan?.web) return null;
+  const web = plan.web;
+  const [container] = await deps.runtime.listContainers({
+    [SERVICE_LABEL]: serviceId,
+    [COMPONENT_LABEL]: web.container,
+  });
+  const state = container ? await deps.runtime.inspectContainer(container.id) : null;
+  if (!state?.isRunning || !state.ip) return null;
+  const upstream = `${state.ip.includes(':') ? `[${state.ip}]` : state.ip}:${web.port}`;
+  return {
+    upstream,
+    route: {
+      serviceId,
+      serviceName: service.name,
+      url: service.url,
+      target: { host: state.ip, port: web.port },
+    },
+  };
+}
+
+async function attempt(deps: RouteSyncDeps, serviceId: string, what: string, action: () => Promise<void>) {
+  try {
+    await action();
+  } catch (error) {
+    deps.logger.warn(
+      { serviceId, err: messageOf(error) },
+      `reconciler: could not ${what}; next sweep retries`,
+    );
+  }
+}

@@ -1,0 +1,45 @@
+import type { Logger } from 'pino';
+import type { CaddyRoutes } from '../adapters/caddy-routes.js';
+import type { DnsProvider } from '../adapters/dns-provider.js';
+import type { RoutedService, ServiceRouter } from '../adapters/router.js';
+
+/**
+ * Makes a service reachable under its public names: the proxy route and the DNS records, as one
+ * ServiceRouter so every caller (the deploy's `route` step, the reconciler's restores, delete)
+ * keeps both in step. Host names are `<name>.<APPS_DOMAIN>` plus the service's custom domains,
+ * read from the database at each call, so a caller can never drop a domain by not knowing it.
+ */
+export interface PublisherDeps {
+  routes: CaddyRoutes;
+  dns: DnsProvider;
+  appsDomain: string;
+  /** Current custom domains of a service (empty for an unknown one). */
+  customDomains(serviceId: string): Promise<string[]>;
+  logger: Logger;
+}
+
+export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
+  return {
+    async upsert(route) {
+      const domains = await deps.customDomains(route.serviceId);
+      const hosts = [
+        ...new Set([`${route.serviceName}.${deps.appsDomain}`, ...domains].map((h) => h.toLowerCase())),
+      ];
+      const upstream = `${route.target.host.includes(':') ? `[${route.target.host}]` : route.target.host}:${route.target.port}`;
+      await deps.routes.apply({ serviceId: route.serviceId, hosts, upstream });
+      const report = await deps.dns.upsertRecords(route.serviceId, hosts);
+      const notes = report.skipped.map(({ name, reason }) => `DNS: ${name} not published: ${reason}`);
+      for (const note of notes) deps.logger.info({ serviceId: route.serviceId }, note);
+      return notes;
+    },
+
+    async remove(serviceId) {
+      await deps.routes.remove(serviceId);
+      await deps.dns.removeRecords(serviceId);
+    },
+
+    async list(): Promise<RoutedService[]> {
+      return (await deps.routes.list()).map(({ serviceId, upstream }) => ({ serviceId, upstream }));
+    },
+  };
+}
