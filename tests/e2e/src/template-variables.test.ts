@@ -1,7 +1,7 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SERVICE_LABEL } from '@hostctl/domain';
-import { apiClient } from './client.js';
+import { apiClient, eventually } from './client.js';
 import { startStack, type Stack } from './stack.js';
 
 // A template deploy serves its variables, and a PATCH of a variable is live after the redeploy.
@@ -50,4 +50,9 @@ it('deploys static-site with its message, and a changed message after PATCH', as
   expect(redeploy.body.status).toBe('succeeded');
   expect(await page(created.body.id)).toContain('second message');
   expect((await api.delete(`/api/services/${created.body.id}`)).status).toBe(204);
+  // Wait for the purge, so stopping the stack does not strand the containers, route or records.
+  await eventually(
+    () => docker.listContainers({ all: true, filters: { label: [`${SERVICE_LABEL}=${created.body.id}`] } }),
+    (left) => left.length === 0,
+  );
 });
