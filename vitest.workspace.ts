@@ -4,6 +4,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/*', 'tests/*'],
+    projects: ['packages/*', 'apps/*', 'tests/*', '!tests/fault'],
   },
 });

@@ -7,6 +7,7 @@ import { validatorCompiler } from './http/validation.js';
 import { registerAccessControl } from './plugins/access.js';
 import { registerErrorHandlers } from './plugins/errors.js';
 import { registerJsonBodies } from './plugins/json-bodies.js';
+import { registerOpenApi } from './plugins/openapi.js';
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -40,6 +41,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     reply.header('x-request-id', request.id);
     reply.header('cache-control', 'no-store');
   });
+  // Before the routes: the OpenAPI document is collected from their schemas as they register.
+  await registerOpenApi(app);
   await options.routes(app);
   return app;
 }

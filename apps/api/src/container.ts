@@ -12,6 +12,7 @@ import {
   type Db,
 } from '@hostctl/db';
 import { createProducer, createRedis, type Producer } from '@hostctl/queue';
+import { parseAllowedHosts } from '@hostctl/source-policy';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createAuthModule } from './modules/auth/auth.module.js';
 import { registerAdminRoutes } from './modules/admin/admin.routes.js';
@@ -29,6 +30,7 @@ import { registerLogRoutes } from './modules/logs/logs.routes.js';
 import { createLogsService } from './modules/logs/logs.service.js';
 import { createJobQueue, type JobQueue } from './queue-client.js';
 import { registerIdempotency } from './plugins/idempotency.js';
+import { createApiMetrics, registerMetrics } from './plugins/metrics.js';
 
 export interface Container {
   config: ApiConfig;
@@ -82,6 +84,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     catalog,
     publicUrl: (name) => `${config.APPS_SCHEME}://${name}.${config.APPS_DOMAIN}`,
     appsDomain: config.APPS_DOMAIN,
+    gitAllowedHosts: parseAllowedHosts(config.GIT_ALLOWED_HOSTS),
   });
 
   return {
@@ -95,6 +98,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     async routes(app) {
       registerIdempotency(app, { redis, prefix: config.QUEUE_PREFIX });
       registerHealthRoutes(app, { db, redis });
+      registerMetrics(app, createApiMetrics());
       registerServiceRoutes(app, services);
       registerTemplateRoutes(app, catalog);
       registerAdminRoutes(app, admin);

@@ -1,10 +1,12 @@
 // API process: load config → build the container → build the app → listen; drain on SIGTERM.
 import pino from 'pino';
-import { ApiConfigSchema, loadConfig } from '@hostctl/config';
+import { ApiConfigSchema, assertProductionSafe, loadConfig } from '@hostctl/config';
 import { buildApp, LOG_REDACTIONS } from './app.js';
 import { createContainer } from './container.js';
 
 const config = loadConfig(ApiConfigSchema);
+// Before anything connects: a production API with development settings must not start at all.
+assertProductionSafe(config);
 const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACTIONS });
 const container = createContainer(config, logger);
 const app = await buildApp({

@@ -2,3 +2,4 @@
 // which reports every bad variable at once. Secrets have no defaults.
 export * from './load.js';
 export * from './schemas.js';
+export * from './production-safety.js';

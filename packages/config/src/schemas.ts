@@ -14,6 +14,9 @@ export const SharedConfigSchema = Type.Object({
   APPS_SCHEME: describe(Type.Union([Type.Literal('http'), Type.Literal('https')], { default: 'http' }), 'Scheme of the public service URLs.'),
 });
 
+// Shared by the API (create-time URL checks) and the worker (fetch-time checks): one definition.
+const gitAllowedHosts = describe(Type.String({ default: '' }), 'Comma-separated git hosts (exact names or IPs) allowed to resolve to private or loopback addresses and to use http:// and git://.');
+
 export const ApiConfigSchema = Type.Object({
   ...SharedConfigSchema.properties,
   API_HOST: describe(Type.String({ default: '127.0.0.1' }), 'Address the API listens on.'),
@@ -33,6 +36,7 @@ export const ApiConfigSchema = Type.Object({
   RATE_LIMIT_LOGIN_PER_MINUTE: describe(Type.Integer({ default: 30, minimum: 1 }), 'Requests per minute per IP to /api/auth/login and /api/auth/callback.'),
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: describe(Type.Integer({ default: 10, minimum: 1 }), 'Failed API-key authentications per minute per IP before further key requests get 429.'),
   TRUST_PROXY: describe(Type.Boolean({ default: false }), 'Trust X-Forwarded-* headers from a reverse proxy.'),
+  GIT_ALLOWED_HOSTS: gitAllowedHosts,
 });
 export type ApiConfig = Static<typeof ApiConfigSchema>;
 
@@ -42,6 +46,8 @@ export const WorkerConfigSchema = Type.Object({
   WORKER_HEALTH_PORT: describe(Type.Integer({ default: 0, minimum: 0, maximum: 65535 }), 'Port of the worker /livez and /readyz endpoints (0: random).'),
   DOCKER_SOCKET: describe(Type.String({ default: '/var/run/docker.sock' }), 'Docker engine socket.'),
   RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
+  HEALTH_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Period of the health checks of running services (docs/health-and-resources.md).'),
+  RESOURCE_INTERVAL_MS: describe(Type.Integer({ default: 30000, minimum: 1000 }), 'Period of the CPU, memory and storage sampling of services.'),
   DEPLOY_TIMEOUT_MS: describe(Type.Integer({ default: 600000, minimum: 1000 }), 'Upper bound of one deployment.'),
   CADDY_ADMIN_URL: describe(Type.String({ default: '' }), 'Caddy admin API; empty disables routing.'),
   DNS_PROVIDER: describe(Type.Union([Type.Literal('none'), Type.Literal('powerdns')], { default: 'none' }), 'DNS provider for service records.'),
@@ -49,7 +55,19 @@ export const WorkerConfigSchema = Type.Object({
   PDNS_API_KEY: describe(Type.String({ default: '' }), 'PowerDNS API key.'),
   PDNS_ZONE: describe(Type.String({ default: '' }), 'Zone holding service records (defaults to APPS_DOMAIN).'),
   PUBLIC_IP: describe(Type.String({ default: '127.0.0.1' }), 'Address the A records of services point at.'),
-  GIT_ALLOWED_HOSTS: describe(Type.String({ default: '' }), 'Comma-separated git hosts allowed even when they resolve to private or loopback addresses.'),
+  GIT_ALLOWED_HOSTS: gitAllowedHosts,
+  GIT_CLONE_TIMEOUT_MS: describe(Type.Integer({ default: 120000, minimum: 1000 }), 'Upper bound of resolving and cloning one repository (git/ai deploys).'),
+  GIT_MAX_REPO_MB: describe(Type.Integer({ default: 500, minimum: 1 }), 'Largest repository checkout (pack plus working tree) a git/ai deploy accepts.'),
+  CADDY_SERVER_NAME: describe(Type.String({ default: 'hostctl' }), 'Caddy HTTP server (apps.http.servers.<name>) the service routes are inserted into.'),
+  AI_BASE_IMAGE_NODE: describe(Type.String({ default: 'node:20-slim' }), 'Base image of Dockerfiles the ai analyzer generates for Node.js repositories.'),
+  AI_BASE_IMAGE_PYTHON: describe(Type.String({ default: 'python:3.12-slim' }), 'Base image of generated Dockerfiles for Python repositories.'),
+  AI_BASE_IMAGE_GO: describe(Type.String({ default: 'golang:1.22' }), 'Build stage image of generated Dockerfiles for Go repositories.'),
+  AI_BASE_IMAGE_GO_RUNTIME: describe(Type.String({ default: 'gcr.io/distroless/static-debian12' }), 'Runtime stage image of generated Dockerfiles for Go repositories.'),
+  AI_BASE_IMAGE_STATIC: describe(Type.String({ default: 'busybox:1.36' }), 'Base image (with busybox httpd) of generated Dockerfiles for static sites.'),
+  AI_PLANNER_URL: describe(Type.String({ default: '' }), 'OpenAI-compatible API base URL (e.g. https://api.openai.com/v1) of the optional LLM deploy planner; empty disables it.'),
+  AI_PLANNER_MODEL: describe(Type.String({ default: '' }), 'Model name sent to the LLM planner.'),
+  AI_PLANNER_API_KEY: describe(Type.String({ default: '' }), 'Bearer token for the LLM planner endpoint.'),
+  AI_PLANNER_TIMEOUT_MS: describe(Type.Integer({ default: 30000, minimum: 1000 }), 'Upper bound of one LLM planner request; on timeout the deterministic analyzer decides.'),
 });
 export type WorkerConfig = Static<typeof WorkerConfigSchema>;
 

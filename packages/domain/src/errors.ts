@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   name_taken: { status: 409, title: 'Name already in use', retryable: false },
   deployment_in_progress: { status: 409, title: 'A deployment is in progress', retryable: false },
   conflict: { status: 409, title: 'Conflicting state', retryable: false },
+  idempotency_in_progress: { status: 409, title: 'Request with this key in progress', retryable: true },
   payload_too_large: { status: 413, title: 'Request body too large', retryable: false },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', retryable: false },
   rate_limited: { status: 429, title: 'Too many requests', retryable: true },
@@ -22,6 +23,7 @@ export const ERROR_CODES = {
   operation_timeout: { status: 504, title: 'Operation still in progress', retryable: true },
   runtime_error: { status: 500, title: 'Container runtime error', retryable: true },
   image_unavailable: { status: 422, title: 'Image unavailable', retryable: false },
+  idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused', retryable: false },
 } as const satisfies Record<string, { status: number; title: string; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

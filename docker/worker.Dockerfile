@@ -1,0 +1,25 @@
+# hostctl worker. Build from the repository root, after `pnpm install` and `pnpm db:generate`:
+#   docker build -f docker/worker.Dockerfile -t hostctl/worker:dev .
+# BASE_IMAGE needs node 20+, /bin/sh and git (git deploys clone with it); docker/build-base-image.sh
+# makes local/node-base:20 with all three, offline. The build stage is shared with the other images.
+ARG BASE_IMAGE=local/node-base:20
+
+FROM ${BASE_IMAGE} AS build
+# Lets tooling find (and prune) this stage's leftover images.
+LABEL org.hostctl.stage=build
+WORKDIR /src
+COPY . .
+RUN node docker/bundle.mjs /out api worker dev-idp
+
+FROM ${BASE_IMAGE}
+# Fail the build, not the first git deploy, when the base image has no git.
+RUN git --version
+WORKDIR /app
+COPY --from=build /out/worker/ /app/
+ENV NODE_ENV=production WORKER_HEALTH_PORT=3001
+# The Docker socket is root:docker on the host: run with `--group-add <gid of the socket>`.
+USER 10001:10001
+EXPOSE 3001
+HEALTHCHECK --interval=10s --timeout=4s --start-period=20s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+process.env.WORKER_HEALTH_PORT+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "--enable-source-maps", "apps/worker/dist/main.mjs"]
