@@ -1,7 +1,7 @@
 import { QueueEvents } from 'bullmq';
 import Docker from 'dockerode';
 import { COMPONENT_LABEL, DEPLOYMENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import { QUEUES, createRedis, type LifecycleResult } from '@hostctl/queue';
+import { QUEUES, createRedis, serviceLogStreamKey, type LifecycleResult } from '@hostctl/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { noopRouter } from './adapters/router.js';
@@ -236,7 +236,10 @@ describe('a compose service, end to end', () => {
     expect((await httpGet(await webAddress(service.serviceId), 8080)).body).toBe('hello from busybox\n');
   });
 
-  it('delete removes containers, network and volumes, then marks the service purged', async () => {
+  it('delete removes containers, network, volumes and the log stream, then marks the service purged', async () => {
+    const logKey = serviceLogStreamKey(prefix, service.serviceId);
+    const redis = createRedis(TEST_REDIS_URL, 'worker');
+    await redis.xadd(logKey, '*', 'ts', new Date().toISOString(), 'stream', 'stdout', 'message', 'x');
     await db.service.update({ where: { id: service.serviceId }, data: { deletedAt: new Date() } });
     await app.producer.enqueue('delete', { serviceId: service.serviceId });
     const purged = await waitFor(
@@ -247,5 +250,7 @@ describe('a compose service, end to end', () => {
     expect(await containersOf(service.serviceId)).toEqual([]);
     expect(await runtime.listNetworks({ [SERVICE_LABEL]: service.serviceId })).toEqual([]);
     expect(await runtime.listVolumes({ [SERVICE_LABEL]: service.serviceId })).toEqual([]);
+    expect(await redis.exists(logKey)).toBe(0);
+    await redis.quit();
   });
 });

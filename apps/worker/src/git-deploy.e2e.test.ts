@@ -1,4 +1,4 @@
-import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { QUEUES } from '@hostctl/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
@@ -16,7 +16,7 @@ import {
   type CreatedService,
 } from './testing/fixtures.js';
 import { startGitServer, type GitServer } from './testing/git-server.js';
-import { createRepositoryService, deploymentLog, removeBuiltImages } from './testing/repository-fixtures.js';
+import { createRepositoryService, deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
 import { createWorkerApp } from './worker-app.js';
 
@@ -59,7 +59,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const item of created) {
     await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-    await removeBuiltImages(item.serviceId);
   }
   await deleteServiceRows(db, created);
   for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
@@ -100,6 +99,12 @@ describe('git deployments', () => {
     expect(redeploy).toMatchObject({ status: 'succeeded', commit: v2 });
     expect(redeploy.commit).not.toBe(v1);
     expect(await served(service.serviceId)).toBe('v2 from git');
+
+    // Deleting the service also removes the images built for it.
+    const builtBy = { [OWNER_LABEL]: 'true', [SERVICE_LABEL]: service.serviceId };
+    expect((await runtime.listImages(builtBy)).length).toBeGreaterThan(0);
+    await removeAll({ runtime, router: noopRouter, instance: prefix }, service.serviceId);
+    expect(await runtime.listImages(builtBy)).toEqual([]);
   });
 
   it('deploys the branch it is given', async () => {

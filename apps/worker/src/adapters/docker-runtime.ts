@@ -175,6 +175,24 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
         .remove()
         .catch(ignoreStatus(404, fail(`cannot remove volume ${name}`)));
     },
+
+    async listImages(labels): Promise<NamedObject[]> {
+      const list = await docker
+        .listImages({ filters: labelFilter(labels) })
+        .catch(fail('cannot list images'));
+      return list.map((image) => ({
+        id: image.Id,
+        name: image.RepoTags?.[0] ?? image.Id,
+        labels: image.Labels ?? {},
+      }));
+    },
+
+    async removeImage(id) {
+      await docker
+        .getImage(id)
+        .remove({ force: true })
+        .catch(ignoreStatus(404, fail(`cannot remove image ${id}`)));
+    },
   };
 }
 

@@ -96,4 +96,8 @@ export interface ContainerRuntime {
   removeNetwork(id: string): Promise<void>;
   listVolumes(labels: Labels): Promise<NamedObject[]>;
   removeVolume(name: string): Promise<void>;
+  /** Images carrying all the given labels (the ones built for git/ai services). */
+  listImages(labels: Labels): Promise<NamedObject[]>;
+  /** Force-removes; an already-gone image is success. */
+  removeImage(id: string): Promise<void>;
 }

@@ -1,5 +1,5 @@
 import { UnrecoverableError, type Job } from 'bullmq';
-import { DomainError } from '@hostctl/domain';
+import { DomainError, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
@@ -23,6 +23,8 @@ export interface DeleteProcessorDeps {
   router: ServiceRouter;
   instance: string;
   logger: Logger;
+  /** Drops the service's container-log stream: its output is part of the data delete removes. */
+  purgeLogs(serviceId: string): Promise<void>;
 }
 
 export function createDeleteProcessor(deps: DeleteProcessorDeps) {
@@ -37,6 +39,7 @@ export function createDeleteProcessor(deps: DeleteProcessorDeps) {
     const lease = await lockOrDelay(deps.locks, serviceId, job, token);
     try {
       const removed = await removeAll(deps, serviceId);
+      await deps.purgeLogs(serviceId);
       if (service && !service.purgedAt) {
         await deps.services.markPurged(serviceId);
         await deps.services.addEvent(serviceId, {
@@ -78,6 +81,9 @@ export async function removeAll(
     await attempt(`network ${network.name}`, () => runtime.removeNetwork(network.id));
   for (const volume of await runtime.listVolumes(selector))
     await attempt(`volume ${volume.name}`, () => runtime.removeVolume(volume.name));
+  // Built images carry only the owner and service labels; service ids are unique across installations.
+  for (const image of await runtime.listImages({ [OWNER_LABEL]: 'true', [SERVICE_LABEL]: serviceId }))
+    await attempt(`image ${image.name}`, () => runtime.removeImage(image.id));
   const left =
     (await runtime.listContainers(selector)).length +
     (await runtime.listNetworks(selector)).length +

@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import Docker from 'dockerode';
-import { SERVICE_LABEL } from '@hostctl/domain';
 import type { Db } from '@hostctl/db';
 import type { CreatedService } from './fixtures.js';
 
@@ -29,19 +27,6 @@ export async function createRepositoryService(
     const deployment = await tx.deployment.create({ data: { serviceId: service.id, trigger: 'create' } });
     return { serviceId: service.id, deploymentId: deployment.id, customerId: customer.id, name };
   });
-}
-
-/** Images the worker built for a service (labelled with its id); tests remove them afterwards. */
-export async function removeBuiltImages(serviceId: string): Promise<void> {
-  const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-  const images = await docker.listImages({
-    filters: JSON.stringify({ label: [`${SERVICE_LABEL}=${serviceId}`] }),
-  });
-  for (const image of images)
-    await docker
-      .getImage(image.Id)
-      .remove({ force: true })
-      .catch(() => undefined);
 }
 
 export async function deploymentLog(db: Db, deploymentId: string): Promise<string[]> {
