@@ -5,7 +5,8 @@
 # check counts as one test). Exits non-zero when anything failed or vitest wrote no report.
 #
 # Environment: TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/hostctl_test),
-#              CHECK_TIMEOUT / VITEST_TIMEOUT in seconds (defaults 600 / 1500).
+#              CHECK_TIMEOUT / VITEST_TIMEOUT / FAULT_TIMEOUT in seconds (defaults 600 / 1500 / 600),
+#              FAULT_RESTART_DOCKER (default 1: the fault suite restarts the Docker engine once).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib/common.sh"
@@ -66,27 +67,35 @@ tally() {
   ' "$1"
 }
 
-say "vitest"
-rm -f "$report"
-t=$SECONDS
-rc=0
-bounded "${VITEST_TIMEOUT:-1500}" pnpm exec vitest run --config vitest.workspace.ts \
-  --reporter=default --reporter=json --outputFile="$report" || rc=$?
-say "vitest: exit $rc ($((SECONDS - t))s)"
-if [[ -s $report ]] && counts=$(tally "$report"); then
-  read -r vitest_passed vitest_failed <<<"$counts"
-  passed=$((passed + vitest_passed))
-  failed=$((failed + vitest_failed))
-  ((vitest_failed == 0)) || failures+=("vitest: $vitest_failed test(s)")
-  # e.g. unhandled errors or a timeout after the report: vitest failed though no test did.
-  if ((rc != 0 && vitest_failed == 0)); then
+# suite NAME REPORT VITEST-ARGS...: one vitest run, its tests counted from its JSON report; a
+# non-zero exit without a failed test (unhandled errors, a timeout) or no report counts as one failure.
+suite() {
+  local name=$1 file=$2 t=$SECONDS rc=0 counts suite_passed suite_failed
+  shift 2
+  say "$name"
+  rm -f "$file"
+  bounded "${SUITE_TIMEOUT:?}" pnpm exec vitest run "$@" --reporter=default --reporter=json --outputFile="$file" || rc=$?
+  say "$name: exit $rc ($((SECONDS - t))s)"
+  if [[ -s $file ]] && counts=$(tally "$file"); then
+    read -r suite_passed suite_failed <<<"$counts"
+    passed=$((passed + suite_passed))
+    failed=$((failed + suite_failed))
+    ((suite_failed == 0)) || failures+=("$name: $suite_failed test(s)")
+    if ((rc != 0 && suite_failed == 0)); then
+      failed=$((failed + 1))
+      failures+=("$name exited with $rc")
+    fi
+  else
     failed=$((failed + 1))
-    failures+=("vitest exited with $rc")
+    failures+=("$name wrote no report (exit $rc)")
   fi
-else
-  failed=$((failed + 1))
-  failures+=("vitest wrote no report (exit $rc)")
-fi
+}
+
+SUITE_TIMEOUT=${VITEST_TIMEOUT:-1500} suite vitest "$report" --config vitest.workspace.ts
+# Alone and last: it SIGKILLs workers, restarts its own Redis and, with FAULT_RESTART_DOCKER=1,
+# the shared Docker engine, which would disturb any test still running (docs/operations.md).
+FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} SUITE_TIMEOUT=${FAULT_TIMEOUT:-600} \
+  suite "fault suite" "$DATA/vitest-fault.json" --config tests/fault/vitest.config.ts
 
 say "finished in $((SECONDS - started))s"
 if ((${#failures[@]} > 0)); then

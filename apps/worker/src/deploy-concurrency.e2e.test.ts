@@ -56,6 +56,14 @@ describe('concurrent jobs for one service', () => {
     await app.producer.enqueue('deploy', { deploymentId: newer });
     expect((await waitForDeployment(db, newer)).status).toBe('succeeded');
     expect((await waitForDeployment(db, service.deploymentId)).status).toBe('superseded');
+    // The timeline and the deployment's own log say what happened to it.
+    const said = `Deployment ${service.deploymentId} superseded by the newer deployment ${newer}; it was not completed`;
+    const events = await db.serviceEvent.findMany({
+      where: { serviceId: service.serviceId, status: 'info' },
+    });
+    expect(events.map((event) => [event.type, event.message])).toEqual([['deploy', said]]);
+    const logs = await db.deploymentLog.findMany({ where: { deploymentId: service.deploymentId } });
+    expect(logs.map((log) => log.message)).toContain(said);
     const containers = await runtime.listContainers({ [SERVICE_LABEL]: service.serviceId });
     expect(containers.map((container) => container.labels[DEPLOYMENT_LABEL])).toEqual([newer]);
     expect((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).status).toBe('running');

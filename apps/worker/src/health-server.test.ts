@@ -29,4 +29,19 @@ describe('health endpoints', () => {
     });
     expect((await httpGet('127.0.0.1', app.healthPort, '/nope')).status).toBe(404);
   });
+
+  it('serves Prometheus metrics, queue depth included', async () => {
+    const metrics = await httpGet('127.0.0.1', app.healthPort, '/metrics');
+    expect(metrics.status).toBe(200);
+    for (const name of [
+      'hostctl_queue_jobs{queue="deployments",state="wait"} 0',
+      'hostctl_queue_oldest_waiting_job_age_seconds{queue="operations"} 0',
+      'hostctl_worker_consuming{queue="deployments"} 1',
+      '# TYPE hostctl_job_duration_seconds histogram',
+      '# TYPE hostctl_reconciler_repairs_total counter',
+      '# TYPE hostctl_jobs_stalled_total counter',
+      '# TYPE hostctl_lock_wait_seconds histogram',
+    ])
+      expect(metrics.body).toContain(name);
+  });
 });

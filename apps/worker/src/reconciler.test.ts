@@ -121,7 +121,7 @@ describe('reconciler', () => {
     ).toBeDefined();
   });
 
-  it('marks a running service whose container exited as failed, once', async () => {
+  it('marks a running service whose container exited, with nothing to restore it from, as failed, once', async () => {
     const service = await createComposeService(db, {
       compose: `services:\n  web:\n    image: ${TEST_IMAGE}\n`,
     });
@@ -144,7 +144,12 @@ describe('reconciler', () => {
       where: { serviceId: service.serviceId, type: 'status' },
     });
     expect(events.map((event) => [event.status, event.message])).toEqual([
-      ['failed', expect.stringMatching(/^Service failed: container web exited with code \d+$/)],
+      [
+        'failed',
+        expect.stringMatching(
+          /^Service failed: container web exited with code \d+; no successful deployment to restore it from$/,
+        ),
+      ],
     ]);
   });
 });

@@ -6,16 +6,22 @@ import {
   createWorkerDeploymentStore,
   createWorkerServiceStore,
 } from '@hostctl/db';
-import { createProducer, createRedis, deploymentChannel } from '@hostctl/queue';
+import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter, type ServiceRouter } from './adapters/router.js';
+import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
+import { createConsumerWatchdog } from './consumer-watchdog.js';
 import { startHealthServer } from './health-server.js';
+import { createObservers } from './health/observers.js';
+import { instrumentLocks } from './metrics/instrumented-locks.js';
+import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { createDeleteProcessor } from './processors/delete.processor.js';
 import { createDeployProcessor } from './processors/deploy.processor.js';
 import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
+import { createNetworkRouter } from './network/network-wiring.js';
 import { createReconciler } from './reconciler.js';
+import { createRepositorySources } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
 
 /**
@@ -31,19 +37,32 @@ export interface WorkerAppOptions {
   reconcile?: boolean;
   readiness?: { timeoutMs: number; stableMs: number };
   healthHost?: string;
+  /** A job waiting this long while this replica has a free slot makes it report not live. */
+  stuckAfterMs?: number;
+  /** Run the log shipper, health checks and resource sampling (default true); tests call runOnce(). */
+  observe?: boolean;
 }
 
 export type WorkerApp = ReturnType<typeof createWorkerApp>;
 
+const WATCHDOG_INTERVAL_MS = 5000;
+
 export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions = {}) {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { app: 'worker' } });
   const db = createDb({ url: config.DATABASE_URL, max: config.WORKER_CONCURRENCY + 2 });
-  // Each running job holds one connection for its service lock; lifecycle and reconciler need more.
-  const locks = createAdvisoryLocks({ url: config.DATABASE_URL, max: config.WORKER_CONCURRENCY * 2 + 4 });
   const connection = createRedis(config.REDIS_URL, 'worker');
   const producer = createProducer(connection, config.QUEUE_PREFIX);
+  const metrics = createWorkerMetrics({
+    queues: () => Object.values(QUEUES).map((name) => producer.queue(name)),
+  });
+  // Each running job holds one connection for its service lock; lifecycle and reconciler need more.
+  const locks = instrumentLocks(
+    createAdvisoryLocks({ url: config.DATABASE_URL, max: config.WORKER_CONCURRENCY * 2 + 4 }),
+    metrics,
+  );
   const runtime = options.runtime ?? createDockerRuntime({ socketPath: config.DOCKER_SOCKET });
-  const router = options.router ?? noopRouter;
+  // Caddy routes + DNS records when configured; custom domains are read from the database per call.
+  const router = options.router ?? createNetworkRouter(config, logger, (id) => services.findById(id));
   const deployments = createWorkerDeploymentStore(db);
   const services = createWorkerServiceStore(db);
   // The queue prefix names the installation; Docker objects carry it so reconcilers never cross.
@@ -64,9 +83,20 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       logger,
       notify,
       deployTimeoutMs: config.DEPLOY_TIMEOUT_MS,
-      pipeline: { runtime, router, instance, readiness },
+      pipeline: { runtime, router, instance, readiness, sources: createRepositorySources(config) },
     }),
-    delete: createDeleteProcessor({ deployments, services, locks, runtime, router, instance, logger }),
+    delete: createDeleteProcessor({
+      deployments,
+      services,
+      locks,
+      runtime,
+      router,
+      instance,
+      logger,
+      purgeLogs: async (serviceId) => {
+        await connection.del(serviceLogStreamKey(config.QUEUE_PREFIX, serviceId));
+      },
+    }),
     lifecycle: createLifecycleProcessor({
       deployments,
       services,
@@ -78,12 +108,38 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       logger,
     }),
   };
+  const busy = new Map<string, number>();
   const workers: Worker[] = createWorkers({
     connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
     processors,
     logger,
+    observer: {
+      started: (queue) => {
+        busy.set(queue, (busy.get(queue) ?? 0) + 1);
+        metrics.jobStarted(queue);
+      },
+      finished: (queue, job, outcome, seconds) => {
+        busy.set(queue, (busy.get(queue) ?? 1) - 1);
+        metrics.jobFinished(queue, job, outcome, seconds);
+      },
+      stalled: (queue) => metrics.jobStalled(queue),
+    },
+  });
+  const watchdog = createConsumerWatchdog({
+    consumers: workers,
+    concurrency: config.WORKER_CONCURRENCY,
+    busy: (queue) => busy.get(queue) ?? 0,
+    oldestWaiting: async (queue) => {
+      const [oldest] = await producer
+        .queue(queue as (typeof QUEUES)[keyof typeof QUEUES])
+        .getJobs(['wait'], 0, 0, true);
+      return oldest?.id;
+    },
+    stuckAfterMs: options.stuckAfterMs ?? 30_000,
+    logger,
+    metrics,
   });
   const reconciler = createReconciler({
     deployments,
@@ -94,14 +150,28 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     locks,
     instance,
     queuedGraceMs: 10_000,
+    readiness,
     logger,
+    onSweep: (result, seconds, repairs) => {
+      metrics.sweep(result, seconds);
+      if (!repairs) return;
+      metrics.repaired('deploy_requeued', repairs.deploysRequeued);
+      metrics.repaired('delete_requeued', repairs.deletesRequeued);
+      metrics.repaired('orphan_removed', repairs.orphansRemoved);
+      metrics.repaired('service_restored', repairs.servicesRestored);
+      metrics.repaired('service_failed', repairs.servicesFailed);
+    },
   });
+  const observers = createObservers({ config, db, locks, runtime, services, logger });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
 
   return {
     logger,
     reconciler,
     producer,
+    metrics,
+    watchdog,
+    observers,
     get healthPort(): number {
       return health?.port ?? 0;
     },
@@ -115,15 +185,25 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
           redis: async () => void (await connection.ping()),
           docker: () => runtime.ping(),
         },
+        liveness: () => watchdog.liveness(),
+        metrics: async () => ({
+          contentType: metrics.registry.contentType,
+          body: await metrics.registry.metrics(),
+        }),
       });
       for (const worker of workers) void worker.run();
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+      watchdog.start(WATCHDOG_INTERVAL_MS);
       if (options.reconcile !== false) reconciler.start(config.RECONCILE_INTERVAL_MS);
+      if (options.observe !== false) observers.start();
     },
 
     /** Lets running jobs finish for up to `graceMs`; a job cut short is retried by another replica. */
     async close(graceMs = 20_000): Promise<void> {
+      // First, or the watchdog would restart the consumers we are closing.
+      await watchdog.stop();
       await reconciler.stop();
+      await observers.stop();
       const graceful = Promise.all(workers.map((worker) => worker.close()));
       const isClean = await Promise.race([
         graceful.then(() => true),

@@ -13,6 +13,7 @@ export * from './stores/customers.store.js';
 export * from './stores/bootstrap.store.js';
 export * from './stores/worker-deployments.store.js';
 export * from './stores/worker-services.store.js';
+export * from './stores/worker-telemetry.store.js';
 export * from './stores/worker-locks.store.js';
 export * from './stores/deployments.store.js';
 export * from './stores/api-keys.store.js';

@@ -3,6 +3,7 @@ import { renderCompose, type Plan } from '@hostctl/compose';
 import type { DeployMethod } from '@hostctl/domain';
 import type {
   AdvisoryLocks,
+  Lease,
   WorkerDeployment,
   WorkerDeploymentStore,
   WorkerService,
@@ -51,13 +52,13 @@ export function createDeployProcessor(deps: DeployProcessorDeps) {
       const deployment = await deps.deployments.findById(first.id);
       if (!deployment || FINAL.has(deployment.status)) return { status: deployment?.status ?? 'unknown' };
       if (await deps.deployments.hasNewer(deployment)) {
-        await deps.deployments.markSuperseded(deployment.id);
+        await deps.deployments.markSuperseded(deployment);
         deps.notify(deployment.id);
         deps.logger.info({ deploymentId: deployment.id }, 'deployment superseded by a newer one');
         return { status: 'superseded' };
       }
       if (!(await deps.deployments.claim(deployment.id))) return { status: 'unclaimed' };
-      return await runClaimed(deps, job, deployment, service);
+      return await runClaimed(deps, job, deployment, service, lease);
     } finally {
       await lease.release();
     }
@@ -71,6 +72,7 @@ async function runClaimed(
   job: Job,
   deployment: WorkerDeployment,
   service: WorkerService,
+  lease: Lease,
 ): Promise<{ status: string }> {
   const redact = createRedactor(service.variables);
   const log = await createDeployLog(deps.deployments, deployment.id, redact, () =>
@@ -79,13 +81,17 @@ async function runClaimed(
   const timeout = AbortSignal.timeout(deps.deployTimeoutMs);
   // A delete cancels the deployment in PostgreSQL; noticing it aborts even a long wait at once.
   const cancellation = new AbortController();
+  // The lock lives on a database connection: if that connection dropped, PostgreSQL released the
+  // lock and another replica may take the service, so this run must stop and retry from scratch.
+  const lockLost = new AbortController();
   const watcher = setInterval(() => {
+    if (!lease.isHeld) lockLost.abort(new Error('lost the service lock (database connection dropped)'));
     deps.deployments
       .currentStatus(deployment.id)
       .then((status) => status === 'cancelled' && cancellation.abort(new DeploymentCancelledError()))
       .catch(() => undefined);
   }, CANCEL_POLL_MS);
-  const signal = AbortSignal.any([timeout, cancellation.signal]);
+  const signal = AbortSignal.any([timeout, cancellation.signal, lockLost.signal]);
   let step: DeployStep | null = null;
   const checkpoint = async (next: DeployStep) => {
     signal.throwIfAborted();
@@ -124,6 +130,8 @@ async function runClaimed(
       await log.info('Deployment cancelled: the service is being deleted');
       return { status: 'cancelled' };
     }
+    // Not a failure of the deployment: the job is retried (or re-enqueued by the reconciler).
+    if (lockLost.signal.aborted) throw lockLost.signal.reason;
     return await recordFailure(deps, log, {
       deployment,
       service,

@@ -2,6 +2,7 @@ import type { CustomerScope } from '@hostctl/auth-policy';
 import type { DeployMethod, ServiceStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import type { Deployment, Prisma, Service } from '../generated/client.ts';
+import { isUniqueViolation } from '../errors.js';
 import { customerWhere } from './scope-where.js';
 
 export type ServiceSort = 'name' | 'status' | 'created_at' | 'updated_at';
@@ -47,13 +48,36 @@ async function queueRedeploy(
   serviceId: string,
 ): Promise<{ deployment: Deployment; coalesced: boolean }> {
   const queued = await tx.deployment.findFirst({ where: { serviceId, status: 'queued' } });
-  if (queued) return { deployment: queued, coalesced: true };
+  if (queued) {
+    await tx.serviceEvent.create({
+      data: {
+        serviceId,
+        type: 'redeploy',
+        status: 'info',
+        message: `Redeploy requested; joined deployment ${queued.id}, which is still queued`,
+      },
+    });
+    return { deployment: queued, coalesced: true };
+  }
   const deployment = await tx.deployment.create({ data: { serviceId, trigger: 'redeploy' } });
   await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
   await tx.serviceEvent.create({
     data: { serviceId, type: 'redeploy', status: 'started', message: `Redeployment ${deployment.id} queued` },
   });
   return { deployment, coalesced: false };
+}
+
+/**
+ * Two replicas may both find no queued deployment and both insert one: the partial unique index
+ * (one queued deployment per service) lets one commit, and the other, run again, coalesces into it.
+ */
+async function retryOnceOnConflict<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    return run();
+  }
 }
 
 export function createServicesStore(db: Db) {
@@ -126,10 +150,12 @@ export function createServicesStore(db: Db) {
       serviceId: string,
       changes: { variables?: Record<string, string>; customDomains?: string[] },
     ): Promise<{ deployment: Deployment; coalesced: boolean }> {
-      return db.$transaction(async (tx) => {
-        await tx.service.update({ where: { id: serviceId }, data: changes });
-        return queueRedeploy(tx, serviceId);
-      });
+      return retryOnceOnConflict(() =>
+        db.$transaction(async (tx) => {
+          await tx.service.update({ where: { id: serviceId }, data: changes });
+          return queueRedeploy(tx, serviceId);
+        }),
+      );
     },
 
     /** Live services other than `exceptId` that already claim any of these custom domains. */
@@ -148,21 +174,7 @@ export function createServicesStore(db: Db) {
      * (the partial unique index allows one queued deployment per service) and its id is returned.
      */
     async requestRedeploy(serviceId: string): Promise<{ deployment: Deployment; coalesced: boolean }> {
-      return db.$transaction(async (tx) => {
-        const queued = await tx.deployment.findFirst({ where: { serviceId, status: 'queued' } });
-        if (queued) return { deployment: queued, coalesced: true };
-        const deployment = await tx.deployment.create({ data: { serviceId, trigger: 'redeploy' } });
-        await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
-        await tx.serviceEvent.create({
-          data: {
-            serviceId,
-            type: 'redeploy',
-            status: 'started',
-            message: `Redeployment ${deployment.id} queued`,
-          },
-        });
-        return { deployment, coalesced: false };
-      });
+      return retryOnceOnConflict(() => db.$transaction((tx) => queueRedeploy(tx, serviceId)));
     },
 
     /** Hides the service from the API at once and cancels queued deployments; the worker purges. */

@@ -86,13 +86,13 @@ export function createWorkerServiceStore(db: Db) {
     /** Events of one kind since a time; the reconciler bounds how often it restores a service. */
     async countEventsSince(
       serviceId: string,
-      filter: { type: EventType; status: EventStatus; messageStartsWith: string; since: Date },
+      filter: { type: EventType; status?: EventStatus; messageStartsWith: string; since: Date },
     ): Promise<number> {
       return db.serviceEvent.count({
         where: {
           serviceId,
           type: filter.type,
-          status: filter.status,
+          ...(filter.status ? { status: filter.status } : {}),
           message: { startsWith: filter.messageStartsWith },
           createdAt: { gte: filter.since },
         },

@@ -1,0 +1,137 @@
+import { SERVICE_LABEL } from '@hostctl/domain';
+import { QUEUES } from '@hostctl/queue';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDockerRuntime } from './adapters/docker-runtime.js';
+import { noopRouter } from './adapters/router.js';
+import { removeAll } from './processors/delete.processor.js';
+import { RESTORE_BUDGET } from './service-restorer.js';
+import {
+  createComposeService,
+  createTestDb,
+  deleteServiceRows,
+  httpGet,
+  silentLogger,
+  testConfig,
+  uniquePrefix,
+  waitForDeployment,
+  type CreatedService,
+} from './testing/fixtures.js';
+import { createWorkerApp } from './worker-app.js';
+
+// A running service whose containers died behind our back (Docker restarted, `docker rm` by hand)
+// is rebuilt by the reconciler from its last successful deployment; one that keeps dying is failed.
+const prefix = uniquePrefix('restore');
+const db = createTestDb();
+const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
+const app = createWorkerApp(testConfig(prefix), {
+  logger: silentLogger,
+  reconcile: false,
+  readiness: { timeoutMs: 30_000, stableMs: 300 },
+});
+const created: CreatedService[] = [];
+const WEB = 'services:\n  web:\n    image: local/busybox:1\n    ports: ["8080"]\n';
+let service: CreatedService;
+
+const containersOf = () => runtime.listContainers({ [SERVICE_LABEL]: service.serviceId });
+const statusOf = async () =>
+  (await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).status;
+const eventsOf = async () =>
+  (
+    await db.serviceEvent.findMany({
+      where: { serviceId: service.serviceId, type: { in: ['restart', 'status'] } },
+      orderBy: { id: 'asc' },
+    })
+  ).map((event) => `${event.type} ${event.status}: ${event.message}`);
+
+beforeAll(async () => {
+  await app.start();
+  service = await createComposeService(db, { compose: WEB });
+  created.push(service);
+  await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
+  expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
+});
+
+afterAll(async () => {
+  for (const item of created)
+    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
+  await deleteServiceRows(db, created);
+  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
+  await app.close(5000);
+  await db.$disconnect();
+});
+
+describe('the reconciler restores running services', () => {
+  it('recreates a container removed by hand from the last successful deployment', async () => {
+    const [before] = await containersOf();
+    await runtime.removeContainer(before!.id);
+
+    const repairs = await app.reconciler.runOnce();
+    expect(repairs).toMatchObject({ servicesRestored: 1, servicesFailed: 0 });
+    const [after] = await containersOf();
+    expect(after!.id).not.toBe(before!.id);
+    const state = await runtime.inspectContainer(after!.id);
+    expect((await httpGet(state!.ip!, 8080)).body).toBe('hello from busybox\n');
+    expect(await statusOf()).toBe('running');
+    expect(await eventsOf()).toEqual([
+      'restart success: Reconciler restored the service: its containers are missing',
+    ]);
+  });
+
+  it('starts a container that exited (as after a Docker restart) and leaves a healthy one alone', async () => {
+    const [container] = await containersOf();
+    await runtime.stopContainer(container!.id, 0);
+
+    expect(await app.reconciler.runOnce()).toMatchObject({ servicesRestored: 1 });
+    expect((await runtime.inspectContainer(container!.id))?.isRunning).toBe(true);
+    expect(await app.reconciler.runOnce()).toMatchObject({ servicesRestored: 0, servicesFailed: 0 });
+    expect((await eventsOf()).at(-1)).toMatch(
+      /^restart success: Reconciler restored the service: container web exited with code \d+$/,
+    );
+  });
+
+  it('records a failed restore and retries it at the next sweep instead of failing the service', async () => {
+    const other = await createComposeService(db, { compose: WEB });
+    created.push(other);
+    await app.producer.enqueue('deploy', { deploymentId: other.deploymentId });
+    expect((await waitForDeployment(db, other.deploymentId)).status).toBe('succeeded');
+    // As if the engine lost the image meanwhile: the plan names one that is not there.
+    const deployment = await db.deployment.findUniqueOrThrow({ where: { id: other.deploymentId } });
+    const plan = deployment.plan as { containers: { image: string }[] };
+    plan.containers[0]!.image = 'local/no-such-image:1';
+    await db.deployment.update({ where: { id: other.deploymentId }, data: { plan } });
+    for (const container of await runtime.listContainers({ [SERVICE_LABEL]: other.serviceId }))
+      await runtime.removeContainer(container.id);
+
+    expect(await app.reconciler.runOnce()).toMatchObject({ servicesRestored: 0, servicesFailed: 0 });
+    expect((await db.service.findUniqueOrThrow({ where: { id: other.serviceId } })).status).toBe('running');
+    const events = await db.serviceEvent.findMany({ where: { serviceId: other.serviceId, type: 'restart' } });
+    expect(events.map((event) => `${event.status}: ${event.message}`)).toEqual([
+      expect.stringMatching(
+        /^failed: Reconciler restore failed: its containers are missing; .*no-such-image/,
+      ),
+    ]);
+  });
+
+  it('marks a service failed with the reason once it keeps dying', async () => {
+    const [container] = await containersOf();
+    for (let i = 2; i < RESTORE_BUDGET; i++) {
+      await db.serviceEvent.create({
+        data: {
+          serviceId: service.serviceId,
+          type: 'restart',
+          status: 'failed',
+          message: 'Reconciler restore failed: test',
+        },
+      });
+    }
+    await runtime.stopContainer(container!.id, 0);
+
+    expect(await app.reconciler.runOnce()).toMatchObject({ servicesRestored: 0, servicesFailed: 1 });
+    expect(await statusOf()).toBe('failed');
+    expect((await eventsOf()).at(-1)).toMatch(
+      new RegExp(
+        `^status failed: Service failed: container web exited with code \\d+; the reconciler already tried ${RESTORE_BUDGET} restores in the last 10 minutes$`,
+      ),
+    );
+  });
+});

@@ -1,0 +1,201 @@
+import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { startOrder, type Plan } from '@hostctl/compose';
+import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
+import type { Logger } from 'pino';
+import type { ServiceRouter } from './adapters/router.js';
+import { INSTANCE_LABEL, type ContainerRuntime } from './adapters/runtime.js';
+import {
+  createContainers,
+  ensureNetworkAndVolumes,
+  removeOtherDeployments,
+} from './pipeline/containers.step.js';
+import { waitReady, type ReadinessOptions } from './pipeline/readiness.js';
+import { serviceObjects } from './pipeline/service-objects.js';
+import { createRedactor, messageOf } from './pipeline/step-errors.js';
+
+/**
+ * The reconciler's repair of `running` services whose containers are gone or exited (a Docker
+ * restart stops every container without a restart policy; a person may `docker rm` one): rebuild
+ * them from the last successful deployment's plan, exactly as that deployment created them. A
+ * service with nothing to restore from, or that needed RESTORE_BUDGET restore attempts within
+ * RESTORE_WINDOW_MS (it keeps dying, or restoring keeps failing), is marked `failed` with the
+ * reason instead; each attempt is a `restart` event in the timeline.
+ */
+export interface RestorerDeps {
+  services: Pick<WorkerServiceStore, 'findById' | 'listRunningIds' | 'setStatus' | 'countEventsSince'>;
+  deployments: Pick<WorkerDeploymentStore, 'lastSucceeded'>;
+  runtime: ContainerRuntime;
+  router: ServiceRouter;
+  locks: AdvisoryLocks;
+  instance: string;
+  readiness: Omit<ReadinessOptions, 'signal'>;
+  logger: Logger;
+}
+
+export const RESTORE_BUDGET = 3;
+export const RESTORE_WINDOW_MS = 10 * 60_000;
+/** Services restored at once: a Docker restart downs them all, and each restore waits for readiness. */
+const PARALLEL_RESTORES = 4;
+/** Both restore events start with it, so the budget counts attempts, whatever their outcome. */
+const RESTORE_EVENT_PREFIX = 'Reconciler restore';
+const quietLog = { info: async () => {}, error: async () => {} };
+
+export async function repairRunningServices(
+  deps: RestorerDeps,
+): Promise<{ restored: number; failed: number }> {
+  const outcome = { restored: 0, failed: 0 };
+  const pending = await suspects(deps, await deps.services.listRunningIds());
+  const next = async (): Promise<void> => {
+    for (let serviceId = pending.shift(); serviceId; serviceId = pending.shift()) {
+      const result = await repairOne(deps, serviceId);
+      if (result) outcome[result] += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: PARALLEL_RESTORES }, next));
+  return outcome;
+}
+
+/**
+ * One listing of the installation's containers instead of one lock and one listing per service:
+ * only services with no container, or one that is not running, are examined under their lock.
+ */
+async function suspects(deps: RestorerDeps, running: string[]): Promise<string[]> {
+  const containers = await deps.runtime.listContainers({
+    [OWNER_LABEL]: 'true',
+    [INSTANCE_LABEL]: deps.instance,
+  });
+  const isUp = new Map<string, boolean>();
+  for (const container of containers) {
+    const serviceId = container.labels[SERVICE_LABEL];
+    if (!serviceId) continue;
+    const up = container.state === 'running' || container.state === 'restarting';
+    isUp.set(serviceId, (isUp.get(serviceId) ?? true) && up);
+  }
+  return running.filter((serviceId) => isUp.get(serviceId) !== true);
+}
+
+async function repairOne(deps: RestorerDeps, serviceId: string): Promise<'restored' | 'failed' | null> {
+  // A job holding the service lock is changing its containers right now: not a crash.
+  const lease = await deps.locks.tryAcquire(serviceId);
+  if (!lease) return null;
+  try {
+    const last = await deps.deployments.lastSucceeded(serviceId);
+    const plan = isPlan(last?.plan) ? last.plan : undefined;
+    const problem = await findProblem(deps, serviceId, plan);
+    if (!problem) return null;
+    // Read again under the lock: a stop or delete may have happened since the list.
+    const service = await deps.services.findById(serviceId);
+    if (!service || service.deletedAt || service.status !== 'running') return null;
+    const fail = async (reason: string) => {
+      const isChanged = await deps.services.setStatus(
+        serviceId,
+        'failed',
+        { type: 'status', status: 'failed', message: `Service failed: ${reason}` },
+        ['running'],
+      );
+      if (isChanged) deps.logger.info({ serviceId, reason }, 'reconciler: marked a crashed service failed');
+      return isChanged ? ('failed' as const) : null;
+    };
+    if (!plan || !last) return await fail(`${problem}; no successful deployment to restore it from`);
+    const attempts = await deps.services.countEventsSince(serviceId, {
+      type: 'restart',
+      messageStartsWith: RESTORE_EVENT_PREFIX,
+      since: new Date(Date.now() - RESTORE_WINDOW_MS),
+    });
+    if (attempts >= RESTORE_BUDGET)
+      return await fail(
+        `${problem}; the reconciler already tried ${attempts} restores in the last 10 minutes`,
+      );
+    try {
+      await restore(deps, service, plan, last.id);
+    } catch (error) {
+      // Not failed yet: a restore that races a Docker engine shutting down fails transiently, and
+      // the next sweep tries again; the budget turns a lasting failure into `failed`.
+      const reason = createRedactor(service.variables)(messageOf(error));
+      await deps.services.setStatus(
+        serviceId,
+        'running',
+        {
+          type: 'restart',
+          status: 'failed',
+          message: `${RESTORE_EVENT_PREFIX} failed: ${problem}; ${reason}`,
+        },
+        ['running'],
+      );
+      deps.logger.warn({ serviceId, problem, err: reason }, 'reconciler: restore failed; next sweep retries');
+      return null;
+    }
+    const isChanged = await deps.services.setStatus(
+      serviceId,
+      'running',
+      { type: 'restart', status: 'success', message: `${RESTORE_EVENT_PREFIX}d the service: ${problem}` },
+      ['running'],
+    );
+    deps.logger.info({ serviceId, problem, deploymentId: last.id }, 'reconciler: restored a service');
+    return isChanged ? 'restored' : null;
+  } finally {
+    await lease.release();
+  }
+}
+
+/** Why the service is not running as planned, or undefined when it is. */
+async function findProblem(
+  deps: RestorerDeps,
+  serviceId: string,
+  plan: Plan | undefined,
+): Promise<string | undefined> {
+  const { runtime } = deps;
+  const containers = await runtime.listContainers(serviceObjects(serviceId, deps.instance).selector);
+  if (containers.length === 0) return 'its containers are missing';
+  for (const container of containers) {
+    if (container.state === 'running' || container.state === 'restarting') continue;
+    const state = await runtime.inspectContainer(container.id);
+    if (!state || state.isRunning || state.isRestarting) continue;
+    const component = container.labels[COMPONENT_LABEL] ?? container.name;
+    return state.status === 'created'
+      ? `container ${component} was never started`
+      : `container ${component} exited with code ${state.exitCode}`;
+  }
+  const present = new Set(containers.map((container) => container.labels[COMPONENT_LABEL]));
+  const missing = plan?.containers.find((container) => !present.has(container.name));
+  return missing ? `container ${missing.name} is missing` : undefined;
+}
+
+async function restore(
+  deps: RestorerDeps,
+  service: { id: string; name: string; url: string },
+  plan: Plan,
+  deploymentId: string,
+): Promise<void> {
+  const { runtime } = deps;
+  const objects = serviceObjects(service.id, deps.instance);
+  await ensureNetworkAndVolumes(runtime, plan, objects, quietLog, async () => {});
+  // Anything not of the deployment being restored goes: one service never runs two container sets.
+  await removeOtherDeployments(runtime, objects, deploymentId, quietLog);
+  const ids = await createContainers(runtime, plan, objects, deploymentId, quietLog);
+  let webIp: string | undefined;
+  for (const container of startOrder(plan)) {
+    const id = ids.get(container.name);
+    if (!id) throw new Error(`no container was created for ${container.name}`);
+    const state = await runtime.inspectContainer(id);
+    // One still running was never down: only what we start has to prove itself ready.
+    let ip = state?.isRunning ? state.ip : undefined;
+    if (!state?.isRunning) {
+      await runtime.startContainer(id);
+      ip = (await waitReady(runtime, id, container, deps.readiness)).ip;
+    }
+    if (plan.web?.container === container.name) webIp = ip;
+  }
+  // A recreated or restarted container has a new address: the route must follow it.
+  if (plan.web && webIp)
+    await deps.router.upsert({
+      serviceId: service.id,
+      serviceName: service.name,
+      url: service.url,
+      target: { host: webIp, port: plan.web.port },
+    });
+}
+
+function isPlan(value: unknown): value is Plan {
+  return typeof value === 'object' && value !== null && Array.isArray((value as Plan).containers);
+}

@@ -1,0 +1,31 @@
+import Docker from 'dockerode';
+import pg from 'pg';
+import { ensureDatabase, migrate, MIGRATIONS_DIR } from '@hostctl/db';
+import { DOCKER_SOCKET, FAULT_DATABASE_URL, TEST_IMAGE } from './fault-env.js';
+
+/**
+ * A fresh database per run: the reconciler acts on every row it finds, so rows an interrupted
+ * earlier run left behind must not be deployed again under this run's installation label.
+ */
+export default async function setup(): Promise<void> {
+  const name = decodeURIComponent(new URL(FAULT_DATABASE_URL).pathname.slice(1));
+  const admin = new URL(FAULT_DATABASE_URL);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+  await ensureDatabase(FAULT_DATABASE_URL);
+  await migrate(FAULT_DATABASE_URL, MIGRATIONS_DIR);
+  const docker = new Docker({ socketPath: DOCKER_SOCKET });
+  await docker.ping();
+  await docker
+    .getImage(TEST_IMAGE)
+    .inspect()
+    .catch(() => {
+      throw new Error(`the test image ${TEST_IMAGE} is missing: scripts/setup-services.sh builds it`);
+    });
+}
