@@ -1,73 +1,181 @@
 import { Type, type Static } from 'typebox';
 
 // Mutates rather than spreads: TypeBox keeps its kind in a non-enumerable property a spread would drop.
-const describe = <T extends object>(schema: T, description: string): T => Object.assign(schema, { description });
+const describe = <T extends object>(schema: T, description: string): T =>
+  Object.assign(schema, { description });
 
 /** Variables every process needs. */
 export const SharedConfigSchema = Type.Object({
-  NODE_ENV: describe(Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')], { default: 'development' }), 'Runtime mode; production refuses insecure settings.'),
+  NODE_ENV: describe(
+    Type.Union([Type.Literal('development'), Type.Literal('test'), Type.Literal('production')], {
+      default: 'development',
+    }),
+    'Runtime mode; production refuses insecure settings.',
+  ),
   DATABASE_URL: describe(Type.String({ minLength: 1 }), 'PostgreSQL connection URL.'),
-  REDIS_URL: describe(Type.String({ default: 'redis://127.0.0.1:6379' }), 'Redis URL for queues, sessions and log streams.'),
+  REDIS_URL: describe(
+    Type.String({ default: 'redis://127.0.0.1:6379' }),
+    'Redis URL for queues, sessions and log streams.',
+  ),
   LOG_LEVEL: describe(Type.String({ default: 'info' }), 'pino log level.'),
-  QUEUE_PREFIX: describe(Type.String({ default: 'hostctl' }), 'Redis key prefix for BullMQ queues; separate installations sharing a Redis use different prefixes.'),
-  APPS_DOMAIN: describe(Type.String({ default: 'apps.localhost' }), 'Services are published at http://<name>.<APPS_DOMAIN>.'),
-  APPS_SCHEME: describe(Type.Union([Type.Literal('http'), Type.Literal('https')], { default: 'http' }), 'Scheme of the public service URLs.'),
+  QUEUE_PREFIX: describe(
+    Type.String({ default: 'hostctl' }),
+    'Redis key prefix for BullMQ queues; separate installations sharing a Redis use different prefixes.',
+  ),
+  APPS_DOMAIN: describe(
+    Type.String({ default: 'apps.localhost' }),
+    'Services are published at http://<name>.<APPS_DOMAIN>.',
+  ),
+  APPS_SCHEME: describe(
+    Type.Union([Type.Literal('http'), Type.Literal('https')], { default: 'http' }),
+    'Scheme of the public service URLs.',
+  ),
 });
 
 // Shared by the API (create-time URL checks) and the worker (fetch-time checks): one definition.
-const gitAllowedHosts = describe(Type.String({ default: '' }), 'Comma-separated git hosts (exact names or IPs) allowed to resolve to private or loopback addresses and to use http:// and git://.');
+const gitAllowedHosts = describe(
+  Type.String({ default: '' }),
+  'Comma-separated git hosts (exact names or IPs) allowed to resolve to private or loopback addresses and to use http:// and git://.',
+);
 
 export const ApiConfigSchema = Type.Object({
   ...SharedConfigSchema.properties,
   API_HOST: describe(Type.String({ default: '127.0.0.1' }), 'Address the API listens on.'),
   API_PORT: describe(Type.Integer({ default: 3000, minimum: 0, maximum: 65535 }), 'Port the API listens on.'),
-  PUBLIC_URL: describe(Type.String({ default: 'http://127.0.0.1:3000' }), 'External base URL of the API (used for Origin checks and OIDC redirects).'),
-  SESSION_SECRET: describe(Type.String({ minLength: 32 }), 'Secret (at least 32 characters) that encrypts the session cookie.'),
-  SESSION_TTL_SECONDS: describe(Type.Integer({ default: 86400, minimum: 1 }), 'Idle time to live of a session; reset on each use.'),
-  COOKIE_SECURE: describe(Type.Boolean({ default: true }), 'Set the Secure attribute on the session cookie (keep true outside tests).'),
+  PUBLIC_URL: describe(
+    Type.String({ default: 'http://127.0.0.1:3000' }),
+    'External base URL of the API (used for Origin checks and OIDC redirects).',
+  ),
+  SESSION_SECRET: describe(
+    Type.String({ minLength: 32 }),
+    'Secret (at least 32 characters) that encrypts the session cookie.',
+  ),
+  SESSION_TTL_SECONDS: describe(
+    Type.Integer({ default: 86400, minimum: 1 }),
+    'Idle time to live of a session; reset on each use.',
+  ),
+  COOKIE_SECURE: describe(
+    Type.Boolean({ default: true }),
+    'Set the Secure attribute on the session cookie (keep true outside tests).',
+  ),
   OIDC_ISSUER: describe(Type.String({ default: 'http://127.0.0.1:3100' }), 'OpenID Connect issuer URL.'),
   OIDC_CLIENT_ID: describe(Type.String({ default: 'hostctl-dashboard' }), 'OIDC client id.'),
   OIDC_CLIENT_SECRET: describe(Type.String({ default: '' }), 'OIDC client secret.'),
-  OIDC_REDIRECT_URI: describe(Type.String({ default: '' }), 'Redirect URI registered at the provider; defaults to PUBLIC_URL + /api/auth/callback.'),
-  OIDC_UNKNOWN_USERS: describe(Type.Union([Type.Literal('reject'), Type.Literal('viewer')], { default: 'reject' }), 'What happens when someone not provisioned signs in.'),
-  OIDC_POST_LOGOUT_REDIRECT_URI: describe(Type.String({ default: '' }), 'Where the provider sends the browser after sign-out (must be registered there); defaults to PUBLIC_URL + /.'),
-  LIFECYCLE_WAIT_MS: describe(Type.Integer({ default: 30000, minimum: 100 }), 'How long start/stop/restart requests wait for the worker before answering with the known status.'),
-  RATE_LIMIT_PER_MINUTE: describe(Type.Integer({ default: 600, minimum: 1 }), 'Requests per minute per credential or IP.'),
-  RATE_LIMIT_LOGIN_PER_MINUTE: describe(Type.Integer({ default: 30, minimum: 1 }), 'Requests per minute per IP to /api/auth/login and /api/auth/callback.'),
-  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: describe(Type.Integer({ default: 10, minimum: 1 }), 'Failed API-key authentications per minute per IP before further key requests get 429.'),
-  TRUST_PROXY: describe(Type.Boolean({ default: false }), 'Trust X-Forwarded-* headers from a reverse proxy.'),
+  OIDC_REDIRECT_URI: describe(
+    Type.String({ default: '' }),
+    'Redirect URI registered at the provider; defaults to PUBLIC_URL + /api/auth/callback.',
+  ),
+  OIDC_UNKNOWN_USERS: describe(
+    Type.Union([Type.Literal('reject'), Type.Literal('viewer')], { default: 'reject' }),
+    'What happens when someone not provisioned signs in.',
+  ),
+  OIDC_POST_LOGOUT_REDIRECT_URI: describe(
+    Type.String({ default: '' }),
+    'Where the provider sends the browser after sign-out (must be registered there); defaults to PUBLIC_URL + /.',
+  ),
+  LIFECYCLE_WAIT_MS: describe(
+    Type.Integer({ default: 30000, minimum: 100 }),
+    'How long start/stop/restart requests wait for the worker before answering with the known status.',
+  ),
+  RATE_LIMIT_PER_MINUTE: describe(
+    Type.Integer({ default: 600, minimum: 1 }),
+    'Requests per minute per credential or IP.',
+  ),
+  RATE_LIMIT_LOGIN_PER_MINUTE: describe(
+    Type.Integer({ default: 30, minimum: 1 }),
+    'Requests per minute per IP to /api/auth/login and /api/auth/callback.',
+  ),
+  RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: describe(
+    Type.Integer({ default: 10, minimum: 1 }),
+    'Failed API-key authentications per minute per IP before further key requests get 429.',
+  ),
+  TRUST_PROXY: describe(
+    Type.Boolean({ default: false }),
+    'Trust X-Forwarded-* headers from a reverse proxy.',
+  ),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
 });
 export type ApiConfig = Static<typeof ApiConfigSchema>;
 
 export const WorkerConfigSchema = Type.Object({
   ...SharedConfigSchema.properties,
-  WORKER_CONCURRENCY: describe(Type.Integer({ default: 4, minimum: 1, maximum: 64 }), 'Jobs one worker process runs at once.'),
-  WORKER_HEALTH_PORT: describe(Type.Integer({ default: 0, minimum: 0, maximum: 65535 }), 'Port of the worker /livez and /readyz endpoints (0: random).'),
+  WORKER_CONCURRENCY: describe(
+    Type.Integer({ default: 4, minimum: 1, maximum: 64 }),
+    'Jobs one worker process runs at once.',
+  ),
+  WORKER_HEALTH_PORT: describe(
+    Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
+    'Port of the worker /livez and /readyz endpoints (0: random).',
+  ),
   DOCKER_SOCKET: describe(Type.String({ default: '/var/run/docker.sock' }), 'Docker engine socket.'),
   RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
-  HEALTH_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Period of the health checks of running services (docs/health-and-resources.md).'),
-  RESOURCE_INTERVAL_MS: describe(Type.Integer({ default: 30000, minimum: 1000 }), 'Period of the CPU, memory and storage sampling of services.'),
-  DEPLOY_TIMEOUT_MS: describe(Type.Integer({ default: 600000, minimum: 1000 }), 'Upper bound of one deployment.'),
+  HEALTH_INTERVAL_MS: describe(
+    Type.Integer({ default: 15000, minimum: 1000 }),
+    'Period of the health checks of running services (docs/health-and-resources.md).',
+  ),
+  RESOURCE_INTERVAL_MS: describe(
+    Type.Integer({ default: 30000, minimum: 1000 }),
+    'Period of the CPU, memory and storage sampling of services.',
+  ),
+  DEPLOY_TIMEOUT_MS: describe(
+    Type.Integer({ default: 600000, minimum: 1000 }),
+    'Upper bound of one deployment.',
+  ),
   CADDY_ADMIN_URL: describe(Type.String({ default: '' }), 'Caddy admin API; empty disables routing.'),
-  DNS_PROVIDER: describe(Type.Union([Type.Literal('none'), Type.Literal('powerdns')], { default: 'none' }), 'DNS provider for service records.'),
+  DNS_PROVIDER: describe(
+    Type.Union([Type.Literal('none'), Type.Literal('powerdns')], { default: 'none' }),
+    'DNS provider for service records.',
+  ),
   PDNS_API_URL: describe(Type.String({ default: 'http://127.0.0.1:8081' }), 'PowerDNS HTTP API base URL.'),
   PDNS_API_KEY: describe(Type.String({ default: '' }), 'PowerDNS API key.'),
-  PDNS_ZONE: describe(Type.String({ default: '' }), 'Zone holding service records (defaults to APPS_DOMAIN).'),
+  PDNS_ZONE: describe(
+    Type.String({ default: '' }),
+    'Zone holding service records (defaults to APPS_DOMAIN).',
+  ),
   PUBLIC_IP: describe(Type.String({ default: '127.0.0.1' }), 'Address the A records of services point at.'),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
-  GIT_CLONE_TIMEOUT_MS: describe(Type.Integer({ default: 120000, minimum: 1000 }), 'Upper bound of resolving and cloning one repository (git/ai deploys).'),
-  GIT_MAX_REPO_MB: describe(Type.Integer({ default: 500, minimum: 1 }), 'Largest repository checkout (pack plus working tree) a git/ai deploy accepts.'),
-  CADDY_SERVER_NAME: describe(Type.String({ default: 'hostctl' }), 'Caddy HTTP server (apps.http.servers.<name>) the service routes are inserted into.'),
-  AI_BASE_IMAGE_NODE: describe(Type.String({ default: 'node:20-slim' }), 'Base image of Dockerfiles the ai analyzer generates for Node.js repositories.'),
-  AI_BASE_IMAGE_PYTHON: describe(Type.String({ default: 'python:3.12-slim' }), 'Base image of generated Dockerfiles for Python repositories.'),
-  AI_BASE_IMAGE_GO: describe(Type.String({ default: 'golang:1.22' }), 'Build stage image of generated Dockerfiles for Go repositories.'),
-  AI_BASE_IMAGE_GO_RUNTIME: describe(Type.String({ default: 'gcr.io/distroless/static-debian12' }), 'Runtime stage image of generated Dockerfiles for Go repositories.'),
-  AI_BASE_IMAGE_STATIC: describe(Type.String({ default: 'busybox:1.36' }), 'Base image (with busybox httpd) of generated Dockerfiles for static sites.'),
-  AI_PLANNER_URL: describe(Type.String({ default: '' }), 'OpenAI-compatible API base URL (e.g. https://api.openai.com/v1) of the optional LLM deploy planner; empty disables it.'),
+  GIT_CLONE_TIMEOUT_MS: describe(
+    Type.Integer({ default: 120000, minimum: 1000 }),
+    'Upper bound of resolving and cloning one repository (git/ai deploys).',
+  ),
+  GIT_MAX_REPO_MB: describe(
+    Type.Integer({ default: 500, minimum: 1 }),
+    'Largest repository checkout (pack plus working tree) a git/ai deploy accepts.',
+  ),
+  CADDY_SERVER_NAME: describe(
+    Type.String({ default: 'hostctl' }),
+    'Caddy HTTP server (apps.http.servers.<name>) the service routes are inserted into.',
+  ),
+  AI_BASE_IMAGE_NODE: describe(
+    Type.String({ default: 'node:20-slim' }),
+    'Base image of Dockerfiles the ai analyzer generates for Node.js repositories.',
+  ),
+  AI_BASE_IMAGE_PYTHON: describe(
+    Type.String({ default: 'python:3.12-slim' }),
+    'Base image of generated Dockerfiles for Python repositories.',
+  ),
+  AI_BASE_IMAGE_GO: describe(
+    Type.String({ default: 'golang:1.22' }),
+    'Build stage image of generated Dockerfiles for Go repositories.',
+  ),
+  AI_BASE_IMAGE_GO_RUNTIME: describe(
+    Type.String({ default: 'gcr.io/distroless/static-debian12' }),
+    'Runtime stage image of generated Dockerfiles for Go repositories.',
+  ),
+  AI_BASE_IMAGE_STATIC: describe(
+    Type.String({ default: 'busybox:1.36' }),
+    'Base image (with busybox httpd) of generated Dockerfiles for static sites.',
+  ),
+  AI_PLANNER_URL: describe(
+    Type.String({ default: '' }),
+    'OpenAI-compatible API base URL (e.g. https://api.openai.com/v1) of the optional LLM deploy planner; empty disables it.',
+  ),
   AI_PLANNER_MODEL: describe(Type.String({ default: '' }), 'Model name sent to the LLM planner.'),
   AI_PLANNER_API_KEY: describe(Type.String({ default: '' }), 'Bearer token for the LLM planner endpoint.'),
-  AI_PLANNER_TIMEOUT_MS: describe(Type.Integer({ default: 30000, minimum: 1000 }), 'Upper bound of one LLM planner request; on timeout the deterministic analyzer decides.'),
+  AI_PLANNER_TIMEOUT_MS: describe(
+    Type.Integer({ default: 30000, minimum: 1000 }),
+    'Upper bound of one LLM planner request; on timeout the deterministic analyzer decides.',
+  ),
 });
 export type WorkerConfig = Static<typeof WorkerConfigSchema>;
 

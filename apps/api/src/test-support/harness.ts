@@ -89,7 +89,9 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
         payload: {
           name: uniqueName('svc'),
           customer_id: customerId,
-          ...(payload.deploy_method === undefined ? { deploy_method: 'compose', compose: COMPOSE_BUSYBOX } : {}),
+          ...(payload.deploy_method === undefined
+            ? { deploy_method: 'compose', compose: COMPOSE_BUSYBOX }
+            : {}),
           ...payload,
         },
       });
