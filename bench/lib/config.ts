@@ -1,0 +1,48 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Everything the benchmarks share. All traffic stays on loopback; the database and the queue
+ * prefix are the bench's own, so dev and test data are never touched.
+ */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+const env = process.env;
+const seconds = (name: string, fallback: number) => {
+  const value = Number(env[name] ?? fallback);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`${name} must be a positive number`);
+  return value;
+};
+
+export const BENCH = {
+  databaseUrl: env.BENCH_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/hostctl_bench',
+  redisUrl: env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379',
+  dockerSocket: env.BENCH_DOCKER_SOCKET ?? '/var/run/docker.sock',
+  /** Redis key prefix and Docker instance label of everything the bench creates. */
+  queuePrefix: 'hostctl-bench',
+  /** Label on the raw-Docker baseline containers and networks (not hostctl's: no reconciler touches them). */
+  rawLabel: 'bench.hostctl.raw',
+  image: env.BENCH_IMAGE ?? 'local/busybox:1',
+  sessionSecret: randomBytes(32).toString('hex'),
+  ports: { api: 39300, hello: 39301, pg: 39302, workerHealth: 39310 },
+  /** Seconds of each measured autocannon run (after a 1 s warm-up). */
+  durationS: seconds('BENCH_DURATION', 3),
+  /** API benchmark: rounds of (baselines, API routes), interleaved so drift hits both; medians reported. */
+  rounds: seconds('BENCH_ROUNDS', 3),
+  /** Seconds of each list-scaling run: there are many of them. */
+  scalingDurationS: seconds('BENCH_SCALING_DURATION', 3),
+  deployIterations: seconds('BENCH_DEPLOYS', 8),
+  lifecycleIterations: seconds('BENCH_LIFECYCLE', 5),
+  batchSize: seconds('BENCH_BATCH', 50),
+} as const;
+
+/** The bench truncates its database: refuse anything that is not obviously a bench database. */
+export function assertBenchDatabase(url: string): void {
+  const name = decodeURIComponent(new URL(url).pathname.slice(1));
+  if (!/bench/i.test(name)) {
+    throw new Error(
+      `refusing to use database "${name}": the bench truncates it, its name must contain "bench"`,
+    );
+  }
+}

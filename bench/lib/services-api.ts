@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type pg from 'pg';
+import { BENCH } from './config.js';
+
+/** The service every deploy benchmark creates: one busybox httpd container with a web port. */
+export const BENCH_COMPOSE = `services:
+  web:
+    image: ${BENCH.image}
+    ports:
+      - "8080"
+`;
+
+export interface Api {
+  url: string;
+  authorization: string;
+}
+
+async function call<T>(
+  api: Api,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; body: T }> {
+  const response = await fetch(`${api.url}${path}`, {
+    method,
+    headers: {
+      authorization: api.authorization,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+}
+
+export function uniqueServiceName(): string {
+  return `bench-${randomUUID().slice(0, 8)}`;
+}
+
+/** POST /api/services (compose); returns the service id and its deployment id. */
+export async function createService(
+  api: Api,
+  customerId: string,
+  name = uniqueServiceName(),
+): Promise<{ id: string; deploymentId: string }> {
+  const { status, body } = await call<{ id: string; deploy_job_id: string }>(api, 'POST', '/api/services', {
+    name,
+    customer_id: customerId,
+    deploy_method: 'compose',
+    compose: BENCH_COMPOSE,
+  });
+  if (status !== 201) throw new Error(`POST /api/services answered ${status}: ${JSON.stringify(body)}`);
+  return { id: body.id, deploymentId: body.deploy_job_id };
+}
+
+interface DeploymentView {
+  status: string;
+  error: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+  logs: { timestamp: string; message: string }[];
+}
+
+/** GET /api/deployments/:id?wait=60: answers once the deployment is final. */
+export async function awaitDeployment(api: Api, deploymentId: string): Promise<DeploymentView> {
+  const { status, body } = await call<DeploymentView>(api, 'GET', `/api/deployments/${deploymentId}?wait=60`);
+  if (status !== 200) throw new Error(`GET /api/deployments/${deploymentId} answered ${status}`);
+  return body;
+}
+
+export async function serviceStatus(api: Api, serviceId: string): Promise<string> {
+  const { status, body } = await call<{ status: string }>(api, 'GET', `/api/services/${serviceId}`);
+  if (status !== 200) throw new Error(`GET /api/services/${serviceId} answered ${status}`);
+  return body.status;
+}
+
+/** Request → deployment succeeded → service running, timed from before the POST. */
+export async function timedDeploy(
+  api: Api,
+  customerId: string,
+): Promise<{ ms: number; serviceId: string; deployment: DeploymentView }> {
+  const t0 = performance.now();
+  const created = await createService(api, customerId);
+  const deployment = await awaitDeployment(api, created.deploymentId);
+  const ms = performance.now() - t0;
+  if (deployment.status !== 'succeeded') {
+    throw new Error(
+      `deployment ${created.deploymentId} ended ${deployment.status}: ${deployment.error ?? ''}\n${deployment.logs.map((l) => l.message).join('\n')}`,
+    );
+  }
+  const status = await serviceStatus(api, created.id);
+  if (status !== 'running')
+    throw new Error(`service ${created.id} is ${status} after a successful deployment`);
+  return { ms, serviceId: created.id, deployment };
+}
+
+/** POST /api/services/:id/<action>; the API waits for the worker's result. */
+export async function timedLifecycle(
+  api: Api,
+  serviceId: string,
+  action: 'start' | 'stop' | 'restart',
+): Promise<number> {
+  const expected = action === 'stop' ? 'stopped' : 'running';
+  const t0 = performance.now();
+  const { status, body } = await call<{ status: string; message: string }>(
+    api,
+    'POST',
+    `/api/services/${serviceId}/${action}`,
+  );
+  const ms = performance.now() - t0;
+  if (status !== 200 || body.status !== expected) {
+    throw new Error(
+      `${action} of ${serviceId} answered ${status} ${JSON.stringify(body)}, expected status ${expected}`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * DELETE /api/services/:id for each, then waits until the worker has purged them all (purged_at
+ * set: containers, network and volumes removed).
+ */
+export async function deleteServices(
+  api: Api,
+  pool: pg.Pool,
+  serviceIds: string[],
+  timeoutMs = 180_000,
+): Promise<void> {
+  for (const id of serviceIds) {
+    const { status } = await call(api, 'DELETE', `/api/services/${id}`);
+    if (status !== 204) throw new Error(`DELETE /api/services/${id} answered ${status}`);
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await pool.query<{ n: string }>(
+      'SELECT count(*) AS n FROM services WHERE id = ANY($1) AND purged_at IS NULL',
+      [serviceIds],
+    );
+    if (Number(rows[0]!.n) === 0) return;
+    if (Date.now() > deadline)
+      throw new Error(`${rows[0]!.n} deleted services were not purged within ${timeoutMs} ms`);
+    await sleep(200);
+  }
+}

@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { BENCH, ROOT } from './config.js';
+import { run, startNode, waitHttp, type Proc } from './proc.js';
+
+/**
+ * How the API and workers run: `tsx` (default: the sources, as in development) or `bundle` (the
+ * esbuild bundles of the container images, built by docker/bundle.mjs into .data/bench/bundle).
+ */
+const RUNTIME = process.env.BENCH_RUNTIME === 'bundle' ? 'bundle' : 'tsx';
+const BUNDLE_DIR = path.join(ROOT, '.data', 'bench', 'bundle');
+
+export function runtimeName(): string {
+  return RUNTIME;
+}
+
+/** Builds the bundles when BENCH_RUNTIME=bundle; a no-op otherwise. */
+export async function prepareRuntime(): Promise<void> {
+  if (RUNTIME === 'bundle')
+    await run(process.execPath, ['docker/bundle.mjs', BUNDLE_DIR, 'api', 'worker'], {});
+}
+
+function startApp(name: string, app: 'api' | 'worker', env: Record<string, string>): Proc {
+  if (RUNTIME === 'tsx') return startNode(name, `apps/${app}/src/main.ts`, env);
+  return startNode(name, `apps/${app}/dist/main.mjs`, env, {
+    cwd: path.join(BUNDLE_DIR, app),
+    nodeArgs: ['--enable-source-maps'],
+  });
+}
+
+/** The API process as production starts it (apps/api/src/main.ts), configured for the bench. */
+export async function startApi(): Promise<Proc> {
+  const unlimited = '100000000';
+  const proc = startApp('api', 'api', {
+    NODE_ENV: 'development',
+    DATABASE_URL: BENCH.databaseUrl,
+    REDIS_URL: BENCH.redisUrl,
+    QUEUE_PREFIX: BENCH.queuePrefix,
+    SESSION_SECRET: BENCH.sessionSecret,
+    API_HOST: '127.0.0.1',
+    API_PORT: String(BENCH.ports.api),
+    PUBLIC_URL: `http://127.0.0.1:${BENCH.ports.api}`,
+    COOKIE_SECURE: 'false',
+    // Never contacted: no benchmark signs in through OIDC (sessions are created directly).
+    OIDC_ISSUER: 'http://127.0.0.1:9',
+    LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: unlimited,
+    RATE_LIMIT_LOGIN_PER_MINUTE: unlimited,
+    RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: unlimited,
+  });
+  await waitHttp(proc, `${apiUrl()}/readyz`);
+  return proc;
+}
+
+export const apiUrl = () => `http://127.0.0.1:${BENCH.ports.api}`;
+
+/**
+ * One worker process (apps/worker/src/main.ts). Routing and DNS are off: the bench must not touch
+ * the dev stack's Caddy or PowerDNS, so the deploy figures exclude route/record updates.
+ */
+export async function startWorker(index: number): Promise<Proc> {
+  const port = BENCH.ports.workerHealth + index;
+  const proc = startApp(`worker-${index + 1}`, 'worker', {
+    NODE_ENV: 'development',
+    DATABASE_URL: BENCH.databaseUrl,
+    REDIS_URL: BENCH.redisUrl,
+    QUEUE_PREFIX: BENCH.queuePrefix,
+    LOG_LEVEL: 'warn',
+    WORKER_HEALTH_PORT: String(port),
+    DOCKER_SOCKET: BENCH.dockerSocket,
+    CADDY_ADMIN_URL: '',
+    DNS_PROVIDER: 'none',
+    ...(process.env.BENCH_WORKER_CONCURRENCY
+      ? { WORKER_CONCURRENCY: process.env.BENCH_WORKER_CONCURRENCY }
+      : {}),
+  });
+  await waitHttp(proc, `http://127.0.0.1:${port}/readyz`);
+  return proc;
+}
+
+/** Baseline servers: bare Fastify hello-world and Fastify + one pg SELECT (bench/servers/baseline.ts). */
+export async function startBaseline(kind: 'hello' | 'pg'): Promise<{ proc: Proc; url: string }> {
+  const port = kind === 'hello' ? BENCH.ports.hello : BENCH.ports.pg;
+  const proc = startNode(`baseline-${kind}`, 'bench/servers/baseline.ts', {
+    BASELINE_KIND: kind,
+    BASELINE_PORT: String(port),
+    DATABASE_URL: BENCH.databaseUrl,
+  });
+  const url = `http://127.0.0.1:${port}/`;
+  await waitHttp(proc, url);
+  return { proc, url };
+}

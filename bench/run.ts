@@ -1,0 +1,137 @@
+// `pnpm bench`: every benchmark of docs/performance.md, one after another, then one table.
+// Optional: `pnpm bench --only=api,list,deploy,workers`. Durations: see bench/lib/config.ts.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import path from 'node:path';
+import { BENCH, ROOT } from './lib/config.js';
+import {
+  benchPool,
+  createAdminWithKey,
+  deleteServices,
+  growServices,
+  migrateBenchDatabase,
+  resetData,
+  resetRedis,
+  seedCustomers,
+} from './lib/data.js';
+import { cleanupDocker } from './lib/docker.js';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { loadAverage, rssMiB, stopAll } from './lib/proc.js';
+import { printTable, row } from './lib/report.js';
+import { apiUrl, prepareRuntime, runtimeName, startApi } from './lib/stack.js';
+import { apiSuite } from './suites/api.js';
+import { log, type BenchContext } from './suites/context.js';
+import { deploySuite } from './suites/deploy.js';
+import { listScalingSuite } from './suites/list-scaling.js';
+import { workersSuite } from './suites/workers.js';
+
+const SUITES = ['api', 'list', 'deploy', 'workers'] as const;
+const only = process.argv
+  .find((arg) => arg.startsWith('--only='))
+  ?.slice('--only='.length)
+  .split(',');
+const selected = SUITES.filter((suite) => !only || only.includes(suite));
+
+const started = Date.now();
+let interrupted = false;
+process.once('SIGINT', () => {
+  interrupted = true;
+  console.error('\ninterrupted: stopping bench processes and removing bench containers');
+  void stopAll()
+    .then(() => cleanupDocker())
+    .finally(() => process.exit(130));
+});
+
+const pool = benchPool();
+const ctx: Partial<BenchContext> & Pick<BenchContext, 'rows' | 'notes'> = { pool, rows: [], notes: [] };
+let exitCode = 0;
+/** 1-minute load average when each suite started: other work on the machine lowers every figure. */
+const loads: string[] = [`start ${loadAverage().toFixed(1)}`];
+try {
+  log(
+    `bench: ${cpus().length} CPUs, load average ${loadAverage().toFixed(2)}, suites ${selected.join(', ')}`,
+  );
+  log(`database ${new URL(BENCH.databaseUrl).pathname.slice(1)}: migrating and resetting`);
+  await migrateBenchDatabase();
+  await resetData(pool);
+  await resetRedis();
+  await cleanupDocker();
+  ctx.customerIds = (await seedCustomers(pool)).ids;
+  const admin = await createAdminWithKey();
+  ctx.userId = admin.userId;
+  ctx.authorization = admin.authorization;
+  await growServices(pool, 1000);
+  await prepareRuntime();
+  log(`starting the API (runtime: ${runtimeName()})`);
+  ctx.api = await startApi();
+  ctx.apiUrl = apiUrl();
+  await sleep(2000);
+  ctx.rows.push(
+    row({
+      section: 'memory',
+      name: 'API RSS idle',
+      baseline: null,
+      figure: { value: rssMiB(ctx.api.pid), unit: 'MiB' },
+    }),
+  );
+  const full = ctx as BenchContext;
+
+  const suites: [(typeof SUITES)[number], (c: BenchContext) => Promise<void>][] = [
+    ['api', apiSuite],
+    ['list', listScalingSuite],
+    ['deploy', deploySuite],
+    ['workers', workersSuite],
+  ];
+  for (const [name, suite] of suites) {
+    if (!selected.includes(name)) continue;
+    // The seeded rows are not real services: a worker's reconciler would try to repair them all.
+    if (name === 'deploy' || name === 'workers') await deleteServices(pool);
+    loads.push(`${name} ${loadAverage().toFixed(1)}`);
+    await suite(full);
+  }
+  loads.push(`end ${loadAverage().toFixed(1)}`);
+} catch (error) {
+  exitCode = 1;
+  console.error(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+} finally {
+  if (!interrupted) {
+    await stopAll();
+    const leftovers = await cleanupDocker();
+    if (leftovers > 0) {
+      ctx.notes.push(
+        `cleanup: ${leftovers} Docker object(s) of the bench were still present at the end and were removed`,
+      );
+      exitCode = 1;
+    }
+    await pool.end();
+  }
+}
+
+if (!interrupted) {
+  console.log(
+    `\nResults (${new Date().toISOString().slice(0, 16)}Z, ${cpus().length} CPUs, runtime ${runtimeName()}, ${Math.round((Date.now() - started) / 1000)} s; ` +
+      `load average ${loads.join(', ')})\n`,
+  );
+  printTable(ctx.rows);
+  for (const note of ctx.notes) console.log(`note: ${note}`);
+  const dir = path.join(ROOT, '.data', 'bench');
+  mkdirSync(dir, { recursive: true });
+  const file = path.join(dir, `results-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        date: new Date().toISOString(),
+        cpus: cpus().length,
+        runtime: runtimeName(),
+        loads,
+        rows: ctx.rows,
+        notes: ctx.notes,
+      },
+      null,
+      2,
+    ),
+  );
+  console.log(`\nraw results: ${path.relative(ROOT, file)}`);
+  process.exit(exitCode);
+}
