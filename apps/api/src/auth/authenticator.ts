@@ -29,9 +29,12 @@ export function createAuthenticator(deps: {
     const at = now();
     if (!found || found.revokedAt) throw unauthenticated('the API key is invalid or has been revoked');
     if (found.expiresAt && found.expiresAt <= at) throw unauthenticated('the API key has expired');
-    deps.identity.touchApiKey(found.id, at).catch((error: unknown) => {
-      request.log.warn({ err: error }, 'could not record API key use');
-    });
+    // We already hold lastUsedAt: write only when it is stale, so a hot key costs no UPDATE per request.
+    if (isStale(found.lastUsedAt, at)) {
+      deps.identity.touchApiKey(found.id, at).catch((error: unknown) => {
+        request.log.warn({ err: error }, 'could not record API key use');
+      });
+    }
     return { ...principalOf(found.user), via: 'api_key', apiKeyId: found.id };
   }
 
@@ -48,6 +51,13 @@ export function createAuthenticator(deps: {
 
 export function principalOf(user: User): Omit<Principal, 'via'> {
   return { userId: user.id, email: user.email, role: user.role, customerId: user.customerId };
+}
+
+/** last_used_at is recorded at most about once a minute per key. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
+
+function isStale(lastUsedAt: Date | null, now: Date): boolean {
+  return lastUsedAt === null || now.getTime() - lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS;
 }
 
 function unauthenticated(message: string): DomainError {

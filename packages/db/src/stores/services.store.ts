@@ -41,6 +41,24 @@ const SORT_COLUMNS: Record<ServiceSort, keyof Prisma.ServiceOrderByWithRelationI
 
 export type ServicesStore = ReturnType<typeof createServicesStore>;
 
+/** The columns a list item shows: never the compose document or variables of every row on a page. */
+const LIST_COLUMNS = {
+  id: true,
+  name: true,
+  status: true,
+  url: true,
+  customerId: true,
+  templateId: true,
+  deployMethod: true,
+  createdAt: true,
+  updatedAt: true,
+  cpuUsage: true,
+  memoryUsageMb: true,
+  memoryLimitMb: true,
+} as const satisfies Prisma.ServiceSelect;
+
+export type ServiceListRow = Prisma.ServiceGetPayload<{ select: typeof LIST_COLUMNS }>;
+
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
 async function queueRedeploy(
@@ -88,7 +106,10 @@ export function createServicesStore(db: Db) {
   };
 
   return {
-    async list(scope: CustomerScope, query: ServiceListQuery): Promise<{ rows: Service[]; total: number }> {
+    async list(
+      scope: CustomerScope,
+      query: ServiceListQuery,
+    ): Promise<{ rows: ServiceListRow[]; total: number }> {
       const base = visible(scope);
       if (base === null) return { rows: [], total: 0 };
       if (
@@ -110,7 +131,13 @@ export function createServicesStore(db: Db) {
         { id: query.order },
       ];
       const [rows, total] = await Promise.all([
-        db.service.findMany({ where, orderBy, skip: (query.page - 1) * query.perPage, take: query.perPage }),
+        db.service.findMany({
+          where,
+          orderBy,
+          select: LIST_COLUMNS,
+          skip: (query.page - 1) * query.perPage,
+          take: query.perPage,
+        }),
         db.service.count({ where }),
       ]);
       return { rows, total };

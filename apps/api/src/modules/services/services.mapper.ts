@@ -1,7 +1,7 @@
-import type { Service, ServiceWithCustomer } from '@hostctl/db';
+import type { ServiceListRow, ServiceWithCustomer } from '@hostctl/db';
 import type { ServiceDetail, ServiceListItem } from './services.schemas.js';
 
-export function toListItem(service: Service): ServiceListItem {
+export function toListItem(service: ServiceListRow): ServiceListItem {
   return {
     id: service.id,
     name: service.name,
