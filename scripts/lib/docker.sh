@@ -8,7 +8,23 @@ REGISTRY_IMAGE=busybox:1
 
 docker_up() { docker info >/dev/null 2>&1; }
 
+# Every service gets its own bridge network; Docker's default pools allow only ~31 of them, which
+# would cap a host at about 30 services. A /10 cut into /24s allows 16,384. daemon.json (not a flag)
+# so every later start of dockerd, including the fault suite's restart, keeps it.
+DOCKER_DAEMON_JSON=/etc/docker/daemon.json
+ensure_address_pools() {
+  if [ -f "$DOCKER_DAEMON_JSON" ]; then
+    grep -q default-address-pools "$DOCKER_DAEMON_JSON" ||
+      say "docker: $DOCKER_DAEMON_JSON exists without default-address-pools; about 30 services fit on this host"
+    return
+  fi
+  mkdir -p "$(dirname "$DOCKER_DAEMON_JSON")"
+  printf '{\n  "default-address-pools": [{ "base": "10.128.0.0/10", "size": 24 }]\n}\n' >"$DOCKER_DAEMON_JSON"
+  say "docker: wrote $DOCKER_DAEMON_JSON (address pools for 16,384 service networks; applies at the next dockerd start)"
+}
+
 ensure_dockerd() {
+  ensure_address_pools
   if docker_up; then
     say "docker: running"
     return
