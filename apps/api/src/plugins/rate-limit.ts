@@ -38,8 +38,13 @@ export function registerRateLimit(app: FastifyInstance, options: RateLimitOption
     }
     const token = bearerToken(request);
     if (token !== null) {
-      await limiter.enforce(`auth-failures:${request.ip}`, options.authFailuresPerMinute, limiter.peek);
-      return limiter.enforce(`key:${digestApiKey(token).slice(0, 32)}`, options.perMinute, limiter.hit);
+      // One round trip: read the IP's failure count and count the key together.
+      const [failures, uses] = await limiter.peekAndHit(
+        `auth-failures:${request.ip}`,
+        `key:${digestApiKey(token).slice(0, 32)}`,
+      );
+      limiter.check(failures, options.authFailuresPerMinute);
+      return limiter.check(uses, options.perMinute);
     }
     const secret = readSessionSecret(request);
     if (secret !== null)
@@ -98,27 +103,46 @@ function createFixedWindow(options: RateLimitOptions & { windowMs: number; now: 
     }
   };
 
-  /** Reads the current window's count without adding to it; the request itself is counted +1. */
-  const peek: Counter = async (bucket) => {
+  /**
+   * Reads the gate's count (the request itself counted +1, not added) and counts one request in
+   * `bucket`, in one pipeline.
+   */
+  const peekAndHit = async (gate: string, bucket: string): Promise<[number | null, number | null]> => {
+    const window = Math.floor(now() / windowMs);
+    const key = keyOf(bucket, window);
     try {
-      const value = await redis.get(keyOf(bucket, Math.floor(now() / windowMs)));
-      return value === null ? 1 : Number(value) + 1;
+      const results = await redis
+        .multi()
+        .get(keyOf(gate, window))
+        .incr(key)
+        .pexpire(key, windowMs * 2)
+        .exec();
+      const [gateError, gateValue] = results?.[0] ?? [new Error('empty transaction result'), null];
+      const [hitError, hitValue] = results?.[1] ?? [new Error('empty transaction result'), null];
+      const failure = gateError ?? hitError;
+      if (failure) throw failure instanceof Error ? failure : new Error(String(failure));
+      return [gateValue === null ? 1 : Number(gateValue) + 1, Number(hitValue)];
     } catch (error) {
-      return failOpen(error);
+      return [failOpen(error), null];
     }
   };
 
+  /** Throws 429 with Retry-After when a count is over its limit (null: Redis failed, let it pass). */
+  function check(current: number | null, limit: number): void {
+    if (current === null || current <= limit) return;
+    const at = now();
+    const retryAfter = Math.max(1, Math.ceil(((Math.floor(at / windowMs) + 1) * windowMs - at) / 1000));
+    throw new DomainError('rate_limited', `too many requests; retry in ${retryAfter} s`, {
+      headers: { 'retry-after': String(retryAfter) },
+    });
+  }
+
   return {
     hit,
-    peek,
+    peekAndHit,
+    check,
     async enforce(bucket: string, limit: number, count: Counter): Promise<void> {
-      const current = await count(bucket);
-      if (current === null || current <= limit) return;
-      const at = now();
-      const retryAfter = Math.max(1, Math.ceil(((Math.floor(at / windowMs) + 1) * windowMs - at) / 1000));
-      throw new DomainError('rate_limited', `too many requests; retry in ${retryAfter} s`, {
-        headers: { 'retry-after': String(retryAfter) },
-      });
+      check(await count(bucket), limit);
     },
   };
 }
