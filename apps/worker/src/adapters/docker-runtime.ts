@@ -1,6 +1,7 @@
 import Docker from 'dockerode';
 import { DomainError } from '@hostctl/domain';
 import type { ContainerRuntime, ContainerSpec, ContainerState, Labels, NamedObject } from './runtime.js';
+import { statusOf, toRuntimeError, fail, ignoreStatus, ignoreStatuses } from './docker-errors.js';
 
 /**
  * ContainerRuntime on one Docker engine through dockerode; the only file that imports it. Docker
@@ -280,33 +281,4 @@ function repositoryOf(reference: string): string {
   const lastSlash = withoutDigest.lastIndexOf('/');
   const colon = withoutDigest.indexOf(':', lastSlash + 1);
   return colon < 0 ? withoutDigest : withoutDigest.slice(0, colon);
-}
-
-function statusOf(error: unknown): number | undefined {
-  return (error as { statusCode?: number } | null)?.statusCode;
-}
-
-function toRuntimeError(error: unknown, context: string): DomainError {
-  if (error instanceof DomainError) return error;
-  const detail =
-    (error as { json?: { message?: string } } | null)?.json?.message ??
-    (error as Error | null)?.message ??
-    String(error);
-  return new DomainError('runtime_error', `${context}: ${detail}`, { cause: error });
-}
-
-function fail(context: string) {
-  return (error: unknown): never => {
-    throw toRuntimeError(error, context);
-  };
-}
-
-function ignoreStatus(status: number, otherwise: (error: unknown) => never) {
-  return ignoreStatuses([status], otherwise);
-}
-
-function ignoreStatuses(statuses: number[], otherwise: (error: unknown) => never) {
-  return (error: unknown): void => {
-    if (!statuses.includes(statusOf(error) ?? 0)) otherwise(error);
-  };
 }

@@ -3,6 +3,7 @@ import Docker from 'dockerode';
 import { DomainError } from '@hostctl/domain';
 import type { Labels } from './runtime.js';
 import type { ContainerEvent, ContainerTelemetry, ContainerUsage, OutputStream } from './telemetry.js';
+import { statusOf, toRuntimeError, fail } from './docker-errors.js';
 
 /**
  * ContainerTelemetry on one Docker engine through dockerode (with docker-runtime.ts, the only
@@ -166,24 +167,5 @@ function toUsage(stats: Docker.ContainerStats): ContainerUsage {
     cpuPercent: cpuDelta > 0 && systemDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0,
     memoryBytes: cache < usage ? usage - cache : usage,
     memoryLimitBytes: memory.limit ?? 0,
-  };
-}
-
-function statusOf(error: unknown): number | undefined {
-  return (error as { statusCode?: number } | null)?.statusCode;
-}
-
-function toRuntimeError(error: unknown, context: string): DomainError {
-  if (error instanceof DomainError) return error;
-  const detail =
-    (error as { json?: { message?: string } } | null)?.json?.message ??
-    (error as Error | null)?.message ??
-    String(error);
-  return new DomainError('runtime_error', `${context}: ${detail}`, { cause: error });
-}
-
-function fail(context: string) {
-  return (error: unknown): never => {
-    throw toRuntimeError(error, context);
   };
 }
