@@ -2,7 +2,15 @@ import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '@hostctl/db';
 import { createFaultClient } from './fault-client.js';
-import { CADDY_ADMIN_URL, DOCKER_SOCKET, FAULT_DATABASE_URL, LOG_DIR, RESTART_DOCKER } from './fault-env.js';
+import {
+  CADDY_ADMIN_URL,
+  DOCKER_SOCKET,
+  FAULT_DATABASE_URL,
+  LOG_DIR,
+  PDNS,
+  RESTART_DOCKER,
+} from './fault-env.js';
+import { findRoutingLeftovers } from './routing-leftovers.js';
 import { freePort, startFaultStack, type FaultStack } from './fault-stack.js';
 import { findOwnedLeftovers, sampleContainerSets } from './invariants.js';
 import { startPgProxy, type PgProxy } from './pg-proxy.js';
@@ -107,8 +115,16 @@ describe('fault injection', () => {
       const leftovers = await findOwnedLeftovers(docker, db, stack.env.QUEUE_PREFIX!);
       report.check(leftovers.length === 0, `owned objects without a live service: ${leftovers.join(', ')}`);
       report.note(`owned objects left without a live service: ${leftovers.length}`);
-      if (!CADDY_ADMIN_URL)
-        report.note('routes/DNS records: not checked (CADDY_ADMIN_URL unset in this suite)');
+      if (CADDY_ADMIN_URL || PDNS.enabled) {
+        const routing = await findRoutingLeftovers(db, stack.env.QUEUE_PREFIX!);
+        report.check(
+          routing.length === 0,
+          `routes/DNS records without a live service: ${routing.join(', ')}`,
+        );
+        report.note(`routes/DNS records left without a live service: ${routing.length}`);
+      } else {
+        report.note('routes/DNS records: not checked (neither Caddy nor PowerDNS is configured)');
+      }
     });
 
     await report.summary({ stack, db, ledger });

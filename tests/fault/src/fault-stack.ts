@@ -4,7 +4,7 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { LOG_DIR, ROOT } from './fault-env.js';
+import { CADDY_ADMIN_URL, LOG_DIR, ROOT } from './fault-env.js';
 
 /**
  * Real api and worker processes (tsx, as in production) sharing one installation. Each process
@@ -64,7 +64,7 @@ export async function startFaultStack(options: {
     SESSION_SECRET: randomBytes(32).toString('hex'),
     LOG_LEVEL: 'info',
     RATE_LIMIT_PER_MINUTE: '100000',
-    CADDY_ADMIN_URL: '',
+    CADDY_ADMIN_URL,
     ...options.extraEnv,
   };
   const opened = new Set<string>();
