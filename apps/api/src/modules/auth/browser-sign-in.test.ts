@@ -1,10 +1,9 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthHarness, provision, testAccount, type AuthHarness } from './test-support/auth-harness.js';
 import { freePort, startDevIdpProcess, type DevIdpProcess } from './test-support/dev-idp-process.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const ivan = testAccount('ivan');
 let publicUrl: string;
 let idp: DevIdpProcess;
@@ -12,7 +11,6 @@ let h: AuthHarness;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   publicUrl = `http://127.0.0.1:${await freePort()}`;
   idp = await startDevIdpProcess({
     accounts: [ivan],
@@ -29,17 +27,7 @@ beforeAll(async () => {
   });
   await provision(h.store, ivan, 'operator');
   await h.app.listen({ host: '127.0.0.1', port: Number(new URL(publicUrl).port) });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();

@@ -1,32 +1,21 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
+import { launchChromium } from '../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test-support/harness.js';
 
 // The browsable docs in a real Chromium: swagger-ui must load from this origin only and render the
 // endpoints of the generated document. The screenshot is kept for a human to look at.
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = path.resolve(import.meta.dirname, '../../../../../.data/screenshots/api-docs.png');
 let h: Harness;
 let browser: Browser;
 let baseUrl: string;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium`);
   h = await createHarness();
   baseUrl = await h.app.listen({ host: '127.0.0.1', port: 0 });
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--no-first-run',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
