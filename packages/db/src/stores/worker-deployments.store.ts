@@ -1,5 +1,6 @@
 import type { DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
+import type { Prisma } from '../generated/client.ts';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 
 /**
@@ -47,6 +48,48 @@ export function createWorkerDeploymentStore(db: Db) {
       none: { id: { not: deploymentId }, createdAt: { gt: createdAt }, status: { in: IN_FLIGHT } },
     },
   });
+
+  /**
+   * Ends a deployment in one transaction: moves it out of `from` (a retried job finds it moved and
+   * does nothing), updates the service unless a newer deployment is still coming, writes one event.
+   */
+  const finish = (
+    outcome: DeploymentOutcome,
+    change: {
+      from: DeploymentStatus[];
+      deployment: Prisma.DeploymentUpdateManyMutationInput;
+      service: Prisma.ServiceUpdateManyMutationInput;
+      eventStatus: 'success' | 'failed';
+    },
+  ): Promise<boolean> =>
+    db.$transaction(async (tx) => {
+      const done = await tx.deployment.updateMany({
+        where: { id: outcome.deploymentId, status: { in: change.from } },
+        data: change.deployment,
+      });
+      if (done.count === 0) return false;
+      const { createdAt } = await tx.deployment.findUniqueOrThrow({
+        where: { id: outcome.deploymentId },
+        select: { createdAt: true },
+      });
+      await tx.service.updateMany({
+        where: {
+          id: outcome.serviceId,
+          deletedAt: null,
+          ...noNewerInFlight(outcome.deploymentId, createdAt),
+        },
+        data: change.service,
+      });
+      await tx.serviceEvent.create({
+        data: {
+          serviceId: outcome.serviceId,
+          type: outcome.trigger === 'redeploy' ? 'redeploy' : 'deploy',
+          status: change.eventStatus,
+          message: outcome.message,
+        },
+      });
+      return true;
+    });
 
   return {
     async findById(id: string): Promise<WorkerDeployment | null> {
@@ -113,77 +156,33 @@ export function createWorkerDeploymentStore(db: Db) {
     async markSucceeded(
       outcome: DeploymentOutcome & { compose?: string; memoryLimitMb: number; cpuLimit: number },
     ): Promise<boolean> {
-      return db.$transaction(async (tx) => {
-        const now = new Date();
-        const done = await tx.deployment.updateMany({
-          where: { id: outcome.deploymentId, status: 'running' },
-          data: { status: 'succeeded', step: null, finishedAt: now },
-        });
-        if (done.count === 0) return false;
-        const deployment = await tx.deployment.findUniqueOrThrow({
-          where: { id: outcome.deploymentId },
-          select: { createdAt: true },
-        });
-        await tx.service.updateMany({
-          where: {
-            id: outcome.serviceId,
-            deletedAt: null,
-            ...noNewerInFlight(outcome.deploymentId, deployment.createdAt),
-          },
-          data: {
-            status: 'running',
-            deployedAt: now,
-            ...(outcome.compose !== undefined ? { compose: outcome.compose } : {}),
-            memoryLimitMb: outcome.memoryLimitMb,
-            cpuLimit: outcome.cpuLimit,
-          },
-        });
-        await tx.serviceEvent.create({
-          data: {
-            serviceId: outcome.serviceId,
-            type: outcome.trigger === 'redeploy' ? 'redeploy' : 'deploy',
-            status: 'success',
-            message: outcome.message,
-          },
-        });
-        return true;
+      const now = new Date();
+      return finish(outcome, {
+        from: ['running'],
+        deployment: { status: 'succeeded', step: null, finishedAt: now },
+        service: {
+          status: 'running',
+          deployedAt: now,
+          ...(outcome.compose !== undefined ? { compose: outcome.compose } : {}),
+          memoryLimitMb: outcome.memoryLimitMb,
+          cpuLimit: outcome.cpuLimit,
+        },
+        eventStatus: 'success',
       });
     },
 
     /** Records a final failure: deployment failed, service failed (unless a newer deploy is coming), one event. */
     async markFailed(outcome: DeploymentOutcome & { step: string | null }): Promise<boolean> {
-      return db.$transaction(async (tx) => {
-        const done = await tx.deployment.updateMany({
-          where: { id: outcome.deploymentId, status: { in: IN_FLIGHT } },
-          data: {
-            status: 'failed',
-            error: outcome.message,
-            finishedAt: new Date(),
-            ...(outcome.step ? { step: outcome.step } : {}),
-          },
-        });
-        if (done.count === 0) return false;
-        const deployment = await tx.deployment.findUniqueOrThrow({
-          where: { id: outcome.deploymentId },
-          select: { createdAt: true },
-        });
-        await tx.service.updateMany({
-          where: {
-            id: outcome.serviceId,
-            deletedAt: null,
-            ...noNewerInFlight(outcome.deploymentId, deployment.createdAt),
-          },
-          data: { status: 'failed' },
-        });
-        await tx.serviceEvent.create({
-          data: {
-            serviceId: outcome.serviceId,
-            type: outcome.trigger === 'redeploy' ? 'redeploy' : 'deploy',
-            status: 'failed',
-            message: outcome.message,
-          },
-        });
-        return true;
+      return finish(outcome, {
+        from: IN_FLIGHT,
+        deployment: {
+          status: 'failed',
+          error: outcome.message,
+          finishedAt: new Date(),
+          ...(outcome.step ? { step: outcome.step } : {}),
+        },
+        service: { status: 'failed' },
+        eventStatus: 'failed',
       });
     },
 
