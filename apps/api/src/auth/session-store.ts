@@ -63,7 +63,9 @@ export function createSessionStore(deps: { redis: Redis; prefix: string; ttlSeco
       const record = raw === null ? null : parseRecord(raw);
       if (!record) return null;
       // The index outlives its longest-lived member: it is extended whenever one of them is used.
-      await redis.expire(userKey(record.userId), ttlSeconds);
+      // Not awaited: it is bookkeeping for listing a user's sessions, and must not add a round
+      // trip to every cookie-authenticated request.
+      redis.expire(userKey(record.userId), ttlSeconds).catch(() => undefined);
       return { handle, record };
     },
 

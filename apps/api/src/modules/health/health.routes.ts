@@ -17,13 +17,19 @@ export function registerHealthRoutes(app: FastifyInstance, deps: { db: Db; redis
 }
 
 async function probe(name: string, run: () => Promise<unknown>): Promise<{ name: string; ok: boolean }> {
+  let timer: NodeJS.Timeout | undefined;
   try {
     await Promise.race([
       run(),
-      new Promise((_, reject) => setTimeout(() => reject(new Error('timeout')), 2000)),
+      new Promise((_, reject) => {
+        timer = setTimeout(() => reject(new Error('timeout')), 2000);
+      }),
     ]);
     return { name, ok: true };
   } catch {
     return { name, ok: false };
+  } finally {
+    // Probes run every few seconds: a pending 2 s timer per probe would pile up.
+    clearTimeout(timer);
   }
 }
