@@ -8,23 +8,39 @@ REGISTRY_IMAGE=busybox:1
 
 docker_up() { docker info >/dev/null 2>&1; }
 
-# Every service gets its own bridge network; Docker's default pools allow only ~31 of them, which
-# would cap a host at about 30 services. A /10 cut into /24s allows 16,384. daemon.json (not a flag)
-# so every later start of dockerd, including the fault suite's restart, keeps it.
+# Engine settings the platform relies on, in daemon.json (not flags) so every later start of dockerd,
+# including the fault suite's restart, keeps them:
+# - default-address-pools: every service gets its own bridge network; Docker's default pools allow
+#   only ~31, which would cap a host at about 30 services. A /10 cut into /24s allows 16,384.
+# - live-restore: containers keep running (and keep their filesystem mounts) across a daemon
+#   restart. Without it Docker 20.10 can leave a stopped container's overlay mount behind, and
+#   that container can then never be removed ("device or resource busy").
 DOCKER_DAEMON_JSON=/etc/docker/daemon.json
-ensure_address_pools() {
+DOCKER_DAEMON_CONFIG='{
+  "default-address-pools": [{ "base": "10.128.0.0/10", "size": 24 }],
+  "live-restore": true
+}'
+# What an earlier version of this script wrote: replaced, since it is ours.
+DOCKER_DAEMON_CONFIG_V1='{
+  "default-address-pools": [{ "base": "10.128.0.0/10", "size": 24 }]
+}'
+ensure_daemon_config() {
   if [ -f "$DOCKER_DAEMON_JSON" ]; then
-    grep -q default-address-pools "$DOCKER_DAEMON_JSON" ||
-      say "docker: $DOCKER_DAEMON_JSON exists without default-address-pools; about 30 services fit on this host"
-    return
+    local current
+    current=$(cat "$DOCKER_DAEMON_JSON")
+    [ "$current" = "$DOCKER_DAEMON_CONFIG" ] && return
+    if [ "$current" != "$DOCKER_DAEMON_CONFIG_V1" ]; then
+      say "docker: $DOCKER_DAEMON_JSON is not ours; make sure it sets default-address-pools and live-restore"
+      return
+    fi
   fi
   mkdir -p "$(dirname "$DOCKER_DAEMON_JSON")"
-  printf '{\n  "default-address-pools": [{ "base": "10.128.0.0/10", "size": 24 }]\n}\n' >"$DOCKER_DAEMON_JSON"
-  say "docker: wrote $DOCKER_DAEMON_JSON (address pools for 16,384 service networks; applies at the next dockerd start)"
+  printf '%s\n' "$DOCKER_DAEMON_CONFIG" >"$DOCKER_DAEMON_JSON"
+  say "docker: wrote $DOCKER_DAEMON_JSON (address pools, live-restore; applies at the next dockerd start)"
 }
 
 ensure_dockerd() {
-  ensure_address_pools
+  ensure_daemon_config
   if docker_up; then
     say "docker: running"
     return

@@ -8,12 +8,17 @@ import { ROOT } from './fault-env.js';
 /**
  * Restarts the Docker engine the way scripts/lib/docker.sh runs it: SIGTERM to the daemon (by the
  * pid it wrote itself, never by name), then the same command line again in its own session,
- * logging to .data/logs/dockerd.log. Containers without a restart policy are stopped by it: this
- * is the outage the reconciler must repair. Only with FAULT_RESTART_DOCKER=1.
+ * logging to .data/logs/dockerd.log. The engine runs with live-restore (scripts/lib/docker.sh), so
+ * containers outlive the daemon; the processes in `killWhileDown` (containers without a restart
+ * policy) are killed while it is down, as a host crash would. That is the outage the reconciler
+ * must repair. Only with FAULT_RESTART_DOCKER=1.
  */
 const PID_FILE = '/var/run/docker.pid';
 
-export async function restartDockerEngine(docker: Docker): Promise<{ downMs: number }> {
+export async function restartDockerEngine(
+  docker: Docker,
+  killWhileDown: number[] = [],
+): Promise<{ downMs: number }> {
   const pid = Number(readFileSync(PID_FILE, 'utf8').trim());
   if (!Number.isInteger(pid) || pid <= 1) throw new Error(`no dockerd pid in ${PID_FILE}`);
   const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
@@ -22,6 +27,13 @@ export async function restartDockerEngine(docker: Docker): Promise<{ downMs: num
   process.kill(pid, 'SIGTERM');
   for (let deadline = Date.now() + 60_000; existsSync(`/proc/${pid}`); await sleep(100)) {
     if (Date.now() > deadline) throw new Error(`dockerd (pid ${pid}) did not stop within 60 s`);
+  }
+  for (const victim of killWhileDown) {
+    try {
+      process.kill(victim, 'SIGKILL');
+    } catch {
+      // already gone: as good as killed
+    }
   }
   const log = openSync(path.join(ROOT, '.data/logs/dockerd.log'), 'a');
   const child = spawn(command[0]!, command.slice(1), { detached: true, stdio: ['ignore', log, log] });

@@ -222,9 +222,24 @@ export async function removedContainerPhase({ db, docker, ledger, report }: Phas
   );
 }
 
+/** Main processes of this installation's running containers that no restart policy brings back. */
+async function unprotectedPids(docker: Docker, instance: string): Promise<number[]> {
+  const containers = await docker.listContainers({ filters: { label: [`io.hostctl.instance=${instance}`] } });
+  const pids: number[] = [];
+  for (const summary of containers) {
+    const info = await docker.getContainer(summary.Id).inspect();
+    const policy = info.HostConfig.RestartPolicy?.Name ?? '';
+    if ((policy === '' || policy === 'no') && info.State.Pid > 0) pids.push(info.State.Pid);
+  }
+  return pids;
+}
+
 export async function dockerRestartPhase({ stack, db, docker, ledger, report }: PhaseContext): Promise<void> {
   const running = await runningServices(db, ledger);
-  const { downMs } = await restartDockerEngine(docker);
+  const { downMs } = await restartDockerEngine(
+    docker,
+    await unprotectedPids(docker, stack.env.QUEUE_PREFIX!),
+  );
   report.note(
     `Docker restarted: engine answered again after ${seconds(downMs)}; ${running.length} running services to restore`,
   );

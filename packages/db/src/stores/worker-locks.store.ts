@@ -28,6 +28,18 @@ export function createAdvisoryLocks(options: { url: string; max?: number }): Adv
   // Idle clients that lose their connection are dropped by the pool; without a listener Node would crash.
   pool.on('error', () => undefined);
 
+  /**
+   * Returns (or destroys) a checked-out client, and only then may drop our 'error' listener: a
+   * connection that dies while we hold the client must never find it without one, or Node crashes
+   * the worker on the unhandled 'error' event (seen when the fault suite cut PostgreSQL).
+   */
+  const handBack = (client: pg.PoolClient, onError: () => void, destroy: boolean) => {
+    client.release(destroy);
+    // A destroyed client is never reused and may still report its dead connection while it ends:
+    // it keeps the listener. A returned client is now watched by the pool's own idle listener.
+    if (!destroy) client.off('error', onError);
+  };
+
   const tryAcquire = async (key: string): Promise<Lease | null> => {
     const client = await pool.connect();
     let isHeld = false;
@@ -42,13 +54,11 @@ export function createAdvisoryLocks(options: { url: string; max?: number }): Adv
       );
       isHeld = result.rows[0]?.locked === true;
     } catch (error) {
-      client.off('error', onError);
-      client.release(true);
+      handBack(client, onError, true);
       throw error;
     }
     if (!isHeld) {
-      client.off('error', onError);
-      client.release();
+      handBack(client, onError, false);
       return null;
     }
     let isReleased = false;
@@ -59,13 +69,12 @@ export function createAdvisoryLocks(options: { url: string; max?: number }): Adv
       async release() {
         if (isReleased) return;
         isReleased = true;
-        client.off('error', onError);
         try {
           await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key]);
-          client.release();
+          handBack(client, onError, false);
         } catch {
           // A connection we cannot unlock on must never go back to the pool still holding the lock.
-          client.release(true);
+          handBack(client, onError, true);
         }
       },
     };

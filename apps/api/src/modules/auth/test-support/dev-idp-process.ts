@@ -71,8 +71,8 @@ function readyIssuer(child: ChildProcess, stderr: () => string): Promise<string>
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`dev-idp did not start within 30 s:\n${stderr()}`));
-    }, 30_000);
+      reject(new Error(`dev-idp did not start within 60 s:\n${stderr()}`));
+    }, 60_000);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`dev-idp exited with ${code}:\n${stderr()}`));
