@@ -1,8 +1,5 @@
-import { PrismaPg } from '@prisma/adapter-pg';
 import type pg from 'pg';
-import { createServicesStore, type ServiceListQuery } from '@hostctl/db';
-import { PrismaClient } from '../../packages/db/src/generated/client.ts';
-import { BENCH } from './config.js';
+import { servicesListStatement, type ServiceListQuery } from '@hostctl/db';
 
 export interface CapturedQuery {
   sql: string;
@@ -17,34 +14,26 @@ export interface ExplainedQuery extends CapturedQuery {
 }
 
 /**
- * The exact SQL the API's list issues: the real services store (packages/db) on a Prisma client
- * with query events on, so nothing is reproduced by hand. Each statement is then run under
- * EXPLAIN (ANALYZE, BUFFERS) with the same parameters.
+ * The exact SQL the API's list issues (one statement: page and total) (the services store's own statement builder, so nothing is
+ * reproduced by hand), run under EXPLAIN (ANALYZE, BUFFERS) with the same parameters.
  */
 export async function explainList(
   pool: pg.Pool,
   query: Omit<ServiceListQuery, 'page' | 'perPage'>,
-): Promise<ExplainedQuery[]> {
-  const adapter = new PrismaPg({ connectionString: BENCH.databaseUrl, max: 2 });
-  const client = new PrismaClient({ adapter, log: [{ emit: 'event', level: 'query' }] });
-  const captured: CapturedQuery[] = [];
-  client.$on('query', (event) => {
-    captured.push({ sql: event.query, params: JSON.parse(event.params) as unknown[] });
-  });
-  try {
-    await createServicesStore(client).list({ kind: 'all' }, { page: 1, perPage: 20, ...query });
-  } finally {
-    await client.$disconnect();
-  }
-  const explained: ExplainedQuery[] = [];
-  for (const statement of captured) {
-    const { rows } = await pool.query<{ 'QUERY PLAN': string }>(
-      `EXPLAIN (ANALYZE, BUFFERS) ${statement.sql}`,
-      statement.params,
-    );
-    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
-    const executionMs = Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? Number.NaN);
-    explained.push({ ...statement, plan, executionMs, fullScan: /Seq Scan on services/.test(plan) });
-  }
-  return explained;
+): Promise<ExplainedQuery> {
+  const statement = servicesListStatement({ kind: 'all' }, { page: 1, perPage: 20, ...query });
+  if (statement === null) throw new Error('the admin scope always has a list statement');
+  const { rows } = await pool.query<{ 'QUERY PLAN': string }>(
+    `EXPLAIN (ANALYZE, BUFFERS) ${statement.text}`,
+    statement.values,
+  );
+  const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+  const executionMs = Number(/Execution Time: ([\d.]+) ms/.exec(plan)?.[1] ?? Number.NaN);
+  return {
+    sql: statement.text,
+    params: statement.values,
+    plan,
+    executionMs,
+    fullScan: /Seq Scan on services/.test(plan),
+  };
 }

@@ -4,7 +4,7 @@ import type { ApiConfig } from '@hostctl/config';
 import {
   createCustomersStore,
   createDeploymentsStore,
-  createDb,
+  createDatabase,
   createEventsStore,
   createIdentityStore,
   createServicesStore,
@@ -47,7 +47,7 @@ export interface Container {
 
 /** The composition root: every dependency is built here once and passed down explicitly. */
 export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Container {
-  const db = createDb({ url: config.DATABASE_URL });
+  const { db, sql } = createDatabase({ url: config.DATABASE_URL });
   const redis = createRedis(config.REDIS_URL, 'request');
   const queueRedis = createRedis(config.REDIS_URL, 'worker');
   const producer = createProducer(redis, config.QUEUE_PREFIX);
@@ -58,14 +58,14 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     lifecycleWaitMs: config.LIFECYCLE_WAIT_MS,
     log,
   });
-  const identity = createIdentityStore(db);
+  const identity = createIdentityStore(db, sql);
   const auth = createAuthModule({ config, db, redis, identity, log });
   const authenticator = createAuthenticator({ identity, sessions: auth.sessions });
   const catalog = loadCatalog();
   const customers = createCustomersStore(db);
   const admin = createAdminService({ customers, users: createUsersStore(db) });
   const notifier = createChangeNotifier(createRedis(config.REDIS_URL, 'worker'));
-  const servicesStore = createServicesStore(db);
+  const servicesStore = createServicesStore(db, sql);
   const deployments = createDeploymentsService({
     deployments: createDeploymentsStore(db),
     notifier,

@@ -1,32 +1,21 @@
-import { randomUUID } from 'node:crypto';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from './client.js';
 import { migrate } from './migrator.js';
+import {
+  createFreshDatabase,
+  MIGRATIONS_DIR as MIGRATIONS,
+  withClient,
+  type FreshDatabase,
+} from './testing/fresh-database.js';
 
-const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/hostctl_test';
-const MIGRATIONS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../prisma/migrations');
-const name = `hostctl_mig_${randomUUID().slice(0, 8)}`;
-const url = (() => {
-  const u = new URL(ADMIN_URL);
-  u.pathname = `/${name}`;
-  return u.toString();
-})();
+let fresh: FreshDatabase;
+let url: string;
 
-async function admin<T>(run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: ADMIN_URL });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
-}
-
-beforeAll(() => admin((c) => c.query(`CREATE DATABASE ${name}`)));
-afterAll(() => admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)));
+beforeAll(async () => {
+  fresh = await createFreshDatabase('hostctl_mig');
+  url = fresh.url;
+});
+afterAll(() => fresh.drop());
 
 describe('migrator', () => {
   it('applies every migration once when two processes start at the same time', async () => {
@@ -38,13 +27,10 @@ describe('migrator', () => {
   });
 
   it('records migrations the way prisma migrate does', async () => {
-    const rows = await admin(async () => {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
+    const rows = await withClient(url, async (client) => {
       const result = await client.query(
         'SELECT migration_name, checksum, finished_at, applied_steps_count FROM _prisma_migrations',
       );
-      await client.end();
       return result.rows as { checksum: string; finished_at: Date; applied_steps_count: number }[];
     });
     expect(rows.length).toBeGreaterThan(0);
@@ -127,10 +113,9 @@ describe('migrator', () => {
   });
 
   it('refuses a migration edited after it was applied', async () => {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    await client.query(`UPDATE _prisma_migrations SET checksum = repeat('0', 64)`);
-    await client.end();
+    await withClient(url, (client) =>
+      client.query(`UPDATE _prisma_migrations SET checksum = repeat('0', 64)`),
+    );
     await expect(migrate(url, MIGRATIONS)).rejects.toThrow(/modified after it was applied/);
   });
 });

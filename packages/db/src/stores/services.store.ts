@@ -1,21 +1,13 @@
 import type { CustomerScope } from '@hostctl/auth-policy';
-import type { DeployMethod, ServiceStatus } from '@hostctl/domain';
-import type { Db } from '../client.js';
-import type { Deployment, Prisma, Service } from '../generated/client.ts';
+import type { DeployMethod } from '@hostctl/domain';
+import type { Db, SqlPool } from '../client.js';
+import type { Deployment, Service } from '../generated/client.ts';
 import { isUniqueViolation } from '../errors.js';
-import { customerWhere } from './scope-where.js';
+import { serviceByIdStatement, servicesListStatement, type ServiceListQuery } from './services.sql.js';
 
-export type ServiceSort = 'name' | 'status' | 'created_at' | 'updated_at';
+export type { ServiceListQuery, ServiceSort } from './services.sql.js';
 
-export interface ServiceListQuery {
-  page: number;
-  perPage: number;
-  status?: ServiceStatus;
-  customerId?: string;
-  sort: ServiceSort;
-  order: 'asc' | 'desc';
-  search?: string;
-}
+type ListResultRow = { total: number } & (ServiceListRow | { [K in keyof ServiceListRow]: null });
 
 export type ServiceWithCustomer = Service & { customer: { name: string } };
 
@@ -32,32 +24,24 @@ export interface NewService {
   url: string;
 }
 
-const SORT_COLUMNS: Record<ServiceSort, keyof Prisma.ServiceOrderByWithRelationInput> = {
-  name: 'name',
-  status: 'status',
-  created_at: 'createdAt',
-  updated_at: 'updatedAt',
-};
-
 export type ServicesStore = ReturnType<typeof createServicesStore>;
 
-/** The columns a list item shows: never the compose document or variables of every row on a page. */
-const LIST_COLUMNS = {
-  id: true,
-  name: true,
-  status: true,
-  url: true,
-  customerId: true,
-  templateId: true,
-  deployMethod: true,
-  createdAt: true,
-  updatedAt: true,
-  cpuUsage: true,
-  memoryUsageMb: true,
-  memoryLimitMb: true,
-} as const satisfies Prisma.ServiceSelect;
-
-export type ServiceListRow = Prisma.ServiceGetPayload<{ select: typeof LIST_COLUMNS }>;
+/** A list item's columns (selected by servicesListStatement). */
+export type ServiceListRow = Pick<
+  Service,
+  | 'id'
+  | 'name'
+  | 'status'
+  | 'url'
+  | 'customerId'
+  | 'templateId'
+  | 'deployMethod'
+  | 'createdAt'
+  | 'updatedAt'
+  | 'cpuUsage'
+  | 'memoryUsageMb'
+  | 'memoryLimitMb'
+>;
 
 type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
@@ -98,58 +82,27 @@ async function retryOnceOnConflict<T>(run: () => Promise<T>): Promise<T> {
   }
 }
 
-export function createServicesStore(db: Db) {
-  /** Live (not deleted) services inside the scope; null when the scope sees nothing. */
-  const visible = (scope: CustomerScope): Prisma.ServiceWhereInput | null => {
-    const tenant = customerWhere(scope);
-    return tenant === null ? null : { ...tenant, deletedAt: null };
-  };
-
+export function createServicesStore(db: Db, sql: SqlPool) {
   return {
+    /** The hot read of the dashboard and CI: one SQL statement on the pg pool (page + total). */
     async list(
       scope: CustomerScope,
       query: ServiceListQuery,
     ): Promise<{ rows: ServiceListRow[]; total: number }> {
-      const base = visible(scope);
-      if (base === null) return { rows: [], total: 0 };
-      if (
-        query.customerId !== undefined &&
-        base.customerId !== undefined &&
-        base.customerId !== query.customerId
-      ) {
-        return { rows: [], total: 0 };
-      }
-      const where: Prisma.ServiceWhereInput = {
-        ...base,
-        ...(query.customerId !== undefined ? { customerId: query.customerId } : {}),
-        ...(query.status !== undefined ? { status: query.status } : {}),
-        ...(query.search ? { name: { contains: query.search, mode: 'insensitive' } } : {}),
-      };
-      // id as a tie-breaker keeps pages stable when many rows share a sort value.
-      const orderBy: Prisma.ServiceOrderByWithRelationInput[] = [
-        { [SORT_COLUMNS[query.sort]]: query.order },
-        { id: query.order },
-      ];
-      const [rows, total] = await Promise.all([
-        db.service.findMany({
-          where,
-          orderBy,
-          select: LIST_COLUMNS,
-          skip: (query.page - 1) * query.perPage,
-          take: query.perPage,
-        }),
-        db.service.count({ where }),
-      ]);
-      return { rows, total };
+      const statement = servicesListStatement(scope, query);
+      if (statement === null) return { rows: [], total: 0 };
+      const result = await sql.query<ListResultRow>(statement);
+      const total = result.rows[0]?.total ?? 0;
+      // An empty page still returns the total, as one row of NULL columns.
+      const rows = result.rows.filter((row): row is ListResultRow & ServiceListRow => row.id !== null);
+      return { rows: rows.map(({ total: _total, ...row }) => row), total };
     },
 
     async findById(scope: CustomerScope, id: string): Promise<ServiceWithCustomer | null> {
-      const base = visible(scope);
-      if (base === null) return null;
-      return db.service.findFirst({
-        where: { ...base, id },
-        include: { customer: { select: { name: true } } },
-      });
+      const statement = serviceByIdStatement(scope, id);
+      if (statement === null) return null;
+      const { rows } = await sql.query<ServiceWithCustomer>(statement);
+      return rows[0] ?? null;
     },
 
     /**

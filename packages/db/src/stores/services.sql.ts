@@ -1,0 +1,106 @@
+import type { CustomerScope } from '@hostctl/auth-policy';
+import type { ServiceStatus } from '@hostctl/domain';
+
+export type ServiceSort = 'name' | 'status' | 'created_at' | 'updated_at';
+
+export interface ServiceListQuery {
+  page: number;
+  perPage: number;
+  status?: ServiceStatus;
+  customerId?: string;
+  sort: ServiceSort;
+  order: 'asc' | 'desc';
+  search?: string;
+}
+
+export interface SqlStatement {
+  text: string;
+  values: unknown[];
+}
+
+/**
+ * Sort keys to the column and its name in LIST_COLUMNS: no text of the request reaches the SQL
+ * except through this table or as a parameter.
+ */
+const SORT_COLUMNS: Record<ServiceSort, { column: string; output: string }> = {
+  name: { column: 's.name', output: 'p.name' },
+  status: { column: 's.status', output: 'p.status' },
+  created_at: { column: 's.created_at', output: 'p."createdAt"' },
+  updated_at: { column: 's.updated_at', output: 'p."updatedAt"' },
+};
+
+/** The columns a list item shows: never the compose document or variables of every row on a page. */
+const LIST_COLUMNS = `s.id, s.name, s.status, s.url, s.customer_id AS "customerId",
+  s.template_id AS "templateId", s.deploy_method AS "deployMethod",
+  s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.cpu_usage AS "cpuUsage",
+  s.memory_usage_mb AS "memoryUsageMb", s.memory_limit_mb AS "memoryLimitMb"`;
+
+/**
+ * One statement for a list page and its `total`: the total row LEFT JOINed to the page, so an empty
+ * page (past the end) still carries the total. Without a search the total is a sum over
+ * service_counts (kept by a trigger), so it costs the same at 100k services as at 1k; a search
+ * counts its matches (trigram index). Returns null when the scope can see nothing of the query.
+ */
+export function servicesListStatement(scope: CustomerScope, query: ServiceListQuery): SqlStatement | null {
+  if (scope.kind === 'none') return null;
+  if (scope.kind === 'customer' && query.customerId !== undefined && query.customerId !== scope.customerId) {
+    return null;
+  }
+  const customerId = scope.kind === 'customer' ? scope.customerId : query.customerId;
+  const values: unknown[] = [];
+  const param = (value: unknown): string => `$${values.push(value)}`;
+
+  const filters: string[] = [];
+  if (customerId !== undefined) filters.push(`customer_id = ${param(customerId)}`);
+  if (query.status !== undefined) filters.push(`status = ${param(query.status)}::"ServiceStatus"`);
+  const search = query.search ? `s.name ILIKE ${param(`%${escapeLike(query.search)}%`)}` : null;
+
+  const serviceWhere = ['s.deleted_at IS NULL', ...filters.map((f) => `s.${f}`), ...(search ? [search] : [])];
+  const total =
+    search === null
+      ? `SELECT COALESCE(sum(c.live), 0)::int AS total FROM service_counts c
+         ${filters.length > 0 ? `WHERE ${filters.map((f) => `c.${f}`).join(' AND ')}` : ''}`
+      : `SELECT count(*)::int AS total FROM services s WHERE ${serviceWhere.join(' AND ')}`;
+
+  const { column, output } = SORT_COLUMNS[query.sort];
+  const direction = query.order === 'asc' ? 'ASC' : 'DESC';
+  // id breaks ties so pages stay stable; the outer ORDER BY repeats the order for the joined rows.
+  const limit = param(query.perPage);
+  const offset = param((query.page - 1) * query.perPage);
+  const text = `SELECT t.total, p.* FROM (${total}) t
+    LEFT JOIN LATERAL (
+      SELECT ${LIST_COLUMNS} FROM services s WHERE ${serviceWhere.join(' AND ')}
+      ORDER BY ${column} ${direction}, s.id ${direction} LIMIT ${limit} OFFSET ${offset}
+    ) p ON true
+    ORDER BY ${output} ${direction}, p.id ${direction}`;
+  return { text, values };
+}
+
+/** `search` is a substring, not a pattern: %, _ and \ match themselves. */
+function escapeLike(term: string): string {
+  return term.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
+
+/** Every column of services, named as Prisma's Service type names them. */
+const SERVICE_COLUMNS = `s.id, s.name, s.customer_id AS "customerId", s.status, s.deploy_method AS "deployMethod",
+  s.template_id AS "templateId", s.compose, s.variables, s.git_url AS "gitUrl", s.git_branch AS "gitBranch",
+  s.ai_url AS "aiUrl", s.custom_domains AS "customDomains", s.url, s.health_status AS "healthStatus",
+  s.health_last_check AS "healthLastCheck", s.health_consecutive_failures AS "healthConsecutiveFailures",
+  s.cpu_usage AS "cpuUsage", s.memory_usage_mb AS "memoryUsageMb", s.memory_limit_mb AS "memoryLimitMb",
+  s.cpu_limit AS "cpuLimit", s.storage_mb AS "storageMb", s.deployed_at AS "deployedAt",
+  s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.deleted_at AS "deletedAt", s.purged_at AS "purgedAt"`;
+
+/**
+ * One live service with its customer's name, inside the scope: every route on a service reads it
+ * first (to answer 404 for what the caller may not see), so it is one statement on the pg pool.
+ */
+export function serviceByIdStatement(scope: CustomerScope, id: string): SqlStatement | null {
+  if (scope.kind === 'none') return null;
+  const tenant = scope.kind === 'customer' ? 'AND s.customer_id = $2' : '';
+  return {
+    text: `SELECT ${SERVICE_COLUMNS}, json_build_object('name', c.name) AS customer
+           FROM services s JOIN customers c ON c.id = s.customer_id
+           WHERE s.id = $1 AND s.deleted_at IS NULL ${tenant}`,
+    values: scope.kind === 'customer' ? [id, scope.customerId] : [id],
+  };
+}
