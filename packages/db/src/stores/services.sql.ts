@@ -14,6 +14,8 @@ export interface ServiceListQuery {
 }
 
 export interface SqlStatement {
+  /** Set for statements worth preparing once per connection (pg then reuses the parsed query). */
+  name?: string;
   text: string;
   values: unknown[];
 }
@@ -73,7 +75,16 @@ export function servicesListStatement(scope: CustomerScope, query: ServiceListQu
       ORDER BY ${column} ${direction}, s.id ${direction} LIMIT ${limit} OFFSET ${offset}
     ) p ON true
     ORDER BY ${output} ${direction}, p.id ${direction}`;
-  return { text, values };
+  if (search !== null) return { text, values };
+  // Without a search the text depends only on these, so each shape is prepared once per
+  // connection. A search is left unprepared: its plan must see the pattern to use the trigram index.
+  const shape = [
+    query.sort,
+    direction,
+    customerId !== undefined ? 'customer' : '',
+    query.status !== undefined ? 'status' : '',
+  ];
+  return { name: `services-list:${shape.join(':')}`, text, values };
 }
 
 /** `search` is a substring, not a pattern: %, _ and \ match themselves. */
@@ -98,6 +109,7 @@ export function serviceByIdStatement(scope: CustomerScope, id: string): SqlState
   if (scope.kind === 'none') return null;
   const tenant = scope.kind === 'customer' ? 'AND s.customer_id = $2' : '';
   return {
+    name: `services-by-id:${scope.kind}`,
     text: `SELECT ${SERVICE_COLUMNS}, json_build_object('name', c.name) AS customer
            FROM services s JOIN customers c ON c.id = s.customer_id
            WHERE s.id = $1 AND s.deleted_at IS NULL ${tenant}`,
