@@ -30,6 +30,7 @@ export function createSessionStore(deps: { redis: Redis; prefix: string; ttlSeco
   const { redis, ttlSeconds } = deps;
   const sessionKey = (handle: string) => `${deps.prefix}:auth:session:${handle}`;
   const userKey = (userId: string) => `${deps.prefix}:auth:user-sessions:${userId}`;
+  const indexExtensions = createIndexExtensionThrottle(ttlSeconds);
 
   async function liveHandles(userId: string): Promise<string[]> {
     const handles = await redis.smembers(userKey(userId));
@@ -50,7 +51,7 @@ export function createSessionStore(deps: { redis: Redis; prefix: string; ttlSeco
         .multi()
         .set(sessionKey(handle), JSON.stringify(record), 'EX', ttlSeconds)
         .sadd(userKey(record.userId), handle)
-        .expire(userKey(record.userId), ttlSeconds)
+        .expire(userKey(record.userId), indexExtensions.ttlSeconds)
         .exec();
       await liveHandles(record.userId);
       return { secret, handle };
@@ -62,10 +63,12 @@ export function createSessionStore(deps: { redis: Redis; prefix: string; ttlSeco
       const raw = await redis.getex(sessionKey(handle), 'EX', ttlSeconds);
       const record = raw === null ? null : parseRecord(raw);
       if (!record) return null;
-      // The index outlives its longest-lived member: it is extended whenever one of them is used.
-      // Not awaited: it is bookkeeping for listing a user's sessions, and must not add a round
-      // trip to every cookie-authenticated request.
-      redis.expire(userKey(record.userId), ttlSeconds).catch(() => undefined);
+      // The index outlives its longest-lived member: it is extended when one of them is used (at
+      // most every few minutes per user and process; see createIndexExtensionThrottle). Not
+      // awaited: it is bookkeeping for listing a user's sessions, not part of the request.
+      if (indexExtensions.due(record.userId)) {
+        redis.expire(userKey(record.userId), indexExtensions.ttlSeconds).catch(() => undefined);
+      }
       return { handle, record };
     },
 
@@ -116,4 +119,29 @@ function parseRecord(raw: string): SessionRecord | null {
   } catch {
     return null;
   }
+}
+
+/**
+ * Extending a user's session index on every request would add a Redis command to each one. Once
+ * per 1/20 of the session TTL (at most 5 min) per user and process is enough, provided each
+ * extension lasts that interval longer than a session: every write of the index TTL (here and at
+ * creation) sets it to now + TTL + interval, and a process that skips a write wrote one less than
+ * an interval ago, so the index always outlives the session just used: removing all of a user's
+ * sessions (role change, account removal) never misses one.
+ */
+function createIndexExtensionThrottle(sessionTtlSeconds: number) {
+  const intervalSeconds = Math.ceil(Math.min(300, sessionTtlSeconds / 20));
+  const intervalMs = intervalSeconds * 1000;
+  const lastExtended = new Map<string, number>();
+  return {
+    ttlSeconds: sessionTtlSeconds + intervalSeconds,
+    due(userId: string, now = Date.now()): boolean {
+      const last = lastExtended.get(userId);
+      if (last !== undefined && now - last < intervalMs) return false;
+      // Bounded memory: forgetting everyone only costs one extra EXPIRE per active user.
+      if (lastExtended.size >= 10_000) lastExtended.clear();
+      lastExtended.set(userId, now);
+      return true;
+    },
+  };
 }

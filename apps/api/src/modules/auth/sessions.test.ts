@@ -99,6 +99,18 @@ describe('sessions', () => {
     expect(Math.max(...before)).toBeLessThan(h.config.SESSION_TTL_SECONDS);
   });
 
+  it("keeps a user's session index alive longer than any of the user's sessions", async () => {
+    const { session } = await signIn(h.app, alice);
+    const indexKey = `${h.config.QUEUE_PREFIX}:auth:user-sessions:${aliceId}`;
+    for (let use = 0; use < 3; use++) {
+      expect((await me(session)).statusCode).toBe(200);
+      const sessionKeys = await h.container.redis.keys(`${h.config.QUEUE_PREFIX}:auth:session:*`);
+      const sessionTtls = await Promise.all(sessionKeys.map((key) => h.container.redis.ttl(key)));
+      expect(await h.container.redis.ttl(indexKey)).toBeGreaterThan(Math.max(...sessionTtls));
+      await sleep(1100);
+    }
+  });
+
   it('issues a fresh session id at sign-in: a planted cookie never becomes the signed-in session', async () => {
     // An attacker-chosen id, encrypted with the real key as if it had been planted earlier.
     const planted = 'attacker-chosen-session-id';
