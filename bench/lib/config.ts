@@ -35,6 +35,12 @@ export const BENCH = {
   deployIterations: seconds('BENCH_DEPLOYS', 8),
   lifecycleIterations: seconds('BENCH_LIFECYCLE', 5),
   batchSize: seconds('BENCH_BATCH', 50),
+  /**
+   * WORKER_CONCURRENCY of each process in the worker-scaling batches. 1 by default, so each added
+   * replica adds capacity and the figure shows how throughput follows replicas; with the
+   * production default (4) one process already saturates the Docker engine of a 2-core host.
+   */
+  scalingConcurrency: seconds('BENCH_SCALING_CONCURRENCY', 1),
 } as const;
 
 /** The bench truncates its database: refuse anything that is not obviously a bench database. */

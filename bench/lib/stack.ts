@@ -57,7 +57,8 @@ export const apiUrl = () => `http://127.0.0.1:${BENCH.ports.api}`;
  * One worker process (apps/worker/src/main.ts). Routing and DNS are off: the bench must not touch
  * the dev stack's Caddy or PowerDNS, so the deploy figures exclude route/record updates.
  */
-export async function startWorker(index: number): Promise<Proc> {
+export async function startWorker(index: number, options: { concurrency?: number } = {}): Promise<Proc> {
+  const concurrency = options.concurrency ?? process.env.BENCH_WORKER_CONCURRENCY;
   const port = BENCH.ports.workerHealth + index;
   const proc = startApp(`worker-${index + 1}`, 'worker', {
     NODE_ENV: 'development',
@@ -69,9 +70,7 @@ export async function startWorker(index: number): Promise<Proc> {
     DOCKER_SOCKET: BENCH.dockerSocket,
     CADDY_ADMIN_URL: '',
     DNS_PROVIDER: 'none',
-    ...(process.env.BENCH_WORKER_CONCURRENCY
-      ? { WORKER_CONCURRENCY: process.env.BENCH_WORKER_CONCURRENCY }
-      : {}),
+    ...(concurrency !== undefined ? { WORKER_CONCURRENCY: String(concurrency) } : {}),
   });
   await waitHttp(proc, `http://127.0.0.1:${port}/readyz`);
   return proc;

@@ -13,7 +13,7 @@ const FINAL = ['succeeded', 'failed', 'superseded', 'cancelled'];
 
 /**
  * 4. A batch of deploys requested at once (concurrent POSTs) with 1, 2 and 4 worker processes
- * (WORKER_CONCURRENCY each, default 4), from the first POST until every deployment is final;
+ * (WORKER_CONCURRENCY = BENCH.scalingConcurrency each, default 1), from the first POST until every deployment is final;
  * against the raw ceiling: the same number of network + create + start done in parallel with
  * dockerode. Every service is deleted through the API afterwards and Docker is checked by label.
  */
@@ -50,12 +50,13 @@ export async function workersSuite(ctx: BenchContext): Promise<void> {
   const rawRate = batch / rawSeconds;
 
   const rates = new Map<number, number>();
+  const perProcess = BENCH.scalingConcurrency;
   for (const count of WORKER_COUNTS) {
-    log(`workers: ${batch} deploys with ${count} worker process(es)`);
+    log(`workers: ${batch} deploys with ${count} worker process(es), ${perProcess} job(s) each`);
     const workers: Proc[] = [];
     const ids: string[] = [];
     try {
-      for (let i = 0; i < count; i++) workers.push(await startWorker(i));
+      for (let i = 0; i < count; i++) workers.push(await startWorker(i, { concurrency: perProcess }));
       const { result, peaks } = await peakRss([ctx.api.pid, ...workers.map((w) => w.pid)], async () => {
         const started = performance.now();
         const createdAll = await Promise.all(
@@ -73,7 +74,7 @@ export async function workersSuite(ctx: BenchContext): Promise<void> {
       add(
         row({
           section: 'workers',
-          name: `${batch} deploys at once, ${count} worker process(es)`,
+          name: `${batch} deploys at once, ${count} worker process(es) × ${perProcess} job(s)`,
           baseline: { label: 'raw parallel', value: rawRate, unit: 'deploys/s' },
           figure: { value: rate, unit: 'deploys/s' },
           note: `${result.seconds.toFixed(1)} s; ${result.succeeded} succeeded${result.failed ? `, ${result.failed} FAILED (${result.firstError})` : ''}`,

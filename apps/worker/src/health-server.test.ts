@@ -6,7 +6,6 @@ import { createWorkerApp } from './worker-app.js';
 const app = createWorkerApp(testConfig(uniquePrefix('health')), {
   logger: silentLogger,
   reconcile: false,
-  healthHost: '127.0.0.1',
 });
 
 beforeAll(() => app.start());

@@ -36,7 +36,6 @@ export interface WorkerAppOptions {
   /** Run the periodic reconciler (default true); tests call reconciler.runOnce() themselves. */
   reconcile?: boolean;
   readiness?: { timeoutMs: number; stableMs: number };
-  healthHost?: string;
   /** A job waiting this long while this replica has a free slot makes it report not live. */
   stuckAfterMs?: number;
   /** Run the log shipper, health checks and resource sampling (default true); tests call runOnce(). */
@@ -178,7 +177,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
 
     async start(): Promise<void> {
       health = await startHealthServer({
-        host: options.healthHost ?? '0.0.0.0',
+        host: config.WORKER_HEALTH_HOST,
         port: config.WORKER_HEALTH_PORT,
         checks: {
           postgres: async () => void (await db.$queryRaw`SELECT 1`),

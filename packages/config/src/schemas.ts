@@ -103,6 +103,10 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 4, minimum: 1, maximum: 64 }),
     'Jobs one worker process runs at once.',
   ),
+  WORKER_HEALTH_HOST: describe(
+    Type.String({ default: '127.0.0.1' }),
+    'Address of the worker /livez, /readyz and /metrics endpoints (0.0.0.0 to scrape from another host).',
+  ),
   WORKER_HEALTH_PORT: describe(
     Type.Integer({ default: 0, minimum: 0, maximum: 65535 }),
     'Port of the worker /livez and /readyz endpoints (0: random).',

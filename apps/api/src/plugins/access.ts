@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { can, PUBLIC, type Principal, type RoutePermission } from '@hostctl/auth-policy';
 import { DomainError } from '@hostctl/domain';
@@ -13,6 +14,8 @@ declare module 'fastify' {
   }
 }
 
+const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
+
 /**
  * Authentication and authorization for every route, decided by the route's declared permission.
  * Runs in onRequest, so a WebSocket upgrade is refused before the handshake.
@@ -27,6 +30,11 @@ export function registerAccessControl(app: FastifyInstance, authenticator: Authe
     }
     if (permission !== PUBLIC && route.url.startsWith('/api/') && !route.schema?.response) {
       throw new Error(`route ${String(route.method)} ${route.url} declares no response schema`);
+    }
+    // A resource route without query parameters refuses any (400 naming it), as the list refuses
+    // unknown ones: a typo such as `?folow=true` must not be silently ignored.
+    if (permission !== PUBLIC && route.url.startsWith('/api/') && !route.schema?.querystring) {
+      route.schema = { ...route.schema, querystring: NO_QUERY_PARAMETERS };
     }
   });
 

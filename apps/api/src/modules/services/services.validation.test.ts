@@ -72,6 +72,31 @@ describe('GET /api/services query validation', () => {
   });
 });
 
+describe('query parameters on routes that define none', () => {
+  it.each([
+    ['GET', '/api/services/{id}?colour=blue'],
+    ['GET', '/api/services/{id}/events?colour=blue'],
+    ['POST', '/api/services/{id}/restart?force=true'],
+    ['DELETE', '/api/services/{id}?cascade=1'],
+    ['GET', '/api/templates?colour=blue'],
+  ] as const)('%s %s → 400 naming the parameter, nothing done', async (method, template) => {
+    const service = await h.createService(admin.auth, { name: uniqueName('q'), customer_id: customerId });
+    const response = await h.app.inject({
+      method,
+      url: template.replace('{id}', service.id),
+      headers: { authorization: admin.auth },
+    });
+    const body = expectProblem(response, 400, 'validation_failed');
+    const parameter = new URL(template, 'http://x').searchParams.keys().next().value;
+    expect(body.errors?.map((e) => e.path)).toContain(`/querystring/${parameter}`);
+    const after = await h.app.inject({
+      url: `/api/services/${service.id}`,
+      headers: { authorization: admin.auth },
+    });
+    expect(json<{ status: string }>(after).status).toBe('deploying');
+  });
+});
+
 describe('POST /api/services body validation', () => {
   const post = (payload: unknown, headers: Record<string, string> = {}) =>
     h.app.inject({
