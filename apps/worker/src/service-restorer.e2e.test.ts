@@ -1,4 +1,4 @@
-import { SERVICE_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { QUEUES } from '@hostctl/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
@@ -87,6 +87,34 @@ describe('the reconciler restores running services', () => {
     expect((await eventsOf()).at(-1)).toMatch(
       /^restart success: Reconciler restored the service: container web exited with code \d+$/,
     );
+  });
+
+  it('recreates one missing container of a service whose other containers still run', async () => {
+    const pair = await createComposeService(db, {
+      compose: `${WEB}  sidecar:\n    image: local/busybox:1\n`,
+    });
+    created.push(pair);
+    await app.producer.enqueue('deploy', { deploymentId: pair.deploymentId });
+    expect((await waitForDeployment(db, pair.deploymentId)).status).toBe('succeeded');
+    const byComponent = async () =>
+      new Map(
+        (await runtime.listContainers({ [SERVICE_LABEL]: pair.serviceId })).map((c) => [
+          c.labels[COMPONENT_LABEL],
+          c.id,
+        ]),
+      );
+    const before = await byComponent();
+    await runtime.removeContainer(before.get('sidecar')!);
+
+    expect(await app.reconciler.runOnce()).toMatchObject({ servicesRestored: 1, servicesFailed: 0 });
+    const after = await byComponent();
+    expect([...after.keys()].sort()).toEqual(['sidecar', 'web']);
+    expect(after.get('web')).toBe(before.get('web'));
+    expect((await runtime.inspectContainer(after.get('sidecar')!))?.isRunning).toBe(true);
+    const events = await db.serviceEvent.findMany({ where: { serviceId: pair.serviceId, type: 'restart' } });
+    expect(events.map((event) => `${event.status}: ${event.message}`)).toEqual([
+      'success: Reconciler restored the service: container sidecar is missing',
+    ]);
   });
 
   it('records a failed restore and retries it at the next sweep instead of failing the service', async () => {

@@ -1,4 +1,4 @@
-import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, SET_SIZE_LABEL } from '@hostctl/domain';
 import { startOrder, type Plan } from '@hostctl/compose';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
@@ -57,21 +57,29 @@ export async function repairRunningServices(
 
 /**
  * One listing of the installation's containers instead of one lock and one listing per service:
- * only services with no container, or one that is not running, are examined under their lock.
+ * only services with no container, one that is not running, or fewer containers than their
+ * deployment has (its set-size label), are examined under their lock.
  */
 async function suspects(deps: RestorerDeps, running: string[]): Promise<string[]> {
   const containers = await deps.runtime.listContainers({
     [OWNER_LABEL]: 'true',
     [INSTANCE_LABEL]: deps.instance,
   });
-  const isUp = new Map<string, boolean>();
+  const sets = new Map<string, { allUp: boolean; count: number; expected: number }>();
   for (const container of containers) {
     const serviceId = container.labels[SERVICE_LABEL];
     if (!serviceId) continue;
-    const up = container.state === 'running' || container.state === 'restarting';
-    isUp.set(serviceId, (isUp.get(serviceId) ?? true) && up);
+    const set = sets.get(serviceId) ?? { allUp: true, count: 0, expected: 0 };
+    set.allUp &&= container.state === 'running' || container.state === 'restarting';
+    set.count += 1;
+    // Containers made before the label existed have none: 0 expects nothing.
+    set.expected = Math.max(set.expected, Number(container.labels[SET_SIZE_LABEL] ?? 0) || 0);
+    sets.set(serviceId, set);
   }
-  return running.filter((serviceId) => isUp.get(serviceId) !== true);
+  return running.filter((serviceId) => {
+    const set = sets.get(serviceId);
+    return !set || !set.allUp || set.count < set.expected;
+  });
 }
 
 async function repairOne(deps: RestorerDeps, serviceId: string): Promise<'restored' | 'failed' | null> {

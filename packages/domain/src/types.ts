@@ -44,6 +44,8 @@ export const OWNER_LABEL = 'io.hostctl.managed';
 export const SERVICE_LABEL = 'io.hostctl.service-id';
 export const DEPLOYMENT_LABEL = 'io.hostctl.deployment-id';
 export const COMPONENT_LABEL = 'io.hostctl.component';
+/** How many containers the deployment has: a service with fewer is missing one. */
+export const SET_SIZE_LABEL = 'io.hostctl.set-size';
 export const RESERVED_LABEL_PREFIX = 'io.hostctl.';
 
 /** Limits the API enforces; each one is listed in docs/limits.md. */

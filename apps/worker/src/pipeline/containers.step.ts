@@ -68,7 +68,10 @@ export async function createContainers(
       continue;
     }
     if (existing) await runtime.removeContainer(existing.id);
-    ids.set(container.name, await runtime.createContainer(containerSpec(container, objects, deploymentId)));
+    ids.set(
+      container.name,
+      await runtime.createContainer(containerSpec(container, objects, deploymentId, plan.containers.length)),
+    );
     await log.info(`Created container ${name} from ${container.image}`);
   }
   return ids;

@@ -3,6 +3,7 @@ import {
   DEPLOYMENT_LABEL,
   OWNER_LABEL,
   SERVICE_LABEL,
+  SET_SIZE_LABEL,
   dockerNamePrefix,
 } from '@hostctl/domain';
 import type { PlanContainer } from '@hostctl/compose';
@@ -25,7 +26,8 @@ export interface ServiceObjects {
    * changed QUEUE_PREFIX never hides a service's own containers from it.
    */
   selector: Labels;
-  containerLabels(deploymentId: string, component: string): Labels;
+  /** `setSize`: the number of containers of the deployment (the reconciler notices a missing one). */
+  containerLabels(deploymentId: string, component: string, setSize: number): Labels;
 }
 
 export function serviceObjects(serviceId: string, instance: string): ServiceObjects {
@@ -38,10 +40,11 @@ export function serviceObjects(serviceId: string, instance: string): ServiceObje
     container: (name) => `${prefix}-${name}`,
     labels,
     selector: { [SERVICE_LABEL]: serviceId },
-    containerLabels: (deploymentId, component) => ({
+    containerLabels: (deploymentId, component, setSize) => ({
       ...labels,
       [DEPLOYMENT_LABEL]: deploymentId,
       [COMPONENT_LABEL]: component,
+      [SET_SIZE_LABEL]: String(setSize),
     }),
   };
 }
@@ -50,6 +53,7 @@ export function containerSpec(
   container: PlanContainer,
   objects: ServiceObjects,
   deploymentId: string,
+  setSize: number,
 ): ContainerSpec {
   return {
     name: objects.container(container.name),
@@ -61,7 +65,7 @@ export function containerSpec(
     ...(container.user ? { user: container.user } : {}),
     ...(container.hostname ? { hostname: container.hostname } : {}),
     // Platform labels last: a tenant label can never override them (the parser also refuses the prefix).
-    labels: { ...container.labels, ...objects.containerLabels(deploymentId, container.name) },
+    labels: { ...container.labels, ...objects.containerLabels(deploymentId, container.name, setSize) },
     exposedPorts: container.ports,
     ...(container.healthcheck ? { healthcheck: container.healthcheck } : {}),
     init: container.init,
