@@ -148,6 +148,22 @@ describe('routes and DNS records of a service', () => {
     expect((await app.reconciler.runOnce())?.routesRepaired).toBe(0);
   });
 
+  it('the reconciler publishes again a DNS record the DNS server lost, and only once', async () => {
+    expect(
+      await pdns('PATCH', '/zones/apps.localhost.', {
+        rrsets: [{ name: `${name}.apps.localhost.`, type: 'A', changetype: 'DELETE' }],
+      }),
+    ).toBe(204);
+    expect(await lookup(`${name}.apps.localhost`)).toBe('ENOTFOUND');
+
+    expect((await app.reconciler.runOnce())?.routesRepaired).toBe(1);
+    expect(await lookup(`${name}.apps.localhost`)).toEqual(['127.0.0.1']);
+    expect(await lookup(`www.${zone}`)).toEqual(['127.0.0.1']);
+    // The foreign name and the one outside every zone stay as they are, so nothing is left to do.
+    expect(await lookup(`foreign.${zone}`)).toEqual(['192.0.2.10']);
+    expect((await app.reconciler.runOnce())?.routesRepaired).toBe(0);
+  });
+
   it('delete removes the route and exactly the records the platform owns', async () => {
     await db.service.update({ where: { id: service.serviceId }, data: { deletedAt: new Date() } });
     await app.producer.enqueue('delete', { serviceId: service.serviceId });

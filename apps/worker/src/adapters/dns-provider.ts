@@ -15,6 +15,12 @@ export interface DnsProvider {
   upsertRecords(serviceId: string, names: string[]): Promise<DnsReport>;
   /** Removes every record owned by the service; missing ones are fine. */
   removeRecords(serviceId: string): Promise<void>;
+  /**
+   * For the reconciler: the services among `wanted` that lack a record they would get from
+   * upsertRecords (a name in a zone, not held by someone else's record, without theirs). Providers
+   * that cannot tell omit it.
+   */
+  findMissing?(wanted: { serviceId: string; names: string[] }[]): Promise<Set<string>>;
 }
 
 export const noDns: DnsProvider = {

@@ -62,17 +62,22 @@ export function createPowerDnsProvider(options: PowerDnsOptions): DnsProvider {
     (await search(`*${serviceId}*`, 'comment')).filter((hit) => hit.content === ownerMarker(serviceId));
   const patch = (zone: string, rrsets: unknown[]) =>
     call('PATCH', `/zones/${encodeURIComponent(zone)}`, { rrsets });
+  const zoneNames = async () =>
+    ((await call('GET', '/zones')) as { name: string }[]).map((zone) => zone.name);
+  const readZone = async (zone: string) =>
+    ((await call('GET', `/zones/${encodeURIComponent(zone)}`)) as { rrsets: ZoneRrset[] }).rrsets;
+  /** The zone a name belongs to: the longest zone of the server it ends in. */
+  const zoneOf = (zones: string[], name: string) =>
+    zones.filter((z) => name === z || name.endsWith(`.${z}`)).sort((a, b) => b.length - a.length)[0];
 
   return {
     async upsertRecords(serviceId, names) {
       const report: DnsReport = { published: [], skipped: [] };
-      const zones = ((await call('GET', '/zones')) as { name: string }[]).map((zone) => zone.name);
+      const zones = await zoneNames();
       const mine = await owned(serviceId);
       const wanted = new Set(names.map(fqdn));
       for (const name of wanted) {
-        const zone = zones
-          .filter((z) => name === z || name.endsWith(`.${z}`))
-          .sort((a, b) => b.length - a.length)[0];
+        const zone = zoneOf(zones, name);
         if (!zone) {
           report.skipped.push({ name, reason: 'no zone on the DNS server contains it' });
           continue;
@@ -113,5 +118,32 @@ export function createPowerDnsProvider(options: PowerDnsOptions): DnsProvider {
       for (const hit of await owned(serviceId))
         await patch(hit.zone, [{ name: hit.name, type: hit.type, changetype: 'DELETE' }]);
     },
+
+    // One read of each zone involved, whatever the number of services (a sweep runs every few s).
+    async findMissing(wanted) {
+      const zones = await zoneNames();
+      const byZone = new Map<string, ZoneRrset[]>();
+      const missing = new Set<string>();
+      for (const { serviceId, names } of wanted) {
+        for (const name of names.map(fqdn)) {
+          const zone = zoneOf(zones, name);
+          if (!zone) continue;
+          const rrsets = byZone.get(zone) ?? (await readZone(zone));
+          byZone.set(zone, rrsets);
+          const hasAddress = rrsets.some(
+            (rrset) => rrset.name === name && ['A', 'AAAA', 'CNAME'].includes(rrset.type),
+          );
+          // A record at the name is ours (nothing to do) or someone else's (upsertRecords would
+          // leave it alone too): only a name with none lacks what a deploy publishes.
+          if (!hasAddress) missing.add(serviceId);
+        }
+      }
+      return missing;
+    },
   };
+}
+
+interface ZoneRrset {
+  name: string;
+  type: string;
 }

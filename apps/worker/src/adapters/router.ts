@@ -14,6 +14,8 @@ export interface RoutedService {
   serviceId: string;
   /** host:port the proxy currently sends the service's traffic to. */
   upstream: string;
+  /** The route is there but something published with it is not (a DNS record): apply it again. */
+  incomplete?: boolean;
 }
 
 export interface ServiceRouter {

@@ -8,8 +8,8 @@ import { messageOf } from '../pipeline/step-errors.js';
 
 /**
  * The reconciler's half of routing: Caddy keeps routes in memory only, so after a Caddy restart
- * every running service must get its route back, and a route whose service is gone (unknown or
- * purged) must go. Only routes of this installation are seen (router.list). A service whose job
+ * every running service must get its route back (and its DNS records, when the DNS server lost
+ * them), and a route whose service is gone (unknown or purged) must go. Only routes of this installation are seen (router.list). A service whose job
  * holds its lock is skipped: the deploy sets the route itself.
  */
 export interface RouteSyncDeps {
@@ -24,7 +24,9 @@ export interface RouteSyncDeps {
 export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number; removed: number }> {
   const outcome = { applied: 0, removed: 0 };
   if (!deps.router.list) return outcome;
-  const routed = new Map((await deps.router.list()).map((route) => [route.serviceId, route.upstream]));
+  const listed = await deps.router.list();
+  const routed = new Map(listed.map((route) => [route.serviceId, route.upstream]));
+  const incomplete = new Set(listed.filter((route) => route.incomplete).map((route) => route.serviceId));
   const live = await deps.services.listLiveIds([...routed.keys()]);
   for (const serviceId of routed.keys()) {
     if (live.has(serviceId)) continue;
@@ -39,10 +41,16 @@ export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number
     try {
       await attempt(deps, serviceId, 'restore a route', async () => {
         const wanted = await webTarget(deps, serviceId);
-        if (!wanted || routed.get(serviceId) === wanted.upstream) return;
+        if (!wanted) return;
+        if (routed.get(serviceId) === wanted.upstream && !incomplete.has(serviceId)) return;
         await deps.router.upsert(wanted.route);
         outcome.applied += 1;
-        deps.logger.info({ serviceId, upstream: wanted.upstream }, 'reconciler: route (re)applied');
+        const why = routed.has(serviceId)
+          ? incomplete.has(serviceId)
+            ? 'DNS records missing'
+            : 'stale address'
+          : 'route missing';
+        deps.logger.info({ serviceId, upstream: wanted.upstream, why }, 'reconciler: route (re)applied');
       });
     } finally {
       await lease.release();

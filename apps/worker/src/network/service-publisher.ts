@@ -38,8 +38,17 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
       await deps.dns.removeRecords(serviceId);
     },
 
+    /** Routes, each marked incomplete when its names lack the DNS records the deploy made. */
     async list(): Promise<RoutedService[]> {
-      return (await deps.routes.list()).map(({ serviceId, upstream }) => ({ serviceId, upstream }));
+      const routes = await deps.routes.list();
+      const missing =
+        (await deps.dns.findMissing?.(routes.map(({ serviceId, hosts }) => ({ serviceId, names: hosts })))) ??
+        new Set<string>();
+      return routes.map(({ serviceId, upstream }) => ({
+        serviceId,
+        upstream,
+        ...(missing.has(serviceId) ? { incomplete: true } : {}),
+      }));
     },
   };
 }
