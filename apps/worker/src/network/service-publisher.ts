@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { CaddyRoutes } from '../adapters/caddy-routes.js';
 import type { DnsProvider } from '../adapters/dns-provider.js';
 import type { RoutedService, ServiceRouter } from '../adapters/router.js';
+import { messageOf } from '../pipeline/step-errors.js';
 
 /**
  * Makes a service reachable under its public names: the proxy route and the DNS records, as one
@@ -41,9 +42,14 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
     /** Routes, each marked incomplete when its names lack the DNS records the deploy made. */
     async list(): Promise<RoutedService[]> {
       const routes = await deps.routes.list();
-      const missing =
-        (await deps.dns.findMissing?.(routes.map(({ serviceId, hosts }) => ({ serviceId, names: hosts })))) ??
-        new Set<string>();
+      const wanted = routes.map(({ serviceId, hosts }) => ({ serviceId, names: hosts }));
+      // The DNS server being down must not stop the repair of routes: records wait for the next sweep.
+      let missing = new Set<string>();
+      try {
+        missing = (await deps.dns.findMissing?.(wanted)) ?? missing;
+      } catch (error) {
+        deps.logger.warn({ err: messageOf(error) }, 'could not check DNS records; next sweep retries');
+      }
       return routes.map(({ serviceId, upstream }) => ({
         serviceId,
         upstream,
