@@ -24,6 +24,11 @@ CADDY_ADMIN_URL=http://127.0.0.1:2019
 GIT_ALLOWED_HOSTS=127.0.0.1,localhost
 TEST_IMAGE=$BASE_IMAGE
 REGISTRY=$REGISTRY_ADDR
+# Sized for test suites driving the dev stack from one loopback address (sign-ins, deliberate 401s
+# and polling add up fast); still enforced. Production defaults: docs/configuration.md.
+RATE_LIMIT_PER_MINUTE=6000
+RATE_LIMIT_LOGIN_PER_MINUTE=600
+RATE_LIMIT_AUTH_FAILURES_PER_MINUTE=600
 ENV
   )
   mv "$tmp" "$1"

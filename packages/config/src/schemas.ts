@@ -86,7 +86,7 @@ export const ApiConfigSchema = Type.Object({
     'Requests per minute per IP to /api/auth/login and /api/auth/callback.',
   ),
   RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: describe(
-    Type.Integer({ default: 10, minimum: 1 }),
+    Type.Integer({ default: 60, minimum: 1 }),
     'Failed API-key authentications per minute per IP before further key requests get 429.',
   ),
   TRUST_PROXY: describe(
