@@ -28,14 +28,29 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
   return {
     async snapshot(serviceId, { tail, since }) {
       const key = serviceLogStreamKey(prefix, serviceId);
-      // Stream ids start with the arrival time in ms, so `since` maps onto the id range directly.
+      // Stream ids start with the arrival time in ms and a line never arrives before it was
+      // written, so every line at or after `since` lies in the id range from `since`. The range
+      // also holds lines backfilled after a shipper gap, written before `since`: those are
+      // dropped by their own timestamp, reading further back until `tail` lines are found.
       const low = since ? `${since.getTime()}-0` : '-';
-      const rows = (await unavailableOnError(() =>
-        redis.xrevrange(key, '+', low, 'COUNT', tail),
-      )) as StreamEntry[];
-      rows.reverse();
-      const lastId = rows.at(-1)?.[0] ?? (await lastIdOf(redis, key));
-      return { entries: rows.map(toEntry), lastId };
+      const newestFirst: LogEntry[] = [];
+      let high = '+';
+      let lastId: string | undefined;
+      while (newestFirst.length < tail) {
+        const wanted = tail - newestFirst.length;
+        const rows = (await unavailableOnError(() =>
+          redis.xrevrange(key, high, low, 'COUNT', wanted),
+        )) as StreamEntry[];
+        lastId ??= rows[0]?.[0];
+        for (const row of rows) {
+          const entry = toEntry(row);
+          if (isAtOrAfter(entry, since)) newestFirst.push(entry);
+        }
+        const oldest = rows.at(-1);
+        if (!oldest || rows.length < wanted) break;
+        high = `(${oldest[0]}`;
+      }
+      return { entries: newestFirst.reverse(), lastId: lastId ?? (await lastIdOf(redis, key)) };
     },
 
     async follow(serviceId, fromId, emit, signal, options) {
@@ -76,6 +91,11 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
 async function lastIdOf(redis: Redis, key: string): Promise<string> {
   const last = (await unavailableOnError(() => redis.xrevrange(key, '+', '-', 'COUNT', 1))) as StreamEntry[];
   return last[0]?.[0] ?? '0-0';
+}
+
+/** By the line's own time (what the client sees), not its arrival. */
+export function isAtOrAfter(entry: LogEntry, since: Date | undefined): boolean {
+  return since === undefined || Date.parse(entry.timestamp) >= since.getTime();
 }
 
 function toEntry([id, fields]: StreamEntry): LogEntry {

@@ -4,7 +4,7 @@ import { DomainError } from '@hostctl/domain';
 import type { ServicesStore } from '@hostctl/db';
 import type { LogEntry } from '@hostctl/queue';
 import type { Authenticator } from '../../auth/authenticator.js';
-import type { LogReader } from '../../live/log-reader.js';
+import { isAtOrAfter, type LogReader } from '../../live/log-reader.js';
 
 /** How often a follower's credential and the service's existence are checked again. */
 const RECHECK_MS = 5000;
@@ -46,7 +46,11 @@ export function createLogsService(deps: {
       await visibleOr404(request.principal as Principal, id);
       const { entries, lastId } = await deps.reader.snapshot(id, options);
       entries.forEach(emit);
-      await deps.reader.follow(id, lastId, emit, signal, {
+      // A line backfilled after a shipper gap can arrive live yet be older than `since`.
+      const emitLive = (entry: LogEntry) => {
+        if (isAtOrAfter(entry, options.since)) emit(entry);
+      };
+      await deps.reader.follow(id, lastId, emitLive, signal, {
         recheckMs: RECHECK_MS,
         recheck: async () => visibleOr404(await deps.authenticator.authenticate(request), id),
       });

@@ -63,6 +63,30 @@ describe('GET /api/services/:id/logs', () => {
     expect(body.logs.map((l) => l.message)).toEqual(['new']);
   });
 
+  it('since is about when a line was written, not when it arrived (lines backfilled after a gap)', async () => {
+    const id = await service();
+    const since = new Date();
+    await new Promise((r) => setTimeout(r, 5));
+    await ship(id, 'written after since');
+    // Arrives now, written a minute ago: the shipper caught up after losing the container's log.
+    await ship(
+      id,
+      'backfilled, written before since',
+      'stdout',
+      new Date(since.getTime() - 60_000).toISOString(),
+    );
+    for (let i = 0; i < 3; i++) await ship(id, `recent ${i}`);
+    const body = json<{ logs: { message: string }[] }>(
+      await logs(id, `?since=${encodeURIComponent(since.toISOString())}&tail=4`),
+    );
+    expect(body.logs.map((l) => l.message)).toEqual([
+      'written after since',
+      'recent 0',
+      'recent 1',
+      'recent 2',
+    ]);
+  });
+
   it('an empty stream gives an empty list', async () => {
     expect(json(await logs(await service()))).toEqual({ logs: [] });
   });
