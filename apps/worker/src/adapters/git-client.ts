@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -10,15 +10,18 @@ import { DomainError } from '@hostctl/domain';
  * URL as one argument after `--`; nothing goes through a shell. git runs with a fixed, hardened
  * configuration: no system/global config (an operator's `url.insteadOf` must not rewrite tenant
  * URLs), only the transports the URL policy allowed (GIT_ALLOW_PROTOCOL), no redirects, no
- * credential prompts, objects checked on arrival, and for https the address the SSRF check
- * approved pinned with http.curloptResolve so a second DNS answer cannot point git elsewhere.
+ * credential prompts, objects checked on arrival, and the address the SSRF check approved pinned
+ * so a second DNS answer cannot point git elsewhere: http.curloptResolve for https, HostName
+ * through a fixed GIT_SSH wrapper for ssh.
  */
 export interface GitFetchOptions {
   signal: AbortSignal;
   /** Transports git may use for this URL (https, ssh, and http/git for allowlisted hosts). */
   protocols: string[];
-  /** host:port:address entries for curl (https only). */
+  /** host:port:address entries for curl (https). */
   pinnedResolve?: string[];
+  /** ssh: connect to `address` whatever DNS answers now; host keys are still checked by name. */
+  sshPin?: { address: string; hostKeyAlias: string };
   /** Kill a git process that produces no output for this long. */
   idleTimeoutMs?: number;
 }
@@ -53,12 +56,26 @@ const ALLOWED_ENV = ['GIT_TERMINAL_PROMPT', 'GIT_ALLOW_PROTOCOL', 'GIT_CONFIG_NO
 // ssh still finds the worker's keys and known_hosts: it looks them up through the passwd entry.
 const GIT_HOME = path.join(os.tmpdir(), 'hostctl-git-home');
 
+/**
+ * GIT_SSH for pinned ssh: git runs it directly (no shell) with ssh's usual arguments, and it adds
+ * `-o HostName=<approved address>` (command-line options win over ssh_config) and
+ * `-o HostKeyAlias=<name>` (known_hosts is still checked under the repository's host name). The
+ * values come from the environment, quoted: nothing of a URL is ever part of a command string.
+ */
+const PINNED_SSH = path.join(GIT_HOME, 'pinned-ssh');
+const PINNED_SSH_SCRIPT = `#!/bin/sh
+exec ssh -o "HostName=$HOSTCTL_SSH_ADDRESS" -o "HostKeyAlias=$HOSTCTL_SSH_HOST_KEY_ALIAS" "$@"
+`;
+
 function gitFor(baseDir: string, options: GitFetchOptions, signal: AbortSignal): SimpleGit {
+  const { sshPin } = options;
   return simpleGit({
     baseDir,
     abort: signal,
     timeout: { block: options.idleTimeoutMs ?? 60_000 },
-    allowEnvironment: ALLOWED_ENV,
+    allowEnvironment: sshPin ? [...ALLOWED_ENV, 'GIT_SSH', 'GIT_SSH_VARIANT'] : ALLOWED_ENV,
+    // simple-git guards GIT_SSH because it names a program to run: ours, fixed, written below.
+    ...(sshPin ? { unsafe: { allowUnsafeSshCommand: true } } : {}),
     config: [
       'http.followRedirects=false',
       'transfer.fsckObjects=true',
@@ -72,11 +89,21 @@ function gitFor(baseDir: string, options: GitFetchOptions, signal: AbortSignal):
     GIT_TERMINAL_PROMPT: '0',
     GIT_ALLOW_PROTOCOL: options.protocols.join(':'),
     GIT_CONFIG_NOSYSTEM: '1',
+    ...(sshPin
+      ? {
+          GIT_SSH: PINNED_SSH,
+          // It is OpenSSH underneath: git may pass -p and -o SendEnv (no probing with -G).
+          GIT_SSH_VARIANT: 'ssh',
+          HOSTCTL_SSH_ADDRESS: sshPin.address,
+          HOSTCTL_SSH_HOST_KEY_ALIAS: sshPin.hostKeyAlias,
+        }
+      : {}),
   });
 }
 
 export function createGitClient(): GitClient {
   mkdirSync(GIT_HOME, { recursive: true, mode: 0o700 });
+  writeFileSync(PINNED_SSH, PINNED_SSH_SCRIPT, { mode: 0o700 });
   return {
     async resolveBranch(url, branch, options) {
       const git = gitFor(os.tmpdir(), options, options.signal);

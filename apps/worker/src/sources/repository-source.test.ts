@@ -1,4 +1,7 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import type { WorkerService } from '@hostctl/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitClient } from '../adapters/git-client.js';
@@ -28,6 +31,7 @@ const deps = (overrides: Partial<RepositorySourceDeps> = {}): RepositorySourceDe
     const table: Record<string, string[]> = {
       'internal.example.test': ['10.20.30.40'],
       'metadata.example.test': ['93.184.215.14', '169.254.169.254'],
+      'public.example.test': ['93.184.215.34'],
     };
     const addresses = table[host];
     if (!addresses) throw new Error(`ENOTFOUND ${host}`);
@@ -104,5 +108,39 @@ describe('planFromRepository time bound', () => {
     await expect(attempt).rejects.toThrow(/did not finish within 1s \(GIT_CLONE_TIMEOUT_MS\)/);
     await expect(attempt).rejects.toBeInstanceOf(PermanentStepError);
     expect(Date.now() - started).toBeLessThan(10_000);
+  });
+});
+
+describe('planFromRepository pins the address it checked (DNS rebinding)', () => {
+  it('ssh is told the approved address and checks the host key under the name', async () => {
+    // A stand-in for ssh on PATH records how the pinned wrapper calls it and opens no connection.
+    const bin = await mkdtemp(path.join(os.tmpdir(), 'hostctl-fake-ssh-'));
+    const argsFile = path.join(bin, 'args');
+    await writeFile(
+      path.join(bin, 'ssh'),
+      `#!/bin/sh\nprintf '%s\\n' "$@" > '${argsFile}'\necho 'fatal: Could not read from remote repository.' >&2\nexit 128\n`,
+      { mode: 0o755 },
+    );
+    const originalPath = process.env.PATH;
+    process.env.PATH = `${bin}:${originalPath ?? ''}`;
+    try {
+      await expect(
+        planFromRepository(deps(), run({ gitUrl: 'ssh://git@public.example.test:2222/org/repo.git' })),
+      ).rejects.toThrow(/cannot read ssh:\/\/git@public\.example\.test/);
+    } finally {
+      process.env.PATH = originalPath;
+    }
+    const args = (await readFile(argsFile, 'utf8')).trim().split('\n');
+    expect(args).toEqual(
+      expect.arrayContaining([
+        '-o',
+        'HostName=93.184.215.34',
+        'HostKeyAlias=public.example.test',
+        '-p',
+        '2222',
+        'git@public.example.test',
+      ]),
+    );
+    await rm(bin, { recursive: true, force: true });
   });
 });

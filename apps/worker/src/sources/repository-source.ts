@@ -3,7 +3,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseCompose, type Plan } from '@hostctl/compose';
 import type { WorkerDeploymentStore, WorkerService } from '@hostctl/db';
-import { checkBranch, checkGitUrl, resolveAndCheckHost, type Lookup } from '@hostctl/source-policy';
+import {
+  checkBranch,
+  checkGitUrl,
+  isIpLiteral,
+  resolveAndCheckHost,
+  type Lookup,
+} from '@hostctl/source-policy';
 import { GitSourceError, type GitClient, type GitFetchOptions } from '../adapters/git-client.js';
 import type { ImageBuilder } from '../adapters/image-builder.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
@@ -127,17 +133,30 @@ async function checkedFetchOptions(
     deps.lookup ? { lookup: deps.lookup } : {},
   );
   if (!host.ok) throw new PermanentStepError(`repository URL refused: ${host.reason}`);
-  const addresses = host.resolved.addresses.map((address) =>
-    address.includes(':') ? `[${address}]` : address,
-  );
   return {
     signal: AbortSignal.any([signal, AbortSignal.timeout(deps.cloneTimeoutMs)]),
     protocols: [target.scheme],
-    // curl connects only to the addresses that passed the check (https; ssh/git:// cannot be pinned).
-    ...(target.scheme === 'https' && addresses.length > 0
-      ? { pinnedResolve: [`${target.host}:${target.port ?? 443}:${addresses.join(',')}`] }
-      : {}),
+    ...pinnedConnection(target, host.resolved.addresses),
   };
+}
+
+/**
+ * git connects only to the addresses that passed the check, whatever a second DNS answer says
+ * (DNS rebinding): https through curl's resolve list, ssh through HostName. Hosts given as an
+ * address need nothing, and allowlisted hosts (the only ones http:// and git:// may name) are the
+ * operator's own and are not resolved by the check at all.
+ */
+function pinnedConnection(
+  target: { scheme: string; host: string; port?: number },
+  addresses: string[],
+): Pick<GitFetchOptions, 'pinnedResolve' | 'sshPin'> {
+  const [first] = addresses;
+  if (first === undefined || isIpLiteral(target.host)) return {};
+  if (target.scheme === 'https') {
+    const list = addresses.map((address) => (address.includes(':') ? `[${address}]` : address));
+    return { pinnedResolve: [`${target.host}:${target.port ?? 443}:${list.join(',')}`] };
+  }
+  return target.scheme === 'ssh' ? { sshPin: { address: first, hostKeyAlias: target.host } } : {};
 }
 
 /** Compose file → its services (builds allowed, contexts inside the repository); Dockerfile → one `web`. */
