@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -103,7 +103,10 @@ function gitFor(baseDir: string, options: GitFetchOptions, signal: AbortSignal):
 
 export function createGitClient(): GitClient {
   mkdirSync(GIT_HOME, { recursive: true, mode: 0o700 });
-  writeFileSync(PINNED_SSH, PINNED_SSH_SCRIPT, { mode: 0o700 });
+  // Written aside and renamed: worker processes sharing the machine never run a half-written file.
+  const draft = `${PINNED_SSH}.${process.pid}`;
+  writeFileSync(draft, PINNED_SSH_SCRIPT, { mode: 0o700 });
+  renameSync(draft, PINNED_SSH);
   return {
     async resolveBranch(url, branch, options) {
       const git = gitFor(os.tmpdir(), options, options.signal);
