@@ -3,14 +3,16 @@
 import tseslint from 'typescript-eslint';
 
 const appNames = ['api', 'worker', 'cli', 'dev-idp'];
-const noCrossApp = (self) => ({
+const noCrossApp = (self, { inTests }) => ({
   patterns: [
     {
       group: ['**/apps/*', ...appNames.filter((a) => a !== self).map((a) => `@hostctl/${a}`)],
       message: 'apps never import other apps',
     },
+    ...(inTests ? [] : [{ group: ['@hostctl/testing'], message: 'test helpers stay in test code' }]),
   ],
 });
+const TEST_CODE = ['**/*.test.ts', '**/testing/**', '**/test-support/**'];
 
 export default tseslint.config(
   {
@@ -65,7 +67,12 @@ export default tseslint.config(
   },
   ...appNames.map((app) => ({
     files: [`apps/${app}/**/*.ts`],
-    rules: { 'no-restricted-imports': ['error', noCrossApp(app)] },
+    ignores: TEST_CODE,
+    rules: { 'no-restricted-imports': ['error', noCrossApp(app, { inTests: false })] },
+  })),
+  ...appNames.map((app) => ({
+    files: TEST_CODE.map((pattern) => `apps/${app}/${pattern}`),
+    rules: { 'no-restricted-imports': ['error', noCrossApp(app, { inTests: true })] },
   })),
   {
     files: ['**/*.test.ts', 'bench/**/*.ts', 'tests/**/*.ts'],

@@ -1,8 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@hostctl/testing';
 import { E2E_DATABASE_URL, REDIS_URL } from './env.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -15,17 +15,6 @@ export interface Stack {
   /** Runs the operator CLI with the stack's environment and returns its parsed JSON output. */
   cli(...args: string[]): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 function start(entry: string, env: Record<string, string>, logs: string[]): ChildProcess {

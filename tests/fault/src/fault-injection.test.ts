@@ -11,7 +11,8 @@ import {
   RESTART_DOCKER,
 } from './fault-env.js';
 import { findRoutingLeftovers } from './routing-leftovers.js';
-import { freePort, startFaultStack, type FaultStack } from './fault-stack.js';
+import { freePort } from '@hostctl/testing';
+import { startFaultStack, type FaultStack } from './fault-stack.js';
 import { findOwnedLeftovers, sampleContainerSets } from './invariants.js';
 import { startPgProxy, type PgProxy } from './pg-proxy.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';

@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { freePort } from '@hostctl/testing';
 import { CADDY_ADMIN_URL, LOG_DIR, ROOT } from './fault-env.js';
 
 /**
@@ -34,17 +34,6 @@ export interface FaultStack {
   signal(process: ManagedProcess, signal: 'SIGKILL' | 'SIGTERM'): Promise<number>;
   cli(...args: string[]): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 export async function startFaultStack(options: {

@@ -1,5 +1,4 @@
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
@@ -72,17 +71,6 @@ export async function buildImage(app: AppImage, files: string[]): Promise<{ id: 
       .remove()
       .catch(() => undefined);
   return { id, log };
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
 }
 
 export interface RunOptions {

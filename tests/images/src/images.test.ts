@@ -13,7 +13,6 @@ import {
   containerLogs,
   docker,
   ensureBaseImage,
-  freePort,
   IMAGES,
   buildStageId,
   imageName,
@@ -25,6 +24,7 @@ import {
   waitForHttp,
   type AppImage,
 } from './docker-helpers.js';
+import { freePort } from '@hostctl/testing';
 
 // Builds the three images from docker/*.Dockerfile against a base image made from this machine's
 // binaries, then runs them against the host's PostgreSQL and Redis: the API on a database it

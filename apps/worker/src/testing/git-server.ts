@@ -4,6 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { freePort } from '@hostctl/testing';
 
 /**
  * A git server for tests: bare repositories under a temporary directory, served by
@@ -78,17 +79,6 @@ export async function startGitServer(): Promise<GitServer> {
       await rm(base, { recursive: true, force: true });
     },
   };
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }
 
 async function waitForPort(port: number): Promise<void> {

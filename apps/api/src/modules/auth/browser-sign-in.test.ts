@@ -2,7 +2,8 @@ import type { Browser } from 'playwright-core';
 import { launchChromium } from '../../test-support/chromium.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthHarness, provision, testAccount, type AuthHarness } from './test-support/auth-harness.js';
-import { freePort, startDevIdpProcess, type DevIdpProcess } from './test-support/dev-idp-process.js';
+import { freePort } from '@hostctl/testing';
+import { startDevIdpProcess, type DevIdpProcess } from './test-support/dev-idp-process.js';
 
 const ivan = testAccount('ivan');
 let publicUrl: string;

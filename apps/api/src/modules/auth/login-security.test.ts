@@ -10,7 +10,8 @@ import {
   testAccount,
   type AuthHarness,
 } from './test-support/auth-harness.js';
-import { freePort, startDevIdpProcess, type DevIdpProcess } from './test-support/dev-idp-process.js';
+import { freePort } from '@hostctl/testing';
+import { startDevIdpProcess, type DevIdpProcess } from './test-support/dev-idp-process.js';
 import {
   authenticateAtIdp,
   CookieJar,
