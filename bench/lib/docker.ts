@@ -2,12 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import Docker from 'dockerode';
+import { INSTANCE_LABEL, OWNER_LABEL } from '@hostctl/domain';
 import { BENCH } from './config.js';
 
 export const docker = new Docker({ socketPath: BENCH.dockerSocket });
-
-const OWNER_LABEL = 'io.hostctl.managed';
-const INSTANCE_LABEL = 'io.hostctl.instance';
 
 /**
  * The raw baseline: what the worker asks Docker for when it deploys the bench's compose service

@@ -1,11 +1,16 @@
 import { QueueEvents } from 'bullmq';
 import Docker from 'dockerode';
-import { COMPONENT_LABEL, DEPLOYMENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import {
+  COMPONENT_LABEL,
+  DEPLOYMENT_LABEL,
+  OWNER_LABEL,
+  SERVICE_LABEL,
+  INSTANCE_LABEL,
+} from '@hostctl/domain';
 import { QUEUES, createRedis, serviceLogStreamKey, type LifecycleResult } from '@hostctl/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { noopRouter } from './adapters/router.js';
-import { INSTANCE_LABEL } from './adapters/runtime.js';
 import { removeAll } from './processors/delete.processor.js';
 import {
   createComposeService,

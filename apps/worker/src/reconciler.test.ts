@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import { QUEUES, jobIds } from '@hostctl/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { noopRouter } from './adapters/router.js';
-import { INSTANCE_LABEL } from './adapters/runtime.js';
 import { removeAll } from './processors/delete.processor.js';
 import {
   createComposeService,

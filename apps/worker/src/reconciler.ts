@@ -1,9 +1,9 @@
-import { OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import { QUEUES, jobIds, type JobPayload, type Producer } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import type { ServiceRouter } from './adapters/router.js';
-import { INSTANCE_LABEL, type ContainerRuntime } from './adapters/runtime.js';
+import { type ContainerRuntime } from './adapters/runtime.js';
 import { removeAll } from './processors/delete.processor.js';
 import { messageOf } from './pipeline/step-errors.js';
 import { repairRunningServices, type RestorerDeps } from './service-restorer.js';

@@ -1,9 +1,9 @@
-import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, SET_SIZE_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, SET_SIZE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import { startOrder, type Plan } from '@hostctl/compose';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
 import type { ServiceRouter } from './adapters/router.js';
-import { INSTANCE_LABEL, type ContainerRuntime } from './adapters/runtime.js';
+import { type ContainerRuntime } from './adapters/runtime.js';
 import {
   createContainers,
   ensureNetworkAndVolumes,

@@ -41,6 +41,11 @@ export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 /** Labels that mark Docker objects as ours; the reconciler never touches anything without them. */
 export const OWNER_LABEL = 'io.hostctl.managed';
+/**
+ * Marks every object of one installation (its QUEUE_PREFIX), so several installations (or test
+ * suites) can share an engine and a reconciler only ever removes orphans of its own installation.
+ */
+export const INSTANCE_LABEL = 'io.hostctl.instance';
 export const SERVICE_LABEL = 'io.hostctl.service-id';
 export const DEPLOYMENT_LABEL = 'io.hostctl.deployment-id';
 export const COMPONENT_LABEL = 'io.hostctl.component';

@@ -1,6 +1,8 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '@hostctl/db';
+import { INSTANCE_LABEL } from '@hostctl/domain';
+import { freePort } from '@hostctl/testing';
 import { createFaultClient } from './fault-client.js';
 import {
   CADDY_ADMIN_URL,
@@ -11,7 +13,6 @@ import {
   RESTART_DOCKER,
 } from './fault-env.js';
 import { findRoutingLeftovers } from './routing-leftovers.js';
-import { freePort } from '@hostctl/testing';
 import { startFaultStack, type FaultStack } from './fault-stack.js';
 import { findOwnedLeftovers, sampleContainerSets } from './invariants.js';
 import { startPgProxy, type PgProxy } from './pg-proxy.js';
@@ -134,7 +135,7 @@ describe('fault injection', () => {
 });
 
 async function removeInstallationObjects(instance: string): Promise<void> {
-  const filters = { label: [`io.hostctl.instance=${instance}`] };
+  const filters = { label: [`${INSTANCE_LABEL}=${instance}`] };
   try {
     for (const container of await docker.listContainers({ all: true, filters }))
       await docker

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import type { Db } from '@hostctl/db';
-import { SERVICE_LABEL } from '@hostctl/domain';
+import { INSTANCE_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { restartDockerEngine } from './docker-engine.js';
 import type { FaultReport } from './fault-report.js';
 import type { FaultStack } from './fault-stack.js';
@@ -224,7 +224,7 @@ export async function removedContainerPhase({ db, docker, ledger, report }: Phas
 
 /** Main processes of this installation's running containers that no restart policy brings back. */
 async function unprotectedPids(docker: Docker, instance: string): Promise<number[]> {
-  const containers = await docker.listContainers({ filters: { label: [`io.hostctl.instance=${instance}`] } });
+  const containers = await docker.listContainers({ filters: { label: [`${INSTANCE_LABEL}=${instance}`] } });
   const pids: number[] = [];
   for (const summary of containers) {
     const info = await docker.getContainer(summary.Id).inspect();

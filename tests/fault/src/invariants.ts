@@ -1,14 +1,12 @@
 import type Docker from 'dockerode';
 import type { Db } from '@hostctl/db';
-import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, DEPLOYMENT_LABEL, INSTANCE_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 
 /**
  * What must hold whatever was killed: checked continuously while faults are injected (container
  * sets) and once at the end (final states, cleanup). Everything is found by this installation's
  * label, so other suites' objects on the same engine are never counted.
  */
-const INSTANCE_LABEL = 'io.hostctl.instance';
-const COMPONENT_LABEL = 'io.hostctl.component';
 
 export interface SetSample {
   /** Most distinct deployments seen at once among one service's containers. */

@@ -128,8 +128,11 @@ export function createPowerDnsProvider(options: PowerDnsOptions): DnsProvider {
         for (const name of names.map(fqdn)) {
           const zone = zoneOf(zones, name);
           if (!zone) continue;
-          const rrsets = byZone.get(zone) ?? (await readZone(zone));
-          byZone.set(zone, rrsets);
+          let rrsets = byZone.get(zone);
+          if (!rrsets) {
+            rrsets = await readZone(zone);
+            byZone.set(zone, rrsets);
+          }
           const hasAddress = rrsets.some(
             (rrset) => rrset.name === name && ['A', 'AAAA', 'CNAME'].includes(rrset.type),
           );

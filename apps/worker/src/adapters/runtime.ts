@@ -5,12 +5,6 @@
  */
 export type Labels = Record<string, string>;
 
-/**
- * Marks every object of one installation, so several installations (or test suites) can share an
- * engine and a reconciler only ever removes orphans of its own installation.
- */
-export const INSTANCE_LABEL = 'io.hostctl.instance';
-
 export interface ContainerSpec {
   name: string;
   image: string;

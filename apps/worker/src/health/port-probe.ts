@@ -12,7 +12,8 @@ export async function probePort(host: string, port: number, timeoutMs = 1000): P
   return connects(host, port, timeoutMs);
 }
 
-function connects(host: string, port: number, timeoutMs: number): Promise<boolean> {
+/** One TCP connect attempt, only ever to the address of a container this worker created. */
+export function connects(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port, timeout: timeoutMs });
     const done = (isOpen: boolean) => {

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import { createRedis, serviceLogStreamKey } from '@hostctl/queue';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from '../adapters/docker-runtime.js';
 import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
-import { INSTANCE_LABEL, type ContainerSpec } from '../adapters/runtime.js';
+import { type ContainerSpec } from '../adapters/runtime.js';
 import { silentLogger, uniquePrefix, waitFor } from '../testing/fixtures.js';
 import { TEST_IMAGE, TEST_REDIS_URL } from '../testing/test-env.js';
 import { MAX_LINE_BYTES, TRUNCATION_MARKER } from './log-lines.js';

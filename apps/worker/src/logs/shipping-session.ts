@@ -1,8 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import { INSTANCE_LABEL, type ContainerRuntime, type Labels } from '../adapters/runtime.js';
+import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
+import { type ContainerRuntime, type Labels } from '../adapters/runtime.js';
 import type { ContainerTelemetry, LogFollow, OutputStream } from '../adapters/telemetry.js';
 import { messageOf } from '../pipeline/step-errors.js';
 import { createLineSplitter, normalizeTimestamp, parseLine, toDockerSince } from './log-lines.js';

@@ -2,15 +2,16 @@ import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import type { Plan } from '@hostctl/compose';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
-import type { ServiceRouter } from '../adapters/router.js';
+import type { RoutedService, ServiceRouter } from '../adapters/router.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { messageOf } from '../pipeline/step-errors.js';
 
 /**
  * The reconciler's half of routing: Caddy keeps routes in memory only, so after a Caddy restart
  * every running service must get its route back (and its DNS records, when the DNS server lost
- * them), and a route whose service is gone (unknown or purged) must go. Only routes of this installation are seen (router.list). A service whose job
- * holds its lock is skipped: the deploy sets the route itself.
+ * them), and a route whose service is gone (unknown or purged) must go. Only routes of this
+ * installation are seen (router.list). A service whose job holds its lock is skipped: the deploy
+ * sets the route itself.
  */
 export interface RouteSyncDeps {
   router: ServiceRouter;
@@ -24,9 +25,7 @@ export interface RouteSyncDeps {
 export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number; removed: number }> {
   const outcome = { applied: 0, removed: 0 };
   if (!deps.router.list) return outcome;
-  const listed = await deps.router.list();
-  const routed = new Map(listed.map((route) => [route.serviceId, route.upstream]));
-  const incomplete = new Set(listed.filter((route) => route.incomplete).map((route) => route.serviceId));
+  const routed = new Map((await deps.router.list()).map((route) => [route.serviceId, route]));
   const live = await deps.services.listLiveIds([...routed.keys()]);
   for (const serviceId of routed.keys()) {
     if (live.has(serviceId)) continue;
@@ -42,14 +41,10 @@ export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number
       await attempt(deps, serviceId, 'restore a route', async () => {
         const wanted = await webTarget(deps, serviceId);
         if (!wanted) return;
-        if (routed.get(serviceId) === wanted.upstream && !incomplete.has(serviceId)) return;
+        const why = repairReason(routed.get(serviceId), wanted.upstream);
+        if (why === null) return;
         await deps.router.upsert(wanted.route);
         outcome.applied += 1;
-        const why = routed.has(serviceId)
-          ? incomplete.has(serviceId)
-            ? 'DNS records missing'
-            : 'stale address'
-          : 'route missing';
         deps.logger.info({ serviceId, upstream: wanted.upstream, why }, 'reconciler: route (re)applied');
       });
     } finally {
@@ -57,6 +52,14 @@ export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number
     }
   }
   return outcome;
+}
+
+/** Why the route must be applied again, or null when what the router has is right. */
+function repairReason(current: RoutedService | undefined, upstream: string): string | null {
+  if (!current) return 'route missing';
+  if (current.upstream !== upstream) return 'stale address';
+  if (current.incomplete) return 'DNS records missing';
+  return null;
 }
 
 async function webTarget(deps: RouteSyncDeps, serviceId: string) {

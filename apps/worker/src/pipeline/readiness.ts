@@ -1,7 +1,7 @@
-import net from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanContainer } from '@hostctl/compose';
 import type { ContainerRuntime } from '../adapters/runtime.js';
+import { connects } from '../health/port-probe.js';
 import { PermanentStepError } from './step-errors.js';
 
 /**
@@ -54,7 +54,7 @@ export async function waitReady(
           `container ${container.name} is unhealthy: its health check keeps failing`,
         );
     } else if (container.ports[0] !== undefined && state.ip) {
-      if (await canConnect(state.ip, container.ports[0])) return { ip: state.ip };
+      if (await connects(state.ip, container.ports[0], 500)) return { ip: state.ip };
     } else if (Date.now() - runningSince >= options.stableMs) {
       return state.ip ? { ip: state.ip } : {};
     }
@@ -70,18 +70,4 @@ export async function waitReady(
     }
     await sleep(50, undefined, options.signal ? { signal: options.signal } : {});
   }
-}
-
-/** Connects only to the address of a container this worker created. */
-function canConnect(host: string, port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port, timeout: 500 });
-    const done = (isOpen: boolean) => {
-      socket.destroy();
-      resolve(isOpen);
-    };
-    socket.once('connect', () => done(true));
-    socket.once('timeout', () => done(false));
-    socket.once('error', () => done(false));
-  });
 }

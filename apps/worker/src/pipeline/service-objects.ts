@@ -5,9 +5,10 @@ import {
   SERVICE_LABEL,
   SET_SIZE_LABEL,
   dockerNamePrefix,
+  INSTANCE_LABEL,
 } from '@hostctl/domain';
 import type { PlanContainer } from '@hostctl/compose';
-import { INSTANCE_LABEL, type ContainerSpec, type Labels } from '../adapters/runtime.js';
+import { type ContainerSpec, type Labels } from '../adapters/runtime.js';
 
 /**
  * Deterministic names and labels of a service's Docker objects. Names derive from the service id

@@ -1,10 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import { createAdvisoryLocks, createWorkerServiceStore, createWorkerTelemetryStore } from '@hostctl/db';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from '../adapters/docker-runtime.js';
 import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
-import { INSTANCE_LABEL } from '../adapters/runtime.js';
 import { createLeadership } from '../health/leadership.js';
 import {
   createComposeService,

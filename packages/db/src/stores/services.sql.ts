@@ -1,5 +1,6 @@
 import type { CustomerScope } from '@hostctl/auth-policy';
 import type { ServiceStatus } from '@hostctl/domain';
+import { customerWhere } from './scope-where.js';
 
 export type ServiceSort = 'name' | 'status' | 'created_at' | 'updated_at';
 
@@ -44,11 +45,11 @@ const LIST_COLUMNS = `s.id, s.name, s.status, s.url, s.customer_id AS "customerI
  * counts its matches (trigram index). Returns null when the scope can see nothing of the query.
  */
 export function servicesListStatement(scope: CustomerScope, query: ServiceListQuery): SqlStatement | null {
-  if (scope.kind === 'none') return null;
-  if (scope.kind === 'customer' && query.customerId !== undefined && query.customerId !== scope.customerId) {
-    return null;
-  }
-  const customerId = scope.kind === 'customer' ? scope.customerId : query.customerId;
+  const tenant = customerWhere(scope);
+  if (tenant === null) return null;
+  const asked = query.customerId;
+  if (tenant.customerId !== undefined && asked !== undefined && asked !== tenant.customerId) return null;
+  const customerId = tenant.customerId ?? asked;
   const values: unknown[] = [];
   const param = (value: unknown): string => `$${values.push(value)}`;
 
@@ -106,13 +107,14 @@ const SERVICE_COLUMNS = `s.id, s.name, s.customer_id AS "customerId", s.status, 
  * first (to answer 404 for what the caller may not see), so it is one statement on the pg pool.
  */
 export function serviceByIdStatement(scope: CustomerScope, id: string): SqlStatement | null {
-  if (scope.kind === 'none') return null;
-  const tenant = scope.kind === 'customer' ? 'AND s.customer_id = $2' : '';
+  const tenant = customerWhere(scope);
+  if (tenant === null) return null;
+  const isScoped = tenant.customerId !== undefined;
   return {
-    name: `services-by-id:${scope.kind}`,
+    name: `services-by-id:${isScoped ? 'customer' : 'all'}`,
     text: `SELECT ${SERVICE_COLUMNS}, json_build_object('name', c.name) AS customer
            FROM services s JOIN customers c ON c.id = s.customer_id
-           WHERE s.id = $1 AND s.deleted_at IS NULL ${tenant}`,
-    values: scope.kind === 'customer' ? [id, scope.customerId] : [id],
+           WHERE s.id = $1 AND s.deleted_at IS NULL ${isScoped ? 'AND s.customer_id = $2' : ''}`,
+    values: isScoped ? [id, tenant.customerId] : [id],
   };
 }
