@@ -30,6 +30,7 @@ ensure_redis
 ensure_dockerd
 ensure_registry
 ensure_base_image
+ensure_default_bridge
 ensure_pdns "$APPS_DOMAIN"
 ensure_caddy
 write_env "$env_file" "$database_url"

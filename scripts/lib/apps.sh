@@ -13,7 +13,9 @@ declare -A APP_READY=(
   [api]=http://127.0.0.1:3000/readyz
 )
 
-# start_app NAME: starts NAME with the sourced environment and waits until it is ready (60s).
+# start_app NAME: starts NAME under supervise.sh (restarted whenever it exits, each exit logged)
+# with the sourced environment and waits until it is ready (60s). A process that exits before it
+# is ready fails the start instead of looping.
 start_app() {
   local name=$1 port=${APP_PORT[$1]:-} url=${APP_READY[$1]:-}
   [[ -f $ROOT/${APP_ENTRY[$name]} ]] || die "$name: ${APP_ENTRY[$name]} does not exist yet"
@@ -21,13 +23,13 @@ start_app() {
     die "$name: 127.0.0.1:$port is already in use by a process this script did not start"
   fi
   : >"$LOGS/$name.log"
-  start_bg "$name" pnpm exec tsx "${APP_ENTRY[$name]}"
+  start_bg "$name" bash "$ROOT/scripts/lib/supervise.sh" "$name" pnpm exec tsx "${APP_ENTRY[$name]}"
   if [[ -n $url ]]; then
     wait_app "$name" "$url" 60
   else
     # No fixed port to probe (the worker's health port is random): it must at least stay up.
     sleep 3
-    pid_of "$name" >/dev/null || fail_app "$name" "exited right after starting"
+    app_exited "$name" && fail_app "$name" "exited right after starting"
   fi
   say "$name: running (pid $(pid_of "$name"))"
 }
@@ -36,13 +38,17 @@ start_app() {
 wait_app() {
   local deadline=$((SECONDS + $3))
   until http_ok "$2"; do
-    pid_of "$1" >/dev/null || fail_app "$1" "exited before answering $2"
+    app_exited "$1" && fail_app "$1" "exited before answering $2"
     ((SECONDS < deadline)) || fail_app "$1" "did not answer $2 within $3s"
     sleep 0.5
   done
 }
 
+# app_exited NAME: true when NAME's process (not its supervisor) has exited since it was started.
+app_exited() { ! pid_of "$1" >/dev/null || grep -q "supervise: $1 exited" "$LOGS/$1.log"; }
+
 fail_app() {
+  stop_bg "$1" 5
   show_log "$LOGS/$1.log"
   die "$1 $2"
 }

@@ -4,6 +4,7 @@
 
 REGISTRY_ADDR=127.0.0.1:5000
 BASE_IMAGE=local/busybox:1
+NODE_IMAGE=local/node:20
 REGISTRY_IMAGE=busybox:1
 
 docker_up() { docker info >/dev/null 2>&1; }
@@ -53,6 +54,43 @@ ensure_dockerd() {
   }
 }
 
+# restart_dockerd: stops whichever dockerd runs (ours or one a package script started) and starts
+# ours. Containers keep running across it (live-restore).
+restart_dockerd() {
+  local pid
+  stop_bg dockerd 30
+  for pid in $(pgrep -x dockerd); do kill -TERM "$pid" 2>/dev/null || true; done
+  wait_until 30 bash -c '! pgrep -x dockerd' || die "dockerd did not stop within 30s"
+  start_bg dockerd dockerd
+  wait_until 60 docker_up || {
+    show_log "$LOGS/dockerd.log"
+    die "dockerd did not answer within 60s after a restart"
+  }
+}
+
+default_bridge_works() {
+  ip link show docker0 >/dev/null 2>&1 &&
+    docker run --rm --network bridge "$BASE_IMAGE" true >"$LOGS/docker-bridge.log" 2>&1
+}
+
+# ensure_default_bridge: on a fresh machine the engine's first start has been seen to come up
+# without its default bridge docker0 ("could not find bridge docker0"), which breaks every
+# container on the default network and every RUN step of a classic build. A restart of the engine
+# creates it; if that does not help, stop here with the reason rather than fail tests later.
+ensure_default_bridge() {
+  if default_bridge_works; then
+    say "docker: default bridge docker0 works"
+    return
+  fi
+  warn "docker: the default bridge docker0 is missing or broken ($(tail -n 1 "$LOGS/docker-bridge.log" 2>/dev/null)); restarting dockerd"
+  restart_dockerd
+  default_bridge_works || {
+    show_log "$LOGS/docker-bridge.log"
+    die "docker: the default bridge docker0 still does not work after restarting dockerd; check 'ip link show docker0' and $LOGS/dockerd.log"
+  }
+  say "docker: default bridge docker0 repaired by a dockerd restart"
+}
+
 ensure_registry() {
   local dir="$DATA/registry"
   if http_ok "http://$REGISTRY_ADDR/v2/"; then
@@ -83,27 +121,66 @@ YAML
   }
 }
 
-# build_base_image: a busybox rootfs (all applets linked in /bin, a page for httpd) imported as
-# $BASE_IMAGE; `docker import` sets no config, hence PATH and CMD.
-build_base_image() {
-  local rootfs applet
-  mkdir -p "$DATA/tmp"
-  rootfs=$(mktemp -d "$DATA/tmp/busybox-rootfs.XXXXXX")
-  mkdir -p "$rootfs"/{bin,etc,www,tmp,root,proc,sys,dev}
+# busybox_rootfs DIR: a busybox root filesystem (every applet linked in /bin, /usr/bin/env for
+# scripts' shebangs, users root, node and nobody, a page for httpd).
+busybox_rootfs() {
+  local rootfs=$1 applet
+  mkdir -p "$rootfs"/{bin,etc,www,tmp,root,proc,sys,dev,home/node,usr/bin}
   chmod 1777 "$rootfs/tmp"
   cp /bin/busybox "$rootfs/bin/busybox"
   for applet in $(/bin/busybox --list); do
     [[ $applet == busybox ]] || ln -s busybox "$rootfs/bin/$applet"
   done
-  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$rootfs/etc/passwd"
-  printf 'root:x:0:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
+  ln -s ../../bin/busybox "$rootfs/usr/bin/env"
+  printf 'root:x:0:0:root:/root:/bin/sh\nnode:x:1000:1000:node:/home/node:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$rootfs/etc/passwd"
+  printf 'root:x:0:\nnode:x:1000:\nnogroup:x:65534:\n' >"$rootfs/etc/group"
+  chown 1000:1000 "$rootfs/home/node"
   echo 'hello from busybox' >"$rootfs/www/index.html"
-  tar -C "$rootfs" -c . | docker import --change 'ENV PATH=/bin' \
-    --change 'CMD ["/bin/httpd","-f","-p","8080","-h","/www"]' - "$BASE_IMAGE" >"$LOGS/base-image.log" 2>&1 || {
-    show_log "$LOGS/base-image.log"
-    die "docker import of $BASE_IMAGE failed"
+}
+
+# import_rootfs DIR IMAGE CHANGE...: imports DIR as IMAGE (`docker import` sets no config, hence
+# the --change options) and removes DIR.
+import_rootfs() {
+  local rootfs=$1 image=$2 log
+  shift 2
+  log="$LOGS/image-${image//[^a-z0-9]/-}.log"
+  tar -C "$rootfs" -c . | docker import "$@" - "$image" >"$log" 2>&1 || {
+    show_log "$log"
+    die "docker import of $image failed"
   }
   rm -rf "$rootfs"
+}
+
+# build_base_image: the busybox rootfs imported as $BASE_IMAGE, serving /www on 8080 by default.
+build_base_image() {
+  local rootfs
+  mkdir -p "$DATA/tmp"
+  rootfs=$(mktemp -d "$DATA/tmp/busybox-rootfs.XXXXXX")
+  busybox_rootfs "$rootfs"
+  import_rootfs "$rootfs" "$BASE_IMAGE" --change 'ENV PATH=/bin' \
+    --change 'CMD ["/bin/httpd","-f","-p","8080","-h","/www"]'
+}
+
+# build_node_image: the busybox rootfs plus this machine's Node.js, its shared libraries and npm,
+# imported as $NODE_IMAGE: the base image of the Dockerfiles the ai method generates for Node.js
+# repositories, since no registry outside is reachable to pull node:20-slim from.
+build_node_image() {
+  local rootfs node lib
+  node=$(readlink -f "$(command -v node)")
+  mkdir -p "$DATA/tmp"
+  rootfs=$(mktemp -d "$DATA/tmp/node-rootfs.XXXXXX")
+  busybox_rootfs "$rootfs"
+  mkdir -p "$rootfs/usr/local/bin" "$rootfs/usr/local/lib/node_modules"
+  cp "$node" "$rootfs/usr/local/bin/node"
+  for lib in $(ldd "$node" | grep -o '/[^ ]*'); do
+    mkdir -p "$rootfs$(dirname "$lib")"
+    cp -L "$lib" "$rootfs$lib"
+  done
+  cp -r "$(npm root -g 2>/dev/null)/npm" "$rootfs/usr/local/lib/node_modules/npm"
+  rm -f "$rootfs/usr/local/lib/node_modules/npm/npmrc" # this machine's built-in settings (a CA file path the image lacks)
+  ln -s ../lib/node_modules/npm/bin/npm-cli.js "$rootfs/usr/local/bin/npm"
+  ln -s ../lib/node_modules/npm/bin/npx-cli.js "$rootfs/usr/local/bin/npx"
+  import_rootfs "$rootfs" "$NODE_IMAGE" --change 'ENV PATH=/usr/local/bin:/bin' --change 'CMD ["node"]'
 }
 
 registry_has() {
@@ -119,6 +196,12 @@ ensure_base_image() {
   else
     say "image $BASE_IMAGE: building from busybox-static"
     build_base_image
+  fi
+  if docker image inspect "$NODE_IMAGE" >/dev/null 2>&1; then
+    say "image $NODE_IMAGE: present"
+  else
+    say "image $NODE_IMAGE: building from this machine's Node.js"
+    build_node_image
   fi
   if registry_has "$REGISTRY_IMAGE"; then
     say "image $REGISTRY_ADDR/$REGISTRY_IMAGE: present"

@@ -23,6 +23,10 @@ PDNS_ZONE=$APPS_DOMAIN
 CADDY_ADMIN_URL=http://127.0.0.1:2019
 GIT_ALLOWED_HOSTS=127.0.0.1,localhost
 TEST_IMAGE=$BASE_IMAGE
+# No registry outside is reachable: the ai method's generated Dockerfiles start from images the
+# stack builds locally (scripts/lib/docker.sh); Python and Go repositories need an operator's images.
+AI_BASE_IMAGE_STATIC=$BASE_IMAGE
+AI_BASE_IMAGE_NODE=$NODE_IMAGE
 REGISTRY=$REGISTRY_ADDR
 # Sized for test suites driving the dev stack from one loopback address (sign-ins, deliberate 401s
 # and polling add up fast); still enforced. Production defaults: docs/configuration.md.
