@@ -3,16 +3,31 @@
 import tseslint from 'typescript-eslint';
 
 const appNames = ['api', 'worker', 'cli', 'dev-idp'];
-const noCrossApp = (self, { inTests }) => ({
-  patterns: [
-    {
-      group: ['**/apps/*', ...appNames.filter((a) => a !== self).map((a) => `@hostctl/${a}`)],
-      message: 'apps never import other apps',
-    },
-    ...(inTests ? [] : [{ group: ['@hostctl/testing'], message: 'test helpers stay in test code' }]),
-  ],
-});
 const TEST_CODE = ['**/*.test.ts', '**/testing/**', '**/test-support/**'];
+
+// Boundaries the layout promises (README, STYLE.md). ESLint replaces a rule's options rather than
+// merging them, so each area below lists every pattern that applies to it.
+const NO_APPS = {
+  group: ['**/apps/**', ...appNames.map((a) => `@hostctl/${a}`)],
+  message: 'packages, tests and bench never import app internals (start apps as processes instead)',
+};
+const NO_DATABASE_DRIVERS = {
+  group: ['@prisma/*', 'pg', 'pg-*', '**/generated/**'],
+  message: 'Prisma and pg live only in packages/db: use its stores',
+};
+const NO_ENGINE_CLIENTS = {
+  group: ['dockerode', 'docker-modem', 'simple-git'],
+  message: 'dockerode and simple-git live only in apps/worker/src/adapters: use the runtime/git interfaces',
+};
+const NO_TEST_HELPERS = { group: ['@hostctl/testing'], message: 'test helpers stay in test code' };
+const noCrossApp = (self) => ({
+  group: [
+    '**/apps/*',
+    ...appNames.filter((a) => a !== self).flatMap((a) => [`@hostctl/${a}`, `**/${a}/src/**`]),
+  ],
+  message: 'apps never import other apps',
+});
+const restrict = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 export default tseslint.config(
   {
@@ -42,20 +57,10 @@ export default tseslint.config(
   },
   {
     files: ['packages/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['**/apps/**', '@hostctl/api', '@hostctl/worker', '@hostctl/cli', '@hostctl/dev-idp'],
-              message: 'packages never import apps',
-            },
-          ],
-        },
-      ],
-    },
+    ignores: ['packages/db/**', 'packages/testing/**', ...TEST_CODE],
+    rules: restrict(NO_APPS, NO_DATABASE_DRIVERS, NO_ENGINE_CLIENTS, NO_TEST_HELPERS),
   },
+  { files: ['packages/db/**/*.ts', 'packages/testing/**/*.ts'], rules: restrict(NO_APPS) },
   {
     files: ['packages/domain/**/*.ts'],
     rules: {
@@ -68,12 +73,20 @@ export default tseslint.config(
   ...appNames.map((app) => ({
     files: [`apps/${app}/**/*.ts`],
     ignores: TEST_CODE,
-    rules: { 'no-restricted-imports': ['error', noCrossApp(app, { inTests: false })] },
+    rules: restrict(noCrossApp(app), NO_TEST_HELPERS, NO_DATABASE_DRIVERS, NO_ENGINE_CLIENTS),
   })),
+  {
+    files: ['apps/worker/src/adapters/**/*.ts'],
+    ignores: TEST_CODE,
+    rules: restrict(noCrossApp('worker'), NO_TEST_HELPERS, NO_DATABASE_DRIVERS),
+  },
   ...appNames.map((app) => ({
     files: TEST_CODE.map((pattern) => `apps/${app}/${pattern}`),
-    rules: { 'no-restricted-imports': ['error', noCrossApp(app, { inTests: true })] },
+    rules: restrict(noCrossApp(app)),
   })),
+  { files: ['bench/**/*.ts', 'tests/**/*.ts'], rules: restrict(NO_APPS) },
+  // STYLE.md: files under 300 lines, split before 400.
+  { files: ['**/*.ts'], rules: { 'max-lines': ['error', { max: 400 }] } },
   {
     files: ['**/*.test.ts', 'bench/**/*.ts', 'tests/**/*.ts'],
     rules: {

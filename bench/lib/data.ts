@@ -5,7 +5,7 @@ import { Redis } from 'ioredis';
 import pg from 'pg';
 import { generateApiKey } from '@hostctl/auth-policy';
 import { createBootstrapStore, createDb } from '@hostctl/db';
-import { deriveCookieKey } from '../../apps/api/src/auth/session-cookies.js';
+import { deriveCookieKey } from '@hostctl/auth-policy';
 import { assertBenchDatabase, BENCH } from './config.js';
 import { run } from './proc.js';
 

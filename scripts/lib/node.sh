@@ -43,10 +43,8 @@ prisma_generate() {
     return
   fi
   say "prisma client: generating"
-  # generate needs no schema engine, but the CLI downloads one unless told where it "is".
-  : >"$DATA/prisma-schema-engine.unused"
-  (cd "$ROOT" && PRISMA_SCHEMA_ENGINE_BINARY="$DATA/prisma-schema-engine.unused" \
-    quietly prisma-generate pnpm -s db:generate)
+  # Offline: scripts/prisma-generate.mjs keeps the CLI from downloading a schema engine.
+  (cd "$ROOT" && quietly prisma-generate pnpm -s db:generate)
   stamp_write prisma-generate "$hash"
 }
 

@@ -1,6 +1,6 @@
-import { hkdfSync } from 'node:crypto';
 import secureSession, { type Session } from '@fastify/secure-session';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { deriveCookieKey } from '@hostctl/auth-policy';
 
 declare module '@fastify/secure-session' {
   interface SessionData {
@@ -27,14 +27,6 @@ export const LOGIN_TTL_SECONDS = 600;
 const ENVELOPE_MAX_AGE_SECONDS = 400 * 24 * 3600;
 const SID = 'sid';
 const BINDING = 'binding';
-
-/**
- * One 32-byte key per cookie, derived from SESSION_SECRET with HKDF: a session cookie can never be
- * decrypted as a pre-login cookie or the other way round, and no key material is stored anywhere.
- */
-export function deriveCookieKey(secret: string, purpose: 'session' | 'login'): Buffer {
-  return Buffer.from(hkdfSync('sha256', secret, 'hostctl-cookies', `hostctl ${purpose} cookie v1`, 32));
-}
 
 /**
  * Both cookies are encrypted (@fastify/secure-session, XSalsa20-Poly1305) and hold only an opaque

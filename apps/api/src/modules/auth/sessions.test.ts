@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deriveCookieKey } from '../../auth/session-cookies.js';
+import { deriveCookieKey } from '@hostctl/auth-policy';
 import { sessionHandle } from '../../auth/session-store.js';
 import { json } from '../../test-support/harness.js';
 import {
