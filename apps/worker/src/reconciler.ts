@@ -1,6 +1,6 @@
 import { OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
-import { QUEUES, jobIds, type JobPayload, type Producer } from '@hostctl/queue';
+import { JOBS, jobIdOf, type JobPayload, type Producer } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import type { ServiceRouter } from './adapters/router.js';
 import { type ContainerRuntime } from './adapters/runtime.js';
@@ -123,8 +123,8 @@ type LostJob =
 
 /** Enqueues the job unless one is waiting, delayed or active; a finished leftover is replaced. */
 async function ensureJob(deps: ReconcilerDeps, job: LostJob): Promise<boolean> {
-  const jobId = job.name === 'deploy' ? jobIds.deploy(job.payload) : jobIds.delete(job.payload);
-  const existing = await deps.producer.queue(QUEUES.deployments).getJob(jobId);
+  const jobId = job.name === 'deploy' ? jobIdOf('deploy', job.payload) : jobIdOf('delete', job.payload);
+  const existing = jobId ? await deps.producer.queue(JOBS[job.name].queue).getJob(jobId) : undefined;
   const state = existing ? await existing.getState() : 'missing';
   if (state !== 'missing' && state !== 'completed' && state !== 'failed' && state !== 'unknown') return false;
   // A custom job id blocks re-adding while the finished job is kept: remove the leftover first.

@@ -1,19 +1,26 @@
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
-import { QUEUES, WORKER_LOCKING, type JobPayload } from '@hostctl/queue';
+import {
+  InvalidJobPayloadError,
+  JOBS,
+  QUEUES,
+  WORKER_LOCKING,
+  isJobName,
+  parsePayload,
+  type JobName,
+  type JobPayload,
+  type QueueName,
+} from '@hostctl/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { JobOutcome } from './metrics/worker-metrics.js';
 
 /**
- * One BullMQ worker per queue, dispatching by job name to the processors. Long jobs (deploy,
- * delete) and the short jobs the API awaits (lifecycle) have separate queues so a slow deploy
- * never delays a stop button.
+ * One handler per job of the catalog: a job added to the catalog without a handler here is a type
+ * error, not a job that fails at run time.
  */
-export interface Processors {
-  deploy(job: Job<JobPayload<'deploy'>>, token?: string): Promise<unknown>;
-  delete(job: Job<JobPayload<'delete'>>, token?: string): Promise<unknown>;
-  lifecycle(job: Job<JobPayload<'lifecycle'>>, token?: string): Promise<unknown>;
-}
+export type Processors = {
+  [N in JobName]: (job: Job<JobPayload<N>>, token?: string) => Promise<unknown>;
+};
 
 /** Sees every job this replica runs: metrics and the watchdog's count of busy slots. */
 export interface JobObserver {
@@ -50,24 +57,30 @@ export function createWorkers(options: {
         observer.finished(queue, job.name, outcome, (performance.now() - started) / 1000);
       }
     };
-  const deployments = new Worker(
-    QUEUES.deployments,
-    observed(QUEUES.deployments, async (job, token) => {
-      if (job.name === 'deploy') return processors.deploy(job as Job<JobPayload<'deploy'>>, token);
-      if (job.name === 'delete') return processors.delete(job as Job<JobPayload<'delete'>>, token);
-      throw new UnrecoverableError(`unknown job ${job.name} on the ${QUEUES.deployments} queue`);
-    }),
-    common,
+  // Payloads are validated before a handler sees them: a malformed job can never succeed on a
+  // retry, so it fails permanently (and is logged) instead of reaching a processor.
+  const dispatch = (queue: QueueName) => async (job: Job, token?: string) => {
+    if (!isJobName(job.name) || JOBS[job.name].queue !== queue) {
+      throw new UnrecoverableError(`unknown job ${job.name} on the ${queue} queue`);
+    }
+    const name = job.name;
+    try {
+      parsePayload(name, job.data);
+    } catch (error) {
+      if (!(error instanceof InvalidJobPayloadError)) throw error;
+      logger.error(
+        { queue, job: name, jobId: job.id, problems: error.problems },
+        'job refused: invalid payload',
+      );
+      throw new UnrecoverableError(error.message);
+    }
+    const handler = processors[name] as (job: Job, token?: string) => Promise<unknown>;
+    return handler(job, token);
+  };
+  const workers = Object.values(QUEUES).map(
+    (queue) => new Worker(queue, observed(queue, dispatch(queue)), common),
   );
-  const operations = new Worker(
-    QUEUES.operations,
-    observed(QUEUES.operations, async (job, token) => {
-      if (job.name === 'lifecycle') return processors.lifecycle(job as Job<JobPayload<'lifecycle'>>, token);
-      throw new UnrecoverableError(`unknown job ${job.name} on the ${QUEUES.operations} queue`);
-    }),
-    common,
-  );
-  for (const worker of [deployments, operations]) {
+  for (const worker of workers) {
     worker.on('stalled', (jobId) => {
       observer.stalled(worker.name);
       logger.warn(
@@ -81,7 +94,7 @@ export function createWorkers(options: {
     // Without a listener an error event (e.g. Redis down) would crash the process; BullMQ reconnects.
     worker.on('error', (error) => logger.error({ queue: worker.name, err: error.message }, 'worker error'));
   }
-  return [deployments, operations];
+  return workers;
 }
 
 /** DelayedError is not a failure: the job went back to wait for its service's lock. */

@@ -1,5 +1,7 @@
 import type { DefaultJobOptions } from 'bullmq';
-import type { LifecycleAction } from '@hostctl/domain';
+import { Type, type Static, type TLiteral, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { LIFECYCLE_ACTIONS, type LifecycleAction } from '@hostctl/domain';
 
 export const QUEUES = {
   /** Long jobs: deploy/redeploy and delete. */
@@ -9,24 +11,24 @@ export const QUEUES = {
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
-export interface JobCatalog {
-  deploy: { queue: 'deployments'; payload: { deploymentId: string } };
-  delete: { queue: 'deployments'; payload: { serviceId: string } };
-  lifecycle: { queue: 'operations'; payload: { serviceId: string; action: LifecycleAction } };
-}
-export type JobName = keyof JobCatalog;
-export type JobPayload<N extends JobName> = JobCatalog[N]['payload'];
+// Payloads carry ids only (PostgreSQL is the source of truth): nothing secret, nothing a worker
+// could take on trust. Every row id is a UUID.
+const RowId = Type.String({ format: 'uuid' });
+const DeployPayload = Type.Object({ deploymentId: RowId }, { additionalProperties: false });
+const DeletePayload = Type.Object({ serviceId: RowId }, { additionalProperties: false });
+const LifecyclePayload = Type.Object(
+  {
+    serviceId: RowId,
+    // The tuple type keeps Static<> at LifecycleAction (a plain array of literals would be never).
+    action: Type.Union(
+      LIFECYCLE_ACTIONS.map((action) => Type.Literal(action)) as [TLiteral<LifecycleAction>],
+    ),
+  },
+  { additionalProperties: false },
+);
 
-export interface LifecycleResult {
-  status: 'running' | 'stopped' | 'deploying' | 'failed';
-  message: string;
-}
-
-/** Deterministic job ids: enqueuing the same deployment twice is a no-op while it is known. */
-export const jobIds = {
-  deploy: (payload: JobPayload<'deploy'>) => `deploy.${payload.deploymentId}`,
-  delete: (payload: JobPayload<'delete'>) => `delete.${payload.serviceId}`,
-} as const;
+const deployJobId = (payload: Static<typeof DeployPayload>) => `deploy.${payload.deploymentId}`;
+const deleteJobId = (payload: Static<typeof DeletePayload>) => `delete.${payload.serviceId}`;
 
 const RETRYING: DefaultJobOptions = {
   attempts: 20,
@@ -35,11 +37,79 @@ const RETRYING: DefaultJobOptions = {
   removeOnFail: { age: 24 * 3600 },
 };
 
-export const JOB_OPTIONS: Record<JobName, DefaultJobOptions> = {
-  deploy: { ...RETRYING, attempts: 5 },
-  delete: RETRYING,
-  lifecycle: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 3600 } },
+interface JobDefinition<S extends TSchema> {
+  queue: QueueName;
+  payload: S;
+  options: DefaultJobOptions;
+  /** Deterministic job id: enqueuing the same work twice is a no-op while the job is known. */
+  jobId?: (payload: Static<S>) => string;
+}
+const define = <S extends TSchema>(definition: JobDefinition<S>) => definition;
+
+/**
+ * Every job the system runs: its queue, payload schema, options and job id. The producer validates
+ * a payload before enqueuing it and the worker again before running it, so a job from an older
+ * release or a hand-made one fails on its own instead of reaching a processor with the wrong shape.
+ */
+export const JOBS = {
+  deploy: define({
+    queue: QUEUES.deployments,
+    payload: DeployPayload,
+    options: { ...RETRYING, attempts: 5 },
+    jobId: deployJobId,
+  }),
+  delete: define({
+    queue: QUEUES.deployments,
+    payload: DeletePayload,
+    options: RETRYING,
+    jobId: deleteJobId,
+  }),
+  lifecycle: define({
+    queue: QUEUES.operations,
+    payload: LifecyclePayload,
+    options: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 3600 } },
+  }),
 };
+export type JobName = keyof typeof JOBS;
+export type JobPayload<N extends JobName> = Static<(typeof JOBS)[N]['payload']>;
+
+export const JOB_NAMES = Object.keys(JOBS) as JobName[];
+
+export const isJobName = (name: string): name is JobName => Object.hasOwn(JOBS, name);
+
+/** The job id of a payload, for the jobs that have deterministic ids. */
+export function jobIdOf<N extends JobName>(name: N, payload: JobPayload<N>): string | undefined {
+  const definition: JobDefinition<TSchema> = JOBS[name];
+  return definition.jobId?.(payload);
+}
+
+/** Deterministic ids of the jobs the reconciler looks up. */
+export const jobIds = { deploy: deployJobId, delete: deleteJobId };
+
+export class InvalidJobPayloadError extends Error {
+  constructor(
+    readonly job: string,
+    readonly problems: string[],
+  ) {
+    super(`invalid ${job} job payload: ${problems.join('; ')}`);
+    this.name = 'InvalidJobPayloadError';
+  }
+}
+
+/** The payload typed for its job, or InvalidJobPayloadError naming each problem. */
+export function parsePayload<N extends JobName>(name: N, payload: unknown): JobPayload<N> {
+  const schema: TSchema = JOBS[name].payload;
+  if (Value.Check(schema, payload)) return payload as JobPayload<N>;
+  const problems = [...Value.Errors(schema, payload)].map(
+    (error) => `${error.instancePath || '/'} ${error.message}`,
+  );
+  throw new InvalidJobPayloadError(name, problems);
+}
+
+export interface LifecycleResult {
+  status: 'running' | 'stopped' | 'deploying' | 'failed';
+  message: string;
+}
 
 /**
  * Lock and stall settings: a job whose worker died is handed to another within ~15 s;

@@ -1,18 +1,13 @@
 import { Queue, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { JOB_OPTIONS, QUEUES, jobIds, type JobName, type JobPayload, type QueueName } from './catalog.js';
+import { JOBS, jobIdOf, parsePayload, type JobName, type JobPayload, type QueueName } from './catalog.js';
 
 export interface Producer {
+  /** Validates the payload against the catalog (InvalidJobPayloadError) and adds the job. */
   enqueue<N extends JobName>(name: N, payload: JobPayload<N>): Promise<Job>;
   queue(name: QueueName): Queue;
   close(): Promise<void>;
 }
-
-const QUEUE_OF: Record<JobName, QueueName> = {
-  deploy: QUEUES.deployments,
-  delete: QUEUES.deployments,
-  lifecycle: QUEUES.operations,
-};
 
 export function createProducer(connection: Redis, prefix: string): Producer {
   const queues = new Map<QueueName, Queue>();
@@ -27,9 +22,9 @@ export function createProducer(connection: Redis, prefix: string): Producer {
   return {
     queue,
     async enqueue(name, payload) {
-      const idOf = (jobIds as Partial<Record<JobName, (p: typeof payload) => string>>)[name];
-      const jobId = idOf?.(payload);
-      return queue(QUEUE_OF[name]).add(name, payload, { ...JOB_OPTIONS[name], ...(jobId ? { jobId } : {}) });
+      const valid = parsePayload(name, payload);
+      const jobId = jobIdOf(name, valid);
+      return queue(JOBS[name].queue).add(name, valid, { ...JOBS[name].options, ...(jobId ? { jobId } : {}) });
     },
     async close() {
       await Promise.all([...queues.values()].map((q) => q.close()));
