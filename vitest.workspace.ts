@@ -4,6 +4,6 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/*', 'tests/*', '!tests/fault'],
+    projects: ['packages/*', 'apps/*', 'apps/worker/vitest.logic.config.ts', 'tests/*', '!tests/fault'],
   },
 });

@@ -5,6 +5,7 @@ export default defineProject({
   test: {
     name: 'worker',
     include: ['src/**/*.test.ts'],
+    exclude: ['src/**/*.logic.test.ts'],
     globalSetup: ['src/testing/global-setup.ts'],
     fileParallelism: false,
     testTimeout: 120_000,

@@ -1,14 +1,13 @@
 import Docker from 'dockerode';
-import { ensureDatabase, migrate, MIGRATIONS_DIR } from '@hostctl/db';
-import { TEST_DATABASE_URL, TEST_IMAGE } from './test-env.js';
+import setupDatabase from './database-setup.js';
+import { TEST_IMAGE } from './test-env.js';
 
 /**
  * Runs once before the worker tests: creates and migrates the worker's own test database and
  * checks the engine has the local test image (the stack scripts build it; no registry is reachable).
  */
 export default async function setup(): Promise<void> {
-  await ensureDatabase(TEST_DATABASE_URL);
-  await migrate(TEST_DATABASE_URL, MIGRATIONS_DIR);
+  await setupDatabase();
   const docker = new Docker({ socketPath: process.env.DOCKER_SOCKET ?? '/var/run/docker.sock' });
   await docker.ping();
   await docker

@@ -1,0 +1,235 @@
+import { randomBytes } from 'node:crypto';
+import net from 'node:net';
+import { DomainError } from '@hostctl/domain';
+import type {
+  ContainerRuntime,
+  ContainerSpec,
+  ContainerState,
+  ImageInfo,
+  Labels,
+  NamedObject,
+} from '../adapters/runtime.js';
+
+/**
+ * An in-memory ContainerRuntime for the worker's logic tests: no engine, yet it keeps the promises
+ * the Docker runtime keeps (runtime-contract.ts runs the same suite against both). A started
+ * container with exposed ports really accepts TCP connections, on an address of its own in
+ * 127.0.0.0/8 (all loopback on Linux), so readiness and health probes run unchanged. `exit()`
+ * plays a crash; a container whose environment sets FAKE_EXIT_CODE exits with it right after
+ * every start (a process that cannot start), so a compose document can ask for one.
+ */
+export interface FakeRuntime extends ContainerRuntime {
+  /** Makes an image present locally, as a build or `docker import` would. */
+  addImage(reference: string, labels?: Labels): void;
+  /** Puts an image in the (fake) registry, so pullImage finds it. */
+  publish(reference: string, digest: string): void;
+  /** The container's process ends with this exit code (and output), as a crash would. */
+  exit(idOrName: string, exitCode: number, output?: string): Promise<void>;
+  /** Every object it holds, for leak assertions. */
+  objects(): { containers: string[]; networks: string[]; volumes: string[]; images: string[] };
+}
+
+interface FakeContainer {
+  id: string;
+  spec: ContainerSpec;
+  running: boolean;
+  exitCode: number;
+  ip?: string;
+  output: string[];
+  listeners: net.Server[];
+}
+
+const newId = () => randomBytes(32).toString('hex');
+const hasLabels = (labels: Labels, wanted: Labels) =>
+  Object.entries(wanted).every(([key, value]) => labels[key] === value);
+
+// One /16 of loopback per fake, so parallel fakes (and their listeners) never collide.
+let nextBlock = 64 + Math.floor(Math.random() * 64);
+
+export function createFakeRuntime(options: { images?: string[] } = {}): FakeRuntime {
+  const images = new Map<string, ImageInfo & { labels: Labels }>();
+  const registry = new Map<string, string>();
+  const networks = new Map<string, NamedObject>();
+  const volumes = new Map<string, NamedObject>();
+  const containers = new Map<string, FakeContainer>();
+  const block = nextBlock++ % 250;
+  let nextHost = 2;
+
+  const addImage = (reference: string, labels: Labels = {}) => {
+    const id = `sha256:${newId()}`;
+    images.set(reference, { id, digest: id, labels });
+  };
+  for (const image of options.images ?? []) addImage(image);
+
+  const find = (idOrName: string) =>
+    containers.get(idOrName) ?? [...containers.values()].find((c) => c.spec.name === idOrName);
+
+  const closeListeners = async (container: FakeContainer) => {
+    await Promise.all(container.listeners.map((server) => new Promise((resolve) => server.close(resolve))));
+    container.listeners = [];
+  };
+
+  const listen = (ip: string, port: number) =>
+    new Promise<net.Server>((resolve, reject) => {
+      const server = net.createServer((socket) => {
+        // Probes connect and hang up at once: a reset is their business, not an error here.
+        socket.on('error', () => undefined);
+        socket.end('HTTP/1.0 200 OK\r\n\r\nfake\n');
+      });
+      server.once('error', reject);
+      server.listen(port, ip, () => resolve(server));
+    });
+
+  const stop = async (container: FakeContainer, exitCode: number) => {
+    await closeListeners(container);
+    container.running = false;
+    container.exitCode = exitCode;
+    delete container.ip;
+  };
+
+  const start = async (container: FakeContainer) => {
+    if (container.running) return;
+    const crash = container.spec.env.find((entry) => entry.startsWith('FAKE_EXIT_CODE='));
+    if (crash) {
+      container.output.push('fake: the process exited at start');
+      container.exitCode = Number(crash.slice('FAKE_EXIT_CODE='.length));
+      return;
+    }
+    const host = nextHost++;
+    const ip = `127.${block}.${Math.floor(host / 250)}.${(host % 250) + 2}`;
+    container.listeners = await Promise.all(container.spec.exposedPorts.map((port) => listen(ip, port)));
+    container.ip = ip;
+    container.running = true;
+    container.exitCode = 0;
+  };
+
+  const removeNamed = (store: Map<string, NamedObject>, idOrName: string) => {
+    for (const [key, object] of store)
+      if (object.id === idOrName || object.name === idOrName) store.delete(key);
+  };
+
+  return {
+    addImage,
+    publish: (reference, digest) => registry.set(reference, digest),
+    async exit(idOrName, exitCode, output) {
+      const container = find(idOrName);
+      if (!container) throw new Error(`no fake container ${idOrName}`);
+      if (output) container.output.push(output);
+      await stop(container, exitCode);
+    },
+    objects: () => ({
+      containers: [...containers.values()].map((c) => c.spec.name),
+      networks: [...networks.keys()],
+      volumes: [...volumes.keys()],
+      images: [...images.keys()],
+    }),
+
+    async ping() {},
+    async inspectImage(reference) {
+      const image = images.get(reference);
+      return image ? { id: image.id, digest: image.digest } : null;
+    },
+    async pullImage(reference, onProgress) {
+      const digest = registry.get(reference);
+      if (!digest)
+        throw new DomainError('image_unavailable', `image ${reference} was not found in its registry`);
+      onProgress(`${reference}: Pull complete`);
+      images.set(reference, {
+        id: `sha256:${newId()}`,
+        digest: `${reference.split(':')[0]}@${digest}`,
+        labels: {},
+      });
+    },
+    async ensureNetwork(name, labels) {
+      if (!networks.has(name)) networks.set(name, { id: newId(), name, labels });
+    },
+    async ensureVolume(name, labels) {
+      if (!volumes.has(name)) volumes.set(name, { id: name, name, labels });
+    },
+    async listContainers(labels) {
+      return [...containers.values()]
+        .filter((c) => hasLabels(c.spec.labels, labels))
+        .map((c) => ({
+          id: c.id,
+          name: c.spec.name,
+          labels: c.spec.labels,
+          state: c.running ? 'running' : 'exited',
+        }));
+    },
+    async createContainer(spec) {
+      if (find(spec.name))
+        throw new DomainError('runtime_error', `container name ${spec.name} is already in use`);
+      if (!images.has(spec.image)) throw new DomainError('runtime_error', `no such image: ${spec.image}`);
+      if (!networks.has(spec.network))
+        throw new DomainError('runtime_error', `network ${spec.network} not found`);
+      for (const mount of spec.mounts) await this.ensureVolume(mount.volume, {});
+      const id = newId();
+      containers.set(id, { id, spec, running: false, exitCode: 0, output: [], listeners: [] });
+      return id;
+    },
+    async inspectContainer(idOrName): Promise<ContainerState | null> {
+      const c = find(idOrName);
+      if (!c) return null;
+      return {
+        id: c.id,
+        name: c.spec.name,
+        labels: c.spec.labels,
+        status: c.running ? 'running' : 'exited',
+        isRunning: c.running,
+        isRestarting: false,
+        exitCode: c.exitCode,
+        restartCount: 0,
+        ...(c.spec.healthcheck && c.running ? { health: 'healthy' as const } : {}),
+        ...(c.ip ? { ip: c.ip } : {}),
+      };
+    },
+    async startContainer(id) {
+      const container = find(id);
+      if (!container) throw new DomainError('runtime_error', `no such container: ${id}`);
+      await start(container);
+    },
+    async stopContainer(id) {
+      const container = find(id);
+      if (!container) throw new DomainError('runtime_error', `no such container: ${id}`);
+      if (container.running) await stop(container, 143);
+    },
+    async restartContainer(id) {
+      const container = find(id);
+      if (!container) throw new DomainError('runtime_error', `no such container: ${id}`);
+      await stop(container, 143);
+      await start(container);
+    },
+    async removeContainer(id) {
+      const container = find(id);
+      if (!container) return;
+      await closeListeners(container);
+      containers.delete(container.id);
+    },
+    async containerLogs(id, tail) {
+      return (find(id)?.output ?? []).slice(-tail).join('\n');
+    },
+    async listNetworks(labels) {
+      return [...networks.values()].filter((n) => hasLabels(n.labels, labels));
+    },
+    async removeNetwork(id) {
+      const inUse = [...containers.values()].some((c) => networks.get(c.spec.network)?.id === id);
+      if (inUse) throw new DomainError('runtime_error', `network ${id} has active endpoints`);
+      removeNamed(networks, id);
+    },
+    async listVolumes(labels) {
+      return [...volumes.values()].filter((v) => hasLabels(v.labels, labels));
+    },
+    async removeVolume(name) {
+      removeNamed(volumes, name);
+    },
+    async listImages(labels) {
+      return [...images.entries()]
+        .filter(([, image]) => Object.keys(labels).length > 0 && hasLabels(image.labels, labels))
+        .map(([name, image]) => ({ id: image.id, name, labels: image.labels }));
+    },
+    async removeImage(id) {
+      for (const [reference, image] of images)
+        if (image.id === id || reference === id) images.delete(reference);
+    },
+  };
+}
