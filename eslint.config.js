@@ -63,6 +63,7 @@ export default tseslint.config(
   { files: ['packages/db/**/*.ts', 'packages/testing/**/*.ts'], rules: restrict(NO_APPS) },
   {
     files: ['packages/domain/**/*.ts'],
+    ignores: TEST_CODE,
     rules: {
       'no-restricted-imports': [
         'error',
