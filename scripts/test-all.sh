@@ -54,6 +54,7 @@ check() {
 check typecheck pnpm -s typecheck
 check lint pnpm -s lint
 check format pnpm -s format:check
+check "dead code (knip)" pnpm -s knip
 
 # tally REPORT: "<passed> <failed>" from vitest's JSON report. A test file that failed without a
 # failed test (it did not load, or a hook threw) counts as one failed test, so it cannot hide.
