@@ -4,3 +4,4 @@ export * from './principal.js';
 export * from './permissions.js';
 export * from './scope.js';
 export * from './api-key.js';
+export * from './user-admin.js';
