@@ -38,7 +38,10 @@ export function grantableRoles(actor: Pick<Principal, 'role' | 'customerId'>): r
 }
 
 /** Whether the actor may see (and so act on) this user at all: scoped admins see their customer's users. */
-export function canSeeUser(actor: Pick<Principal, 'role' | 'customerId'>, target: Pick<UserFacts, 'customerId'>) {
+export function canSeeUser(
+  actor: Pick<Principal, 'role' | 'customerId'>,
+  target: Pick<UserFacts, 'customerId'>,
+) {
   if (actor.role !== 'admin') return false;
   return actor.customerId === null || target.customerId === actor.customerId;
 }
@@ -58,7 +61,8 @@ export function decideUserCreate(
 
 export function decideUserUpdate(actor: Actor, target: UserFacts, change: UserChange): UserAdminDecision {
   if (actor.role !== 'admin') return deny(`your role (${actor.role}) may not manage users`);
-  if (!canSeeUser(actor, target)) return { allowed: false, reason: 'not_found', detail: `user ${target.id} not found` };
+  if (!canSeeUser(actor, target))
+    return { allowed: false, reason: 'not_found', detail: `user ${target.id} not found` };
   const changesRole = change.role !== undefined && change.role !== target.role;
   const changesCustomer = change.customerId !== undefined && change.customerId !== target.customerId;
   if (target.id === actor.userId && (changesRole || changesCustomer))
@@ -87,5 +91,10 @@ export type KeyRevokeScope =
 export function keyRevokeScope(actor: Actor): KeyRevokeScope {
   if (actor.role !== 'admin') return { kind: 'owner', userId: actor.userId };
   if (actor.customerId === null) return { kind: 'any' };
-  return { kind: 'customer', userId: actor.userId, customerId: actor.customerId, roles: grantableRoles(actor) };
+  return {
+    kind: 'customer',
+    userId: actor.userId,
+    customerId: actor.customerId,
+    roles: grantableRoles(actor),
+  };
 }
