@@ -48,7 +48,8 @@ export function registerAdminRoutes(instance: FastifyInstance, service: AdminSer
   app.post('/api/users', {
     config: { permission: 'users:manage' },
     schema: { body: CreateUserBody, response: { 201: UserProfile, ...problemResponses(400, 409) } },
-    handler: async (request, reply) => reply.status(201).send(await service.createUser(principalOf(request), request.body)),
+    handler: async (request, reply) =>
+      reply.status(201).send(await service.createUser(principalOf(request), request.body)),
   });
   app.patch('/api/users/:id', {
     config: { permission: 'users:manage' },
