@@ -3,8 +3,9 @@ import type { InjectOptions } from 'fastify';
 import { PUBLIC } from '@hostctl/auth-policy';
 import type { Role } from '@hostctl/domain';
 import { createHarness, type Harness } from '../test-support/harness.js';
+import { openSocket } from '../test-support/ws-client.js';
 import { buildFixtures, ROLES_UNDER_TEST, SCOPES, type Caller, type Fixtures } from './authz-fixtures.js';
-import { ROUTE_TABLE, type Expected, type RouteCase } from './route-table.js';
+import { ROUTE_TABLE, SOCKET_TABLE, type Expected, type RouteCase } from './route-table.js';
 
 /**
  * Every registered route × role (admin, operator, viewer) × scope (unscoped, own customer, other
@@ -56,7 +57,7 @@ async function run(method: string, routeCase: RouteCase): Promise<Matrix> {
     if (caller && request.session) Object.assign(headers, await f.session(caller));
     else if (caller) headers.authorization = caller.auth;
     const options: InjectOptions = {
-      method: method as InjectOptions['method'],
+      method,
       url: request.url,
       headers,
       ...(request.payload ? { payload: request.payload } : {}),
@@ -105,5 +106,57 @@ describe('HEAD answers as GET does', () => {
         ...expected(first.expect, entry.public === true),
       });
     }
+  });
+});
+
+/**
+ * The WebSocket forms of the streaming routes: the role is checked before the handshake (refused
+ * upgrade: its HTTP status), the scope by the stream itself, which closes with 4404 (reported as
+ * 404) exactly as for an unknown id. An accepted stream that stays open is reported as 101.
+ */
+describe('WebSocket upgrades answer each role × scope as the table says', () => {
+  let base: string;
+  beforeAll(async () => {
+    base = await h.listen();
+  });
+
+  async function socketOutcome(url: string, headers: Record<string, string>): Promise<number> {
+    const ws = openSocket(`ws://${base}${url}`, headers);
+    try {
+      await ws.opened;
+    } catch (error) {
+      return Number(/refused with (\d+)/.exec(String(error))?.[1] ?? -1);
+    }
+    // A refusal by scope arrives right after the handshake; 1.5 s is far above that on this stack.
+    const closed = await Promise.race([
+      ws.closed.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 1500)),
+    ]);
+    if (!closed) {
+      ws.socket.close();
+      return 101;
+    }
+    return ws.closeCode === 4404 ? 404 : (ws.closeCode ?? -1);
+  }
+
+  it.each(Object.entries(SOCKET_TABLE))('%s', async (_key, socketCase) => {
+    const url = socketCase.url(f);
+    const byCaller = await Promise.all(
+      f.callers.map(async (caller) => ({
+        caller,
+        status: await socketOutcome(url, { authorization: caller.auth }),
+      })),
+    );
+    const matrix = Object.fromEntries(
+      ROLES_UNDER_TEST.map((role) => [
+        role,
+        SCOPES.map(
+          (scope) => byCaller.find((c) => c.caller.role === role && c.caller.scope === scope)?.status,
+        ),
+      ]),
+    );
+    expect({ ...matrix, anonymous: await socketOutcome(url, {}) }).toEqual(
+      expected(socketCase.expect, false),
+    );
   });
 });
