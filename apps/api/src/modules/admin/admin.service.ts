@@ -33,9 +33,10 @@ function enforce(decision: UserAdminDecision, id?: string): void {
 export function createAdminService(deps: { customers: CustomersStore; users: UsersStore }) {
   const { customers, users } = deps;
 
-  async function existingCustomer(id: string | null): Promise<string | null> {
+  /** Looked up within the caller's scope too: a customer it cannot see is no customer at all. */
+  async function existingCustomer(principal: Principal, id: string | null): Promise<string | null> {
     if (id === null) return null;
-    if (!(await customers.findById(id))) {
+    if (!(await customers.findVisible(customerScope(principal), id))) {
       throw new DomainError('validation_failed', '/body/customer_id names no customer', {
         errors: [{ path: '/body/customer_id', message: 'names no existing customer' }],
       });
@@ -83,7 +84,7 @@ export function createAdminService(deps: { customers: CustomersStore; users: Use
           email: body.email,
           name: body.name,
           role: body.role,
-          customerId: await existingCustomer(customerId),
+          customerId: await existingCustomer(principal, customerId),
         });
         return toUserProfile(user);
       } catch (error) {
@@ -100,7 +101,9 @@ export function createAdminService(deps: { customers: CustomersStore; users: Use
         return {
           ...(body.name !== undefined ? { name: body.name } : {}),
           ...(body.role !== undefined ? { role: body.role } : {}),
-          ...(body.customer_id !== undefined ? { customerId: await existingCustomer(body.customer_id) } : {}),
+          ...(body.customer_id !== undefined
+            ? { customerId: await existingCustomer(principal, body.customer_id) }
+            : {}),
         };
       });
       if (!user) throw new DomainError('not_found', `user ${id} not found`);
