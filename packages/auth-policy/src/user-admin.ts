@@ -5,8 +5,10 @@ import type { Principal } from './principal.js';
  * Who may create and change which users (docs/auth.md#user-administration). The threat is a
  * customer's own admin (a stranger to us) widening its reach: naming another customer, clearing a
  * customer to become unscoped, or granting admin. So:
- * - only an unscoped admin creates unscoped users, changes anyone's customer, or grants admin;
- * - a customer-scoped admin manages operators and viewers of its own customer, nothing else;
+ * - only an unscoped admin creates unscoped users, changes anyone's customer, grants admin or
+ *   raises anyone's role;
+ * - a customer-scoped admin creates operators and viewers of its own customer, renames and lowers
+ *   the roles of its own customer's operators and viewers, nothing else;
  * - nobody changes their own role or customer (a no-op that repeats the current value is fine).
  * Visibility (another customer's user is "not found") is enforced in the store's where clause; the
  * decisions here repeat it so that the rules can be table-tested without a database.
@@ -28,6 +30,7 @@ export interface UserChange {
   customerId?: string | null | undefined;
 }
 
+const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
 const ALLOWED: UserAdminDecision = { allowed: true };
 const deny = (detail: string): UserAdminDecision => ({ allowed: false, reason: 'forbidden', detail });
 
@@ -72,8 +75,8 @@ export function decideUserUpdate(actor: Actor, target: UserFacts, change: UserCh
   const grantable = grantableRoles(actor);
   if (target.id !== actor.userId && !grantable.includes(target.role))
     return deny(`a customer-scoped admin cannot change a user whose role is ${target.role}`);
-  if (changesRole && change.role !== undefined && !grantable.includes(change.role))
-    return deny(`a customer-scoped admin may grant ${grantable.join(' or ')}, not ${change.role}`);
+  if (changesRole && change.role !== undefined && RANK[change.role] > RANK[target.role])
+    return deny("only an unscoped admin raises a user's role");
   return ALLOWED;
 }
 

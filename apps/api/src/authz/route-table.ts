@@ -253,6 +253,14 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
         expect: adminsOnly([200, 200, 404]),
       },
       {
+        label: 'a viewer of A → operator',
+        request: async (f) => ({
+          url: `/api/users/${(await f.freshUser('viewer', f.customerA)).id}`,
+          payload: { role: 'operator' },
+        }),
+        expect: adminsOnly([200, 403, 404]),
+      },
+      {
         label: 'a viewer of A → admin',
         request: async (f) => ({
           url: `/api/users/${(await f.freshUser('viewer', f.customerA)).id}`,

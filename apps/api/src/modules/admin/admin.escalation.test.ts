@@ -167,14 +167,22 @@ describe('a customer-scoped admin changing other users', () => {
     expect(await userRow(peer.id)).toMatchObject({ role: 'admin', name: 'Test admin' });
   });
 
-  it('may rename, promote to operator and demote users of its customer', async () => {
+  it('cannot raise a role, even below admin; the refused change leaves the user as it was', async () => {
     const viewer = await h.user('viewer', customerA);
-    const promoted = await call('PATCH', `/api/users/${viewer.id}`, adminA.auth, {
+    const refused = await call('PATCH', `/api/users/${viewer.id}`, adminA.auth, {
       role: 'operator',
       name: 'Op',
     });
-    expect(json(promoted)).toMatchObject({ role: 'operator', name: 'Op', customer_id: customerA });
-    const demoted = await call('PATCH', `/api/users/${viewer.id}`, adminA.auth, {
+    expect(refused.statusCode).toBe(403);
+    expect(json(refused).detail).toMatch(/only an unscoped admin raises/);
+    expect(await userRow(viewer.id)).toMatchObject({ role: 'viewer', name: 'Test viewer' });
+  });
+
+  it('may rename and demote operators and viewers of its customer', async () => {
+    const operator = await h.user('operator', customerA);
+    const renamed = await call('PATCH', `/api/users/${operator.id}`, adminA.auth, { name: 'Op' });
+    expect(json(renamed)).toMatchObject({ role: 'operator', name: 'Op', customer_id: customerA });
+    const demoted = await call('PATCH', `/api/users/${operator.id}`, adminA.auth, {
       role: 'viewer',
       customer_id: customerA,
     });
