@@ -5,3 +5,4 @@ export * from './permissions.js';
 export * from './scope.js';
 export * from './api-key.js';
 export * from './cookie-keys.js';
+export * from './user-admin.js';

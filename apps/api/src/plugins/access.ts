@@ -12,6 +12,16 @@ declare module 'fastify' {
   interface FastifyRequest {
     principal: Principal | null;
   }
+  interface FastifyInstance {
+    /** Every route registered after access control, with what it requires: the authorization test's input. */
+    routeCatalog: readonly RouteEntry[];
+  }
+}
+
+export interface RouteEntry {
+  method: string;
+  url: string;
+  permission: RoutePermission;
 }
 
 const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
@@ -22,11 +32,16 @@ const NO_QUERY_PARAMETERS = Type.Object({}, { additionalProperties: false });
  */
 export function registerAccessControl(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest('principal', null);
+  const catalog: RouteEntry[] = [];
+  app.decorate('routeCatalog', catalog);
 
   app.addHook('onRoute', (route) => {
     const permission = route.config?.permission;
     if (permission === undefined) {
       throw new Error(`route ${String(route.method)} ${route.url} declares no permission`);
+    }
+    for (const method of Array.isArray(route.method) ? route.method : [route.method]) {
+      catalog.push({ method: String(method), url: route.url, permission });
     }
     if (permission !== PUBLIC && route.url.startsWith('/api/') && !route.schema?.response) {
       throw new Error(`route ${String(route.method)} ${route.url} declares no response schema`);

@@ -1,11 +1,28 @@
+import type { KeyRevokeScope } from '@hostctl/auth-policy';
 import type { Db } from '../client.js';
-import type { ApiKey } from '../generated/client.ts';
+import type { ApiKey, Prisma } from '../generated/client.ts';
 
 export type ApiKeysStore = ReturnType<typeof createApiKeysStore>;
 
-/** Who may revoke a key: its owner, an admin scoped to one customer, or an unscoped admin. */
-export type RevokeScope =
-  { kind: 'owner'; userId: string } | { kind: 'customer'; customerId: string } | { kind: 'any' };
+/** Whose keys the caller may revoke (auth-policy keyRevokeScope decides it). */
+export type RevokeScope = KeyRevokeScope;
+
+/** The scope as a where clause: keys outside it are simply not found. */
+function revocableBy(scope: RevokeScope): Prisma.ApiKeyWhereInput {
+  switch (scope.kind) {
+    case 'owner':
+      return { userId: scope.userId };
+    case 'customer':
+      return {
+        OR: [
+          { userId: scope.userId },
+          { user: { is: { customerId: scope.customerId, role: { in: [...scope.roles] } } } },
+        ],
+      };
+    case 'any':
+      return {};
+  }
+}
 
 /** API key management. Authentication reads keys through the identity store, never through this one. */
 export function createApiKeysStore(db: Db) {
@@ -43,14 +60,8 @@ export function createApiKeysStore(db: Db) {
 
     /** Marks a key revoked; false when it does not exist, is already revoked, or is outside the scope. */
     async revoke(id: string, scope: RevokeScope, now: Date): Promise<boolean> {
-      const owner =
-        scope.kind === 'owner'
-          ? { userId: scope.userId }
-          : scope.kind === 'customer'
-            ? { user: { is: { customerId: scope.customerId } } }
-            : {};
       const result = await db.apiKey.updateMany({
-        where: { id, revokedAt: null, ...owner },
+        where: { AND: [{ id, revokedAt: null }, revocableBy(scope)] },
         data: { revokedAt: now },
       });
       return result.count === 1;

@@ -43,19 +43,20 @@ export function registerAdminRoutes(instance: FastifyInstance, service: AdminSer
   app.get('/api/users', {
     config: { permission: 'users:manage' },
     schema: { querystring: AdminPageQuery, response: { 200: UserList, ...problemResponses(400) } },
-    handler: (request) => service.listUsers(page(request.query)),
+    handler: (request) => service.listUsers(principalOf(request), page(request.query)),
   });
   app.post('/api/users', {
     config: { permission: 'users:manage' },
     schema: { body: CreateUserBody, response: { 201: UserProfile, ...problemResponses(400, 409) } },
-    handler: async (request, reply) => reply.status(201).send(await service.createUser(request.body)),
+    handler: async (request, reply) =>
+      reply.status(201).send(await service.createUser(principalOf(request), request.body)),
   });
   app.patch('/api/users/:id', {
     config: { permission: 'users:manage' },
     schema: {
       params: IdParams,
       body: UpdateUserBody,
-      response: { 200: UserProfile, ...problemResponses(400, 404, 409) },
+      response: { 200: UserProfile, ...problemResponses(400, 404) },
     },
     handler: (request) => service.updateUser(principalOf(request), request.params.id, request.body),
   });

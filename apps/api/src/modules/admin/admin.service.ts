@@ -1,4 +1,10 @@
-import { customerScope, type Principal } from '@hostctl/auth-policy';
+import {
+  customerScope,
+  decideUserCreate,
+  decideUserUpdate,
+  type Principal,
+  type UserAdminDecision,
+} from '@hostctl/auth-policy';
 import { DomainError } from '@hostctl/domain';
 import { isUniqueViolation, type CustomersStore, type UsersStore } from '@hostctl/db';
 import { toUserProfile } from '../../http/user-profile.js';
@@ -12,13 +18,25 @@ const toCustomer = (c: { id: string; name: string; createdAt: Date }) => ({
   created_at: c.createdAt.toISOString(),
 });
 
-/** Customers (operators and admins) and users (admins): the management side beyond the spec. */
+/** Refusals say why (403) or, for what the caller may not even see, exactly what "unknown" says (404). */
+function enforce(decision: UserAdminDecision, id?: string): void {
+  if (decision.allowed) return;
+  if (decision.reason === 'not_found') throw new DomainError('not_found', `user ${id ?? ''} not found`);
+  throw new DomainError('forbidden', decision.detail);
+}
+
+/**
+ * Customers (operators and admins) and users (admins): the management side beyond the spec.
+ * Every store call carries the caller's customer scope; who may grant what is auth-policy's
+ * decideUserCreate/decideUserUpdate (docs/auth.md#user-administration).
+ */
 export function createAdminService(deps: { customers: CustomersStore; users: UsersStore }) {
   const { customers, users } = deps;
 
-  async function existingCustomer(id: string | null | undefined): Promise<string | null> {
-    if (id === undefined || id === null) return null;
-    if (!(await customers.findById(id))) {
+  /** Looked up within the caller's scope too: a customer it cannot see is no customer at all. */
+  async function existingCustomer(principal: Principal, id: string | null): Promise<string | null> {
+    if (id === null) return null;
+    if (!(await customers.findVisible(customerScope(principal), id))) {
       throw new DomainError('validation_failed', '/body/customer_id names no customer', {
         errors: [{ path: '/body/customer_id', message: 'names no existing customer' }],
       });
@@ -39,6 +57,7 @@ export function createAdminService(deps: { customers: CustomersStore; users: Use
     },
 
     async createCustomer(principal: Principal, body: CreateCustomerBody) {
+      // A customer-scoped user creating a customer would step outside its tenant by definition.
       if (principal.customerId !== null) {
         throw new DomainError('forbidden', 'customer-scoped users cannot create customers');
       }
@@ -51,18 +70,21 @@ export function createAdminService(deps: { customers: CustomersStore; users: Use
       }
     },
 
-    async listUsers(page: { page: number; perPage: number }) {
-      const { rows, total } = await users.list(page);
+    async listUsers(principal: Principal, page: { page: number; perPage: number }) {
+      const { rows, total } = await users.list(customerScope(principal), page);
       return { data: rows.map(toUserProfile), total, page: page.page, per_page: page.perPage };
     },
 
-    async createUser(body: CreateUserBody) {
+    /** A customer-scoped admin's new users belong to its customer unless it names that customer itself. */
+    async createUser(principal: Principal, body: CreateUserBody) {
+      const customerId = body.customer_id === undefined ? principal.customerId : body.customer_id;
+      enforce(decideUserCreate(principal, { role: body.role, customerId }));
       try {
         const user = await users.create({
           email: body.email,
           name: body.name,
           role: body.role,
-          customerId: await existingCustomer(body.customer_id),
+          customerId: await existingCustomer(principal, customerId),
         });
         return toUserProfile(user);
       } catch (error) {
@@ -74,15 +96,17 @@ export function createAdminService(deps: { customers: CustomersStore; users: Use
 
     /** Role and customer changes apply to the user's sessions and keys on their next request. */
     async updateUser(principal: Principal, id: string, body: UpdateUserBody) {
-      if (!(await users.findById(id))) throw new DomainError('not_found', `user ${id} not found`);
-      if (id === principal.userId && body.role !== undefined && body.role !== 'admin') {
-        throw new DomainError('conflict', 'you cannot remove your own admin role; ask another admin');
-      }
-      const user = await users.update(id, {
-        ...(body.name !== undefined ? { name: body.name } : {}),
-        ...(body.role !== undefined ? { role: body.role } : {}),
-        ...(body.customer_id !== undefined ? { customerId: await existingCustomer(body.customer_id) } : {}),
+      const user = await users.updateVisible(customerScope(principal), id, async (current) => {
+        enforce(decideUserUpdate(principal, current, { role: body.role, customerId: body.customer_id }), id);
+        return {
+          ...(body.name !== undefined ? { name: body.name } : {}),
+          ...(body.role !== undefined ? { role: body.role } : {}),
+          ...(body.customer_id !== undefined
+            ? { customerId: await existingCustomer(principal, body.customer_id) }
+            : {}),
+        };
       });
+      if (!user) throw new DomainError('not_found', `user ${id} not found`);
       return toUserProfile(user);
     },
   };

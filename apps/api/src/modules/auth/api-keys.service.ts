@@ -1,5 +1,5 @@
-import { generateApiKey, type Principal } from '@hostctl/auth-policy';
-import { toDomainError, type ApiKey, type ApiKeysStore, type RevokeScope } from '@hostctl/db';
+import { generateApiKey, keyRevokeScope, type Principal } from '@hostctl/auth-policy';
+import { toDomainError, type ApiKey, type ApiKeysStore } from '@hostctl/db';
 import { DomainError, LIMITS, validationError } from '@hostctl/domain';
 import type { ApiKeyListItem, CreateApiKeyBody } from './auth.schemas.js';
 
@@ -57,15 +57,12 @@ export function createApiKeysService(deps: { store: ApiKeysStore; now?: () => Da
       return { data: keys.map(toListItem), total: keys.length };
     },
 
-    /** Own keys; admins any key (within their customer when they are customer-scoped). Others' keys are 404. */
+    /**
+     * Own keys; an unscoped admin any key; a customer-scoped admin also the keys of the users it
+     * manages (operators and viewers of its customer). Any other key is 404, like an unknown one.
+     */
     async revoke(principal: Principal, id: string): Promise<void> {
-      const scope: RevokeScope =
-        principal.role !== 'admin'
-          ? { kind: 'owner', userId: principal.userId }
-          : principal.customerId !== null
-            ? { kind: 'customer', customerId: principal.customerId }
-            : { kind: 'any' };
-      if (!(await db(() => deps.store.revoke(id, scope, now())))) {
+      if (!(await db(() => deps.store.revoke(id, keyRevokeScope(principal), now())))) {
         throw new DomainError('not_found', `API key ${id} not found`);
       }
     },

@@ -1,0 +1,338 @@
+import type { Role } from '@hostctl/domain';
+import { uniqueName } from '../test-support/harness.js';
+import type { Caller, Fixtures } from './authz-fixtures.js';
+
+/**
+ * Expected status of every route for every role × scope (docs/auth.md#permission-matrix). Each
+ * role maps to [unscoped, own customer, other customer]: "own" callers are scoped to customer A,
+ * which owns every target; "other" callers are scoped to customer B. `anonymous` is the answer
+ * without credentials (401 unless the route is public).
+ *
+ * route-table.authz.test.ts enumerates the registered routes and fails for a route without an
+ * entry here, or an entry whose route no longer exists: adding a route means deciding this table.
+ */
+export type Statuses = readonly [unscoped: number, own: number, other: number];
+export type Expected = Record<Role, Statuses> & { anonymous?: number };
+
+export interface Request {
+  url: string;
+  payload?: object;
+  /** Send a fresh browser session instead of the caller's API key (session-only routes). */
+  session?: boolean;
+}
+
+export interface RouteCase {
+  label: string;
+  /** Builds the request for one caller; routes that change their target get a fresh one per caller. */
+  request: (f: Fixtures, caller: Caller | null) => Promise<Request> | Request;
+  expect: Expected;
+}
+
+export interface RouteEntry {
+  public?: boolean;
+  cases: readonly RouteCase[];
+}
+
+const all = (status: number): Expected => ({
+  admin: [status, status, status],
+  operator: [status, status, status],
+  viewer: [status, status, status],
+});
+const publicAll = (status: number): Expected => ({ ...all(status), anonymous: status });
+
+/** Reading a resource of A: scoped callers of A and unscoped admins/operators; an unscoped viewer sees nothing. */
+const readA = (ok: number): Expected => ({
+  admin: [ok, ok, 404],
+  operator: [ok, ok, 404],
+  viewer: [404, ok, 404],
+});
+/** Changing a resource of A: the role is checked first (viewer 403), then the scope (404). */
+const writeA = (ok: number): Expected => ({
+  admin: [ok, ok, 404],
+  operator: [ok, ok, 404],
+  viewer: [403, 403, 403],
+});
+const adminsOnly = (admin: Statuses): Expected => ({
+  admin,
+  operator: [403, 403, 403],
+  viewer: [403, 403, 403],
+});
+
+const one = (label: string, expect: Expected, request: RouteCase['request']): RouteEntry => ({
+  cases: [{ label, request, expect }],
+});
+const fixed = (url: string) => () => ({ url });
+const onFreshService = (suffix: string, payload?: object) => async (f: Fixtures) => ({
+  url: `/api/services/${await f.freshService()}${suffix}`,
+  ...(payload ? { payload } : {}),
+});
+const composeOf = (customerId: string) => ({
+  name: uniqueName('authz'),
+  customer_id: customerId,
+  deploy_method: 'compose',
+  compose: 'services:\n  web:\n    image: local/busybox:1\n    ports:\n      - "8080"\n',
+});
+const newUser = (role: Role, customerId: string | null) => ({
+  email: `${uniqueName('new')}@authz.example.test`,
+  name: 'New user',
+  role,
+  customer_id: customerId,
+});
+
+export const ROUTE_TABLE: Record<string, RouteEntry> = {
+  // Probes, metrics and API docs: public, the same answer for everyone.
+  'GET /livez': {
+    public: true,
+    cases: [{ label: 'probe', request: fixed('/livez'), expect: publicAll(200) }],
+  },
+  'GET /readyz': {
+    public: true,
+    cases: [{ label: 'probe', request: fixed('/readyz'), expect: publicAll(200) }],
+  },
+  'GET /metrics': {
+    public: true,
+    cases: [{ label: 'scrape', request: fixed('/metrics'), expect: publicAll(200) }],
+  },
+  'GET /api/openapi.json': {
+    public: true,
+    cases: [{ label: 'document', request: fixed('/api/openapi.json'), expect: publicAll(200) }],
+  },
+  'GET /api/docs': {
+    public: true,
+    cases: [{ label: 'page', request: fixed('/api/docs'), expect: publicAll(200) }],
+  },
+  'GET /api/docs/init.js': {
+    public: true,
+    cases: [{ label: 'script', request: fixed('/api/docs/init.js'), expect: publicAll(200) }],
+  },
+  'GET /api/docs/assets/:file': {
+    public: true,
+    cases: [{ label: 'asset', request: fixed('/api/docs/assets/swagger-ui.css'), expect: publicAll(200) }],
+  },
+
+  // Sign-in: public. An off-site redirect is refused before the provider is contacted, and a
+  // callback without the pre-login cookie is refused before anything else: deterministic answers.
+  'GET /api/auth/login': {
+    public: true,
+    cases: [
+      {
+        label: 'off-site redirect',
+        request: fixed('/api/auth/login?redirect=//evil.test'),
+        expect: publicAll(400),
+      },
+    ],
+  },
+  'GET /api/auth/callback': {
+    public: true,
+    cases: [
+      {
+        label: 'no login cookie',
+        request: fixed('/api/auth/callback?code=x&state=y'),
+        expect: publicAll(400),
+      },
+    ],
+  },
+  'POST /api/auth/logout': {
+    cases: [
+      {
+        label: 'with a session',
+        request: () => ({ url: '/api/auth/logout', session: true }),
+        expect: all(200),
+      },
+      { label: 'with an API key', request: fixed('/api/auth/logout'), expect: all(403) },
+    ],
+  },
+  'GET /api/auth/me': one('own profile', all(200), fixed('/api/auth/me')),
+
+  // API keys: everyone manages their own; a key never mints keys.
+  'POST /api/auth/api-keys': {
+    cases: [
+      {
+        label: 'with a session',
+        request: () => ({ url: '/api/auth/api-keys', payload: { name: 'authz' }, session: true }),
+        expect: all(201),
+      },
+      {
+        label: 'with an API key',
+        request: () => ({ url: '/api/auth/api-keys', payload: { name: 'authz' } }),
+        expect: all(403),
+      },
+    ],
+  },
+  'GET /api/auth/api-keys': one('own keys', all(200), fixed('/api/auth/api-keys')),
+  'DELETE /api/auth/api-keys/:id': {
+    cases: [
+      {
+        label: "a viewer of A's key",
+        request: async (f) => ({
+          url: `/api/auth/api-keys/${(await f.freshUser('viewer', f.customerA)).keyId}`,
+        }),
+        expect: adminsOnlyOr404([204, 204, 404]),
+      },
+      {
+        label: "an admin of A's key",
+        request: async (f) => ({
+          url: `/api/auth/api-keys/${(await f.freshUser('admin', f.customerA)).keyId}`,
+        }),
+        expect: adminsOnlyOr404([204, 404, 404]),
+      },
+      {
+        label: "an unscoped user's key",
+        request: async (f) => ({ url: `/api/auth/api-keys/${(await f.freshUser('operator', null)).keyId}` }),
+        expect: adminsOnlyOr404([204, 404, 404]),
+      },
+    ],
+  },
+
+  'GET /api/templates': one('catalog', all(200), fixed('/api/templates')),
+
+  // Services of customer A.
+  'GET /api/services': one('list (filtered, see scope tests)', all(200), fixed('/api/services')),
+  'GET /api/services/:id': one('detail', readA(200), (f) => ({ url: `/api/services/${f.serviceA}` })),
+  'GET /api/services/:id/events': one('events', readA(200), (f) => ({
+    url: `/api/services/${f.serviceA}/events`,
+  })),
+  'GET /api/services/:id/logs': one('logs', readA(200), (f) => ({ url: `/api/services/${f.serviceA}/logs` })),
+  'GET /api/deployments/:id': one('deployment', readA(200), (f) => ({
+    url: `/api/deployments/${f.deploymentA}`,
+  })),
+  'POST /api/services': one(
+    'create for A',
+    { admin: [201, 201, 403], operator: [201, 201, 403], viewer: [403, 403, 403] },
+    (f) => ({ url: '/api/services', payload: composeOf(f.customerA) }),
+  ),
+  'POST /api/services/:id/start': one('start', writeA(200), onFreshService('/start')),
+  'POST /api/services/:id/stop': one('stop', writeA(200), onFreshService('/stop')),
+  'POST /api/services/:id/restart': one('restart', writeA(200), onFreshService('/restart')),
+  'POST /api/services/:id/redeploy': one('redeploy', writeA(200), onFreshService('/redeploy')),
+  'PATCH /api/services/:id': one(
+    'change variables',
+    writeA(200),
+    onFreshService('', { variables: { AUTHZ: '1' } }),
+  ),
+  'DELETE /api/services/:id': one('delete', writeA(204), onFreshService('')),
+
+  // Customers: everyone reads what is in scope; only unscoped admins and operators create.
+  'GET /api/customers': one('list (filtered, see scope tests)', all(200), fixed('/api/customers')),
+  'GET /api/customers/:id': one('customer A', readA(200), (f) => ({ url: `/api/customers/${f.customerA}` })),
+  'POST /api/customers': one(
+    'create',
+    { admin: [201, 403, 403], operator: [201, 403, 403], viewer: [403, 403, 403] },
+    () => ({ url: '/api/customers', payload: { name: uniqueName('authz') } }),
+  ),
+
+  // Users: admins only, scoped admins within their customer and below admin.
+  'GET /api/users': one('list (filtered, see scope tests)', adminsOnly([200, 200, 200]), fixed('/api/users')),
+  'POST /api/users': {
+    cases: [
+      {
+        label: 'a viewer of A',
+        request: (f) => ({ url: '/api/users', payload: newUser('viewer', f.customerA) }),
+        expect: adminsOnly([201, 201, 403]),
+      },
+      {
+        label: 'an admin of A',
+        request: (f) => ({ url: '/api/users', payload: newUser('admin', f.customerA) }),
+        expect: adminsOnly([201, 403, 403]),
+      },
+      {
+        label: 'an unscoped admin',
+        request: () => ({ url: '/api/users', payload: newUser('admin', null) }),
+        expect: adminsOnly([201, 403, 403]),
+      },
+    ],
+  },
+  'PATCH /api/users/:id': {
+    cases: [
+      {
+        label: 'an operator of A → viewer',
+        request: async (f) => ({
+          url: `/api/users/${(await f.freshUser('operator', f.customerA)).id}`,
+          payload: { role: 'viewer' },
+        }),
+        expect: adminsOnly([200, 200, 404]),
+      },
+      {
+        label: 'a viewer of A → operator',
+        request: async (f) => ({
+          url: `/api/users/${(await f.freshUser('viewer', f.customerA)).id}`,
+          payload: { role: 'operator' },
+        }),
+        expect: adminsOnly([200, 403, 404]),
+      },
+      {
+        label: 'a viewer of A → admin',
+        request: async (f) => ({
+          url: `/api/users/${(await f.freshUser('viewer', f.customerA)).id}`,
+          payload: { role: 'admin' },
+        }),
+        expect: adminsOnly([200, 403, 404]),
+      },
+      {
+        label: 'a viewer of A → unscoped',
+        request: async (f) => ({
+          url: `/api/users/${(await f.freshUser('viewer', f.customerA)).id}`,
+          payload: { customer_id: null },
+        }),
+        expect: adminsOnly([200, 403, 404]),
+      },
+      {
+        label: 'an admin of A, rename',
+        request: async (f) => ({
+          url: `/api/users/${(await f.freshUser('admin', f.customerA)).id}`,
+          payload: { name: 'Renamed' },
+        }),
+        expect: adminsOnly([200, 403, 404]),
+      },
+      {
+        label: 'an unscoped viewer, rename',
+        request: async (f) => ({
+          url: `/api/users/${(await f.freshUser('viewer', null)).id}`,
+          payload: { name: 'Renamed' },
+        }),
+        expect: adminsOnly([200, 404, 404]),
+      },
+      {
+        label: 'self → unscoped',
+        request: (_f, caller) => ({
+          url: `/api/users/${caller?.userId ?? 'none'}`,
+          payload: { customer_id: null },
+        }),
+        expect: adminsOnly([200, 403, 403]),
+      },
+      {
+        label: 'self → viewer',
+        request: (_f, caller) => ({
+          url: `/api/users/${caller?.userId ?? 'none'}`,
+          payload: { role: 'viewer' },
+        }),
+        expect: adminsOnly([403, 403, 403]),
+      },
+      {
+        label: 'self → admin',
+        request: (_f, caller) => ({
+          url: `/api/users/${caller?.userId ?? 'none'}`,
+          payload: { role: 'admin' },
+        }),
+        expect: adminsOnly([200, 200, 200]),
+      },
+    ],
+  },
+};
+
+/** Revoking someone else's key: admins per `admin`, everyone else cannot see it (404, never 403). */
+function adminsOnlyOr404(admin: Statuses): Expected {
+  return { admin, operator: [404, 404, 404], viewer: [404, 404, 404] };
+}
+
+/** WebSocket upgrades of the streaming routes (same routes as above, the `wsHandler` side). */
+export const SOCKET_TABLE: Record<string, { url: (f: Fixtures) => string; expect: Expected }> = {
+  'GET /api/services/:id/logs?follow=true': {
+    url: (f) => `/api/services/${f.serviceA}/logs?follow=true`,
+    expect: readA(101),
+  },
+  'GET /api/deployments/:id (upgrade)': {
+    url: (f) => `/api/deployments/${f.deploymentA}`,
+    expect: readA(101),
+  },
+};
