@@ -1,4 +1,5 @@
 import { LIMITS } from '@hostctl/domain';
+import { DEFAULT_CONTAINER_LIMITS, type ContainerLimitPolicy } from './container-limits.js';
 import { checkDependencies } from './dependency-graph.js';
 import { interpolateTree, interpolationBudget } from './interpolate.js';
 import type { Plan, PlanContainer } from './plan.js';
@@ -10,6 +11,8 @@ import { loadBoundedYaml, YAML_BOUNDS } from './yaml-bounds.js';
 export interface ParseComposeOptions {
   /** Only git/ai deployments build images from the service's own repository. */
   allowBuild?: boolean;
+  /** Defaults and ceilings of memory, CPU and processes; DEFAULT_CONTAINER_LIMITS when absent. */
+  limits?: ContainerLimitPolicy;
 }
 
 /**
@@ -80,7 +83,13 @@ function toPlan(
   }
   if (Object.keys(services).length > MAX_SERVICES)
     problems.add('services', `at most ${MAX_SERVICES} services are allowed`);
-  const ctx = { variables, volumes: new Set(volumes), allowBuild: options.allowBuild === true, problems };
+  const ctx = {
+    variables,
+    volumes: new Set(volumes),
+    allowBuild: options.allowBuild === true,
+    limits: options.limits ?? DEFAULT_CONTAINER_LIMITS,
+    problems,
+  };
   const containers: PlanContainer[] = [];
   for (const [name, raw] of entries(services)) {
     if (!SERVICE_NAME.test(name)) {
