@@ -152,7 +152,7 @@ function measure(document: Document.Parsed): Map<Alias, Node> {
       open.add(node);
       cost = { nodes: 1, bytes: 0, depth: 0 };
       for (const item of node.items as unknown[]) add(cost, visit(item));
-      if (isMap(node)) checkUniqueKeys(node.items as Pair[], targets);
+      if (isMap(node)) checkUniqueKeys(node.items, targets);
       cost.depth += 1;
       open.delete(node);
       if (cost.depth > YAML_BOUNDS.maxDepth)
@@ -198,7 +198,7 @@ function toPlain(node: unknown, targets: Map<Alias, Node>): unknown {
   if (isSeq(node)) return node.items.map((item) => toPlain(item, targets));
   if (isMap(node)) {
     const out: Record<string, unknown> = {};
-    for (const pair of node.items as Pair[]) {
+    for (const pair of node.items) {
       if (isScalar(pair.key) && typeof pair.key.value === 'symbol') {
         const value = toPlain(pair.value, targets);
         const target = isAlias(pair.value) ? targets.get(pair.value) : pair.value;
@@ -206,7 +206,9 @@ function toPlain(node: unknown, targets: Map<Alias, Node>): unknown {
         continue;
       }
       const key = toPlain(pair.key, targets);
-      const name = key === null ? '' : typeof key === 'object' ? JSON.stringify(key) : String(key);
+      // Keys are scalars (checkUniqueKeys refused the rest); numbers and booleans become their text.
+      const name =
+        typeof key === 'string' ? key : key === null || key === undefined ? '' : (JSON.stringify(key) ?? '');
       setOwn(out, name, toPlain(pair.value, targets));
     }
     return out;
