@@ -23,9 +23,10 @@ import { apiSuite } from './suites/api.js';
 import { log, type BenchContext } from './suites/context.js';
 import { deploySuite } from './suites/deploy.js';
 import { listScalingSuite } from './suites/list-scaling.js';
+import { parseSuite } from './suites/parse.js';
 import { workersSuite } from './suites/workers.js';
 
-const SUITES = ['api', 'list', 'deploy', 'workers'] as const;
+const SUITES = ['api', 'list', 'deploy', 'workers', 'parse'] as const;
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice('--only='.length)
@@ -45,12 +46,9 @@ process.once('SIGINT', () => {
 const pool = benchPool();
 const ctx: Partial<BenchContext> & Pick<BenchContext, 'rows' | 'notes'> = { pool, rows: [], notes: [] };
 let exitCode = 0;
-/** 1-minute load average when each suite started: other work on the machine lowers every figure. */
-const loads: string[] = [`start ${loadAverage().toFixed(1)}`];
-try {
-  log(
-    `bench: ${cpus().length} CPUs, load average ${loadAverage().toFixed(2)}, suites ${selected.join(', ')}`,
-  );
+
+/** Database, Redis, Docker and a running API: what every suite but parse measures against. */
+async function prepareStack(): Promise<void> {
   log(`database ${new URL(BENCH.databaseUrl).pathname.slice(1)}: migrating and resetting`);
   await migrateBenchDatabase();
   await resetData(pool);
@@ -74,6 +72,16 @@ try {
       figure: { value: rssMiB(ctx.api.pid), unit: 'MiB' },
     }),
   );
+}
+
+/** 1-minute load average when each suite started: other work on the machine lowers every figure. */
+const loads: string[] = [`start ${loadAverage().toFixed(1)}`];
+try {
+  log(
+    `bench: ${cpus().length} CPUs, load average ${loadAverage().toFixed(2)}, suites ${selected.join(', ')}`,
+  );
+  // parse is pure CPU: alone, it needs no database, API or Docker.
+  if (selected.some((suite) => suite !== 'parse')) await prepareStack();
   const full = ctx as BenchContext;
 
   const suites: [(typeof SUITES)[number], (c: BenchContext) => Promise<void>][] = [
@@ -81,6 +89,7 @@ try {
     ['list', listScalingSuite],
     ['deploy', deploySuite],
     ['workers', workersSuite],
+    ['parse', parseSuite],
   ];
   for (const [name, suite] of suites) {
     if (!selected.includes(name)) continue;

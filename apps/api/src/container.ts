@@ -1,3 +1,4 @@
+import { containerLimitPolicy } from '@hostctl/compose';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { ApiConfig } from '@hostctl/config';
@@ -85,6 +86,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     publicUrl: (name) => `${config.APPS_SCHEME}://${name}.${config.APPS_DOMAIN}`,
     appsDomain: config.APPS_DOMAIN,
     gitAllowedHosts: parseAllowedHosts(config.GIT_ALLOWED_HOSTS),
+    containerLimits: containerLimitPolicy(config),
   });
 
   return {

@@ -109,7 +109,8 @@ describe('a compose service, end to end', () => {
     expect(deployment.plan).toMatchObject({ web: { container: 'web', port: 8080 } });
 
     const row = await db.service.findUniqueOrThrow({ where: { id: service.serviceId } });
-    expect(row).toMatchObject({ status: 'running', memoryLimitMb: 64, cpuLimit: 0.5 });
+    // web's own limits plus the sidecar's defaults (CONTAINER_DEFAULT_MEMORY_MB 512, CPUS 1).
+    expect(row).toMatchObject({ status: 'running', memoryLimitMb: 64 + 512, cpuLimit: 0.5 + 1 });
     expect(row.deployedAt).toBeInstanceOf(Date);
     // The source definition is kept so a redeploy applies changed variables; no secret lands in it.
     expect(row.compose).toBe(COMPOSE);

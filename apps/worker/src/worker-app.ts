@@ -1,3 +1,4 @@
+import { containerLimitPolicy } from '@hostctl/compose';
 import type { Worker } from 'bullmq';
 import type { WorkerConfig } from '@hostctl/config';
 import {
@@ -82,7 +83,14 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       logger,
       notify,
       deployTimeoutMs: config.DEPLOY_TIMEOUT_MS,
-      pipeline: { runtime, router, instance, readiness, sources: createRepositorySources(config) },
+      pipeline: {
+        runtime,
+        router,
+        instance,
+        readiness,
+        sources: createRepositorySources(config),
+        containerLimits: containerLimitPolicy(config),
+      },
     }),
     delete: createDeleteProcessor({
       deployments,

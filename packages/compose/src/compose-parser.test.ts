@@ -239,7 +239,7 @@ volumes:
       user: '1000:1000',
       workingDir: '/www',
       hostname: 'frontend',
-      limits: { nanoCpus: 500_000_000, memoryBytes: 256 * 1024 * 1024 },
+      limits: { nanoCpus: 500_000_000, memoryBytes: 256 * 1024 * 1024, pids: 512 },
     });
   });
 

@@ -193,8 +193,8 @@ describe('labels, build and other values', () => {
       'services.web.deploy.resources.reservations',
     ],
     [
-      'pids limit',
-      '    deploy: {resources: {limits: {pids: 10}}}',
+      'pids not a whole number',
+      '    deploy: {resources: {limits: {pids: 1.5}}}',
       'services.web.deploy.resources.limits.pids',
     ],
     [

@@ -1,23 +1,25 @@
 import { LIMITS } from '@hostctl/domain';
-import { parseDocument } from 'yaml';
+import { DEFAULT_CONTAINER_LIMITS, type ContainerLimitPolicy } from './container-limits.js';
 import { checkDependencies } from './dependency-graph.js';
-import { interpolateTree } from './interpolate.js';
+import { interpolateTree, interpolationBudget } from './interpolate.js';
 import type { Plan, PlanContainer } from './plan.js';
 import { child, entries, isRecord, Problems } from './problems.js';
 import { parseService } from './service.parser.js';
 import { parseTopLevelVolumes } from './volumes.parser.js';
+import { loadBoundedYaml, YAML_BOUNDS } from './yaml-bounds.js';
 
 export interface ParseComposeOptions {
   /** Only git/ai deployments build images from the service's own repository. */
   allowBuild?: boolean;
+  /** Defaults and ceilings of memory, CPU and processes; DEFAULT_CONTAINER_LIMITS when absent. */
+  limits?: ContainerLimitPolicy;
 }
 
 /**
- * Order matters for security: bound the input, expand anchors/merge keys (with a bounded alias
- * count), interpolate, and only then validate, so nothing reaches the plan without passing the
- * allowlist in its final form.
+ * Order matters for security: bound the input, expand anchors/merge keys (bounded by what they
+ * expand to, see yaml-bounds.ts), interpolate (bounded again), and only then validate, so nothing
+ * reaches the plan without passing the allowlist in its final form.
  */
-const MAX_ALIAS_COUNT = 200;
 const MAX_SERVICES = 20;
 const TOP_LEVEL_IGNORED = new Set(['version', 'name']);
 const SERVICE_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
@@ -32,37 +34,15 @@ export function parseCompose(
     problems.add('(root)', `the compose document exceeds ${LIMITS.composeMaxBytes / 1024} KiB`);
     problems.throwIfAny();
   }
-  const document = loadYaml(text, problems);
+  const document = loadBoundedYaml(text, problems);
   problems.throwIfAny();
-  const expanded = interpolateTree(document, variables, problems);
+  const expanded = interpolateTree(document, variables, problems, interpolationBudget(YAML_BOUNDS.maxBytes));
   problems.throwIfAny();
   checkPlainData(expanded, '', problems);
   problems.throwIfAny();
   const plan = toPlan(expanded, variables, options, problems);
   problems.throwIfAny();
   return plan;
-}
-
-function loadYaml(text: string, problems: Problems): unknown {
-  const document = parseDocument(text, {
-    merge: true,
-    uniqueKeys: true,
-    prettyErrors: false,
-    schema: 'core',
-  });
-  for (const error of [...document.errors, ...document.warnings])
-    problems.add('(root)', error.message.split('\n')[0]!);
-  if (!problems.isEmpty) return undefined;
-  try {
-    return document.toJS({ maxAliasCount: MAX_ALIAS_COUNT });
-  } catch (error) {
-    const isBomb = error instanceof ReferenceError && /alias/i.test(error.message);
-    problems.add(
-      '(root)',
-      isBomb ? 'too many alias expansions (possible alias bomb)' : 'the document could not be read',
-    );
-    return undefined;
-  }
 }
 
 /** Tags like !!binary produce non-JSON values; a plan only ever holds plain data. */
@@ -103,7 +83,13 @@ function toPlan(
   }
   if (Object.keys(services).length > MAX_SERVICES)
     problems.add('services', `at most ${MAX_SERVICES} services are allowed`);
-  const ctx = { variables, volumes: new Set(volumes), allowBuild: options.allowBuild === true, problems };
+  const ctx = {
+    variables,
+    volumes: new Set(volumes),
+    allowBuild: options.allowBuild === true,
+    limits: options.limits ?? DEFAULT_CONTAINER_LIMITS,
+    problems,
+  };
   const containers: PlanContainer[] = [];
   for (const [name, raw] of entries(services)) {
     if (!SERVICE_NAME.test(name)) {

@@ -56,9 +56,10 @@ function renderService(container: PlanContainer): Record<string, unknown> {
       ? `on-failure:${container.restartMaxRetries}`
       : container.restart;
   out.init = container.init;
-  const limits: Record<string, string> = {};
+  const limits: Record<string, string | number> = {};
   if (container.limits.nanoCpus !== undefined) limits.cpus = String(container.limits.nanoCpus / 1e9);
   if (container.limits.memoryBytes !== undefined) limits.memory = formatBytes(container.limits.memoryBytes);
+  if (container.limits.pids !== undefined) limits.pids = container.limits.pids;
   if (Object.keys(limits).length > 0) out.deploy = { resources: { limits } };
   return out;
 }

@@ -1,3 +1,4 @@
+import type { ContainerLimitPolicy } from './container-limits.js';
 import type { PlanContainer, PlanHealthcheck, PlanRestartPolicy } from './plan.js';
 import { child, entries, isRecord, type Problems } from './problems.js';
 import { parseBytes, parseDuration } from './units.js';
@@ -100,10 +101,23 @@ export function parseRestart(
 }
 
 const MIN_MEMORY = 6 * 1024 * 1024; // Docker refuses less
-const MAX_CPUS = 256;
+const MIB = 1024 * 1024;
 
-export function parseDeploy(value: unknown, at: string, problems: Problems): PlanContainer['limits'] {
-  const limits: PlanContainer['limits'] = {};
+/**
+ * deploy.resources.limits (memory, cpus, pids): each within the operator's ceiling, and each one
+ * left out gets the operator's default, so every container of a plan has all three.
+ */
+export function parseDeploy(
+  value: unknown,
+  at: string,
+  policy: ContainerLimitPolicy,
+  problems: Problems,
+): PlanContainer['limits'] {
+  const limits = {
+    memoryBytes: policy.defaultMemoryBytes,
+    nanoCpus: policy.defaultNanoCpus,
+    pids: policy.defaultPids,
+  };
   if (value === undefined || value === null) return limits;
   const resources = only(value, at, 'resources', problems);
   const limitsValue =
@@ -120,6 +134,8 @@ export function parseDeploy(value: unknown, at: string, problems: Problems): Pla
       const bytes = parseBytes(item);
       if (bytes === undefined || bytes < MIN_MEMORY)
         problems.add(itemPath, 'must be a size like 256M or 1g (at least 6M)');
+      else if (bytes > policy.maxMemoryBytes)
+        problems.add(itemPath, `at most ${policy.maxMemoryBytes / MIB}M per container on this platform`);
       else limits.memoryBytes = bytes;
     } else if (key === 'cpus') {
       const cpus =
@@ -128,9 +144,18 @@ export function parseDeploy(value: unknown, at: string, problems: Problems): Pla
           : typeof item === 'string' && /^\d+(\.\d+)?$/.test(item)
             ? Number(item)
             : NaN;
-      if (!(cpus > 0 && cpus <= MAX_CPUS)) problems.add(itemPath, 'must be a number of CPUs like 0.5 or 2');
-      else limits.nanoCpus = Math.round(cpus * 1e9);
-    } else problems.add(itemPath, `${key} is not allowed (only cpus and memory)`);
+      const nanoCpus = Math.round(cpus * 1e9);
+      if (!(cpus > 0) || nanoCpus < 1e7) problems.add(itemPath, 'must be a number of CPUs like 0.5 or 2');
+      else if (nanoCpus > policy.maxNanoCpus)
+        problems.add(itemPath, `at most ${policy.maxNanoCpus / 1e9} CPUs per container on this platform`);
+      else limits.nanoCpus = nanoCpus;
+    } else if (key === 'pids') {
+      if (typeof item !== 'number' || !Number.isInteger(item) || item < 1)
+        problems.add(itemPath, 'must be a positive whole number of processes');
+      else if (item > policy.maxPids)
+        problems.add(itemPath, `at most ${policy.maxPids} processes per container on this platform`);
+      else limits.pids = item;
+    } else problems.add(itemPath, `${key} is not allowed (only cpus, memory and pids)`);
   }
   return limits;
 }

@@ -4,3 +4,5 @@ export * from './plan.js';
 export { parseCompose, pickWeb, type ParseComposeOptions } from './compose.parser.js';
 export { renderCompose } from './compose.renderer.js';
 export { startOrder } from './dependency-graph.js';
+export * from './container-limits.js';
+export { YAML_BOUNDS } from './yaml-bounds.js';

@@ -9,23 +9,48 @@ import { child, entries, isRecord, type Problems } from './problems.js';
  * their values (values are often secrets).
  */
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*/;
+const MAX_NESTING = 8;
+
+/**
+ * Characters left for the interpolated document: a 3-character `${A}` can stand for a 64 KiB
+ * value, so without a budget a 256 KiB document could interpolate to gigabytes.
+ */
+export interface InterpolationBudget {
+  remaining: number;
+  readonly limit: number;
+}
+
+export function interpolationBudget(limit: number): InterpolationBudget {
+  return { remaining: limit, limit };
+}
 
 export function interpolateTree(
   value: unknown,
   variables: Record<string, string>,
   problems: Problems,
+  budget: InterpolationBudget,
   path = '',
 ): unknown {
+  if (budget.remaining < 0) return undefined;
   if (typeof value === 'string') {
-    return interpolateString(value, variables, (message) => problems.add(path, message));
+    const out = interpolateString(
+      value,
+      variables,
+      (message) => problems.add(path, message),
+      budget.remaining,
+    );
+    budget.remaining -= out.length;
+    if (budget.remaining < 0)
+      problems.add(path, `after interpolation the document exceeds ${budget.limit / 1024 / 1024} MiB`);
+    return out;
   }
   if (Array.isArray(value))
-    return value.map((item, index) => interpolateTree(item, variables, problems, child(path, index)));
+    return value.map((item, index) => interpolateTree(item, variables, problems, budget, child(path, index)));
   if (isRecord(value)) {
     const out: Record<string, unknown> = {};
     for (const [key, item] of entries(value)) {
       Object.defineProperty(out, key, {
-        value: interpolateTree(item, variables, problems, child(path, key)),
+        value: interpolateTree(item, variables, problems, budget, child(path, key)),
         enumerable: true,
         writable: true,
         configurable: true,
@@ -40,10 +65,18 @@ export function interpolateString(
   text: string,
   variables: Record<string, string>,
   fail: (message: string) => void,
+  maxLength = Infinity,
+  depth = 0,
 ): string {
+  // `${A:-${A:-${A:-…}}}` recurses once per level and rescans the rest each time: bound it.
+  if (depth > MAX_NESTING) {
+    fail(`interpolation nested deeper than ${MAX_NESTING} levels`);
+    return '';
+  }
   let out = '';
   let i = 0;
-  while (i < text.length) {
+  // Checked per step, so one string of many `${A}` stops growing once it passes the budget.
+  while (i < text.length && out.length <= maxLength) {
     const ch = text[i]!;
     if (ch !== '$') {
       out += ch;
@@ -62,7 +95,7 @@ export function interpolateString(
         fail('unterminated ${ in interpolation; write $$ for a literal $');
         return out;
       }
-      out += expandBraced(text.slice(i + 2, end), variables, fail);
+      out += expandBraced(text.slice(i + 2, end), variables, fail, maxLength - out.length, depth);
       i = end + 1;
       continue;
     }
@@ -98,6 +131,8 @@ function expandBraced(
   body: string,
   variables: Record<string, string>,
   fail: (message: string) => void,
+  maxLength: number,
+  depth: number,
 ): string {
   const name = NAME.exec(body)?.[0];
   if (!name) {
@@ -111,7 +146,8 @@ function expandBraced(
     fail(`invalid interpolation \${${name}${rest.slice(0, 20)}}: unsupported modifier`);
     return '';
   }
-  const argument = () => interpolateString(rest.slice(operator.length), variables, fail);
+  const argument = () =>
+    interpolateString(rest.slice(operator.length), variables, fail, maxLength, depth + 1);
   const isSet = Object.hasOwn(variables, name);
   const value = isSet ? variables[name]! : '';
   // A leading colon means "unset or empty"; without it only "unset" counts.

@@ -46,7 +46,8 @@ export interface PlanContainer {
   restartMaxRetries?: number;
   /** Run an init as PID 1 so signals reach the process and stop does not wait out its timeout. */
   init: boolean;
-  limits: { memoryBytes?: number; nanoCpus?: number };
+  /** Always set by the parser: the compose's own limits, or the operator's defaults. */
+  limits: { memoryBytes?: number; nanoCpus?: number; pids?: number };
 }
 
 export interface Plan {

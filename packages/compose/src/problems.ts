@@ -5,21 +5,25 @@ import { DomainError, type FieldError } from '@hostctl/domain';
  * error per attempt. Paths are dotted (`services.web.volumes[0]`).
  */
 export class Problems {
+  /** A document with 100,000 bad entries must not become a 100,000-entry response. */
+  static readonly MAX_LISTED = 100;
   readonly list: FieldError[] = [];
+  private count = 0;
 
   add(path: string, message: string): void {
-    this.list.push({ path: path || '(root)', message });
+    this.count += 1;
+    if (this.list.length < Problems.MAX_LISTED) this.list.push({ path: path || '(root)', message });
   }
 
   get isEmpty(): boolean {
-    return this.list.length === 0;
+    return this.count === 0;
   }
 
   /** Throws the collected problems as one invalid_compose error. */
   throwIfAny(): void {
     if (this.isEmpty) return;
     const first = this.list[0]!;
-    const more = this.list.length > 1 ? ` (and ${this.list.length - 1} more)` : '';
+    const more = this.count > 1 ? ` (and ${this.count - 1} more)` : '';
     throw new DomainError('invalid_compose', `${first.path}: ${first.message}${more}`, { errors: this.list });
   }
 }

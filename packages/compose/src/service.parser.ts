@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { ContainerLimitPolicy } from './container-limits.js';
 import { parseDeploy, parseHealthcheck, parseRestart } from './healthcheck.parser.js';
 import { parseArgv, parseDependsOn, parseEnvironment, parseLabels } from './key-values.parser.js';
 import type { PlanContainer } from './plan.js';
@@ -14,6 +15,7 @@ export interface ServiceContext {
   variables: Record<string, string>;
   volumes: ReadonlySet<string>;
   allowBuild: boolean;
+  limits: ContainerLimitPolicy;
   problems: Problems;
 }
 
@@ -84,7 +86,7 @@ export function parseService(name: string, raw: unknown, ctx: ServiceContext): P
     dependsOn: parseDependsOn(raw.depends_on, field('depends_on'), problems),
     ...parseRestart(raw.restart, field('restart'), problems),
     init: true,
-    limits: parseDeploy(raw.deploy, field('deploy'), problems),
+    limits: parseDeploy(raw.deploy, field('deploy'), ctx.limits, problems),
   };
   if (build) container.build = build;
   const command = parseArgv(raw.command, field('command'), problems);

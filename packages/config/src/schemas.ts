@@ -38,6 +38,35 @@ const gitAllowedHosts = describe(
   'Comma-separated git hosts (exact names or IPs) allowed to resolve to private or loopback addresses and to use http:// and git://.',
 );
 
+// Shared by the API (refuses a compose asking above a ceiling at create) and the worker (applies
+// the defaults): one definition. See docs/limits.md.
+const containerLimits = {
+  CONTAINER_DEFAULT_MEMORY_MB: describe(
+    Type.Integer({ default: 512, minimum: 6 }),
+    'Memory limit (MiB) of a tenant container whose compose sets none; swap is not allowed on top.',
+  ),
+  CONTAINER_MAX_MEMORY_MB: describe(
+    Type.Integer({ default: 4096, minimum: 6 }),
+    'Largest memory limit (MiB) a compose may ask for per container; above it the create request gets 400.',
+  ),
+  CONTAINER_DEFAULT_CPUS: describe(
+    Type.Number({ default: 1, exclusiveMinimum: 0 }),
+    'CPU limit (cores, fractions allowed) of a tenant container whose compose sets none.',
+  ),
+  CONTAINER_MAX_CPUS: describe(
+    Type.Number({ default: 2, exclusiveMinimum: 0 }),
+    'Largest CPU limit a compose may ask for per container.',
+  ),
+  CONTAINER_DEFAULT_PIDS: describe(
+    Type.Integer({ default: 512, minimum: 1 }),
+    'Process/thread limit of a tenant container whose compose sets none (stops fork bombs).',
+  ),
+  CONTAINER_MAX_PIDS: describe(
+    Type.Integer({ default: 4096, minimum: 1 }),
+    'Largest process limit a compose may ask for per container.',
+  ),
+};
+
 export const ApiConfigSchema = Type.Object({
   ...SharedConfigSchema.properties,
   API_HOST: describe(Type.String({ default: '127.0.0.1' }), 'Address the API listens on.'),
@@ -94,6 +123,7 @@ export const ApiConfigSchema = Type.Object({
     'Trust X-Forwarded-* headers from a reverse proxy.',
   ),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
+  ...containerLimits,
 });
 export type ApiConfig = Static<typeof ApiConfigSchema>;
 
@@ -180,6 +210,7 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 30000, minimum: 1000 }),
     'Upper bound of one LLM planner request; on timeout the deterministic analyzer decides.',
   ),
+  ...containerLimits,
 });
 export type WorkerConfig = Static<typeof WorkerConfigSchema>;
 

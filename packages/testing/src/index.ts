@@ -13,3 +13,4 @@ export async function freePort(): Promise<number> {
   if (address === null || typeof address === 'string') throw new Error('the test server has no TCP port');
   return address.port;
 }
+export * from './hostile-yaml.js';

@@ -1,6 +1,7 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
+import { DEFAULT_CONTAINER_LIMITS, type ContainerLimitPolicy } from '@hostctl/compose';
 import { DomainError } from '@hostctl/domain';
 import { ImageBuildError, type ImageBuilder } from './image-builder.js';
 
@@ -18,8 +19,18 @@ interface BuildEvent {
  * engine reports a failed step inside the progress stream, not as an HTTP error, so the stream is
  * scanned for `error` entries; dockerode's buildImage does not reject on them.
  */
-export function createDockerImageBuilder(options: { socketPath: string }): ImageBuilder {
+export function createDockerImageBuilder(options: {
+  socketPath: string;
+  /**
+   * A tenant's Dockerfile runs arbitrary commands: its build containers get the per-container
+   * ceilings (CONTAINER_MAX_MEMORY_MB, CONTAINER_MAX_CPUS). The classic build API has no pids
+   * or capability options; see docs/security/limits.md.
+   */
+  limits?: ContainerLimitPolicy;
+}): ImageBuilder {
   const docker = new Docker({ socketPath: options.socketPath });
+  const limits = options.limits ?? DEFAULT_CONTAINER_LIMITS;
+  const cpuPeriod = 100_000;
 
   return {
     async build(spec, onLine, signal) {
@@ -38,6 +49,10 @@ export function createDockerImageBuilder(options: { socketPath: string }): Image
             version: '1',
             rm: true,
             forcerm: true,
+            memory: limits.maxMemoryBytes,
+            memswap: limits.maxMemoryBytes,
+            cpuperiod: cpuPeriod,
+            cpuquota: Math.round((limits.maxNanoCpus / 1e9) * cpuPeriod),
             abortSignal: signal,
           },
         )

@@ -1,4 +1,5 @@
 import Docker from 'dockerode';
+import { CONTAINER_CAPABILITIES, DEFAULT_CONTAINER_LIMITS } from '@hostctl/compose';
 import { DomainError } from '@hostctl/domain';
 import type { ContainerRuntime, ContainerSpec, ContainerState, Labels, NamedObject } from './runtime.js';
 import { statusOf, toRuntimeError, fail, ignoreStatus, ignoreStatuses } from './docker-errors.js';
@@ -199,6 +200,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
 function toCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
   const ms = 1_000_000; // Docker takes durations in nanoseconds
+  const memory = spec.memoryBytes ?? DEFAULT_CONTAINER_LIMITS.defaultMemoryBytes;
   return {
     name: spec.name,
     Image: spec.image,
@@ -227,8 +229,15 @@ function toCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
         Name: spec.restart.name,
         ...(spec.restart.maxRetries !== undefined ? { MaximumRetryCount: spec.restart.maxRetries } : {}),
       },
-      ...(spec.memoryBytes ? { Memory: spec.memoryBytes } : {}),
-      ...(spec.nanoCpus ? { NanoCpus: spec.nanoCpus } : {}),
+      // Every tenant container is limited; MemorySwap = Memory means no swap on top of the limit.
+      Memory: memory,
+      MemorySwap: memory,
+      NanoCpus: spec.nanoCpus ?? DEFAULT_CONTAINER_LIMITS.defaultNanoCpus,
+      PidsLimit: spec.pidsLimit ?? DEFAULT_CONTAINER_LIMITS.defaultPids,
+      // Only the capabilities images need to start as root and drop privileges (see
+      // CONTAINER_CAPABILITIES): no NET_RAW (spoofing on the bridge), MKNOD, SYS_CHROOT, AUDIT_WRITE.
+      CapDrop: ['ALL'],
+      CapAdd: [...CONTAINER_CAPABILITIES],
       Mounts: spec.mounts.map((mount) => ({
         Type: 'volume' as const,
         Source: mount.volume,

@@ -25,8 +25,10 @@ export interface ContainerSpec {
   };
   init: boolean;
   restart: { name: 'no' | 'always' | 'unless-stopped' | 'on-failure'; maxRetries?: number };
+  /** Absent only in old callers: the runtime then applies DEFAULT_CONTAINER_LIMITS, never "unlimited". */
   memoryBytes?: number;
   nanoCpus?: number;
+  pidsLimit?: number;
   mounts: { volume: string; target: string; readOnly: boolean }[];
   network: string;
   aliases: string[];

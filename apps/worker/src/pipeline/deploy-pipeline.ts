@@ -1,4 +1,4 @@
-import { parseCompose, type Plan } from '@hostctl/compose';
+import { parseCompose, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
 import type { WorkerDeploymentStore, WorkerService } from '@hostctl/db';
 import type { ServiceRouter } from '../adapters/router.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
@@ -44,6 +44,8 @@ export interface PipelineDeps {
   /** Installation label value (see INSTANCE_LABEL). */
   instance: string;
   readiness: Omit<ReadinessOptions, 'signal'>;
+  /** CONTAINER_* settings; the built-in defaults when absent (never unlimited). */
+  containerLimits?: ContainerLimitPolicy;
 }
 
 export interface PipelineRun {
@@ -60,13 +62,13 @@ export interface PipelineResult {
 }
 
 /** compose/template services run their compose document; git/ai ones come from their repository. */
-export function planOf(service: WorkerService): Plan {
+export function planOf(service: WorkerService, limits?: ContainerLimitPolicy): Plan {
   if (service.compose.trim() === '') {
     throw new PermanentStepError(
       `deploy method ${service.deployMethod} is not supported yet: the service has no compose definition to run`,
     );
   }
-  return parseCompose(service.compose, service.variables);
+  return parseCompose(service.compose, service.variables, limits ? { limits } : {});
 }
 
 export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): Promise<PipelineResult> {
@@ -81,7 +83,7 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
       ? await planFromRepository(deps.sources, { ...run, store: deps.store })
       : undefined;
   await run.checkpoint('validate');
-  const plan = fromRepository?.plan ?? planOf(run.service);
+  const plan = fromRepository?.plan ?? planOf(run.service, deps.containerLimits);
   // git/ai deployments also store how the plan was arrived at (commit, analysis, generated files).
   const stored = fromRepository?.stored ?? plan;
   await deps.store.savePlan(run.deploymentId, stored);

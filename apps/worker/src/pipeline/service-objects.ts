@@ -76,6 +76,7 @@ export function containerSpec(
     },
     ...(container.limits.memoryBytes ? { memoryBytes: container.limits.memoryBytes } : {}),
     ...(container.limits.nanoCpus ? { nanoCpus: container.limits.nanoCpus } : {}),
+    ...(container.limits.pids ? { pidsLimit: container.limits.pids } : {}),
     mounts: container.volumes.map((mount) => ({
       volume: objects.volume(mount.volume),
       target: mount.target,

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parseCompose, type Plan } from '@hostctl/compose';
+import { parseCompose, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
 import type { WorkerDeploymentStore, WorkerService } from '@hostctl/db';
 import {
   checkBranch,
@@ -35,6 +35,8 @@ export interface RepositorySourceDeps {
   cloneTimeoutMs: number;
   maxRepoBytes: number;
   images: BaseImages;
+  /** CONTAINER_* settings for the plan's containers; the built-in defaults when absent. */
+  containerLimits?: ContainerLimitPolicy;
   planner?: LlmPlanner;
   /** Tests inject a resolver; production uses the system's, like git. */
   lookup?: Lookup;
@@ -93,7 +95,7 @@ export async function planFromRepository(
       }),
     );
     for (const reason of analysis.reasons) await log.info(`Analysis: ${reason}`);
-    const draft = await content(() => draftPlan(checkout, analysis, service.variables));
+    const draft = await content(() => draftPlan(checkout, analysis, service.variables, deps.containerLimits));
 
     await run.checkpoint('build');
     const plan = await buildPlanImages(
@@ -164,11 +166,15 @@ async function draftPlan(
   checkout: string,
   analysis: Analysis,
   variables: Record<string, string>,
+  limits: ContainerLimitPolicy | undefined,
 ): Promise<Plan> {
+  const options = { allowBuild: true, ...(limits ? { limits } : {}) };
   if (analysis.composeFile) {
-    return parseCompose(await readRepoFile(checkout, analysis.composeFile, COMPOSE_LIMIT), variables, {
-      allowBuild: true,
-    });
+    return parseCompose(
+      await readRepoFile(checkout, analysis.composeFile, COMPOSE_LIMIT),
+      variables,
+      options,
+    );
   }
   // Variables become the container's environment; `$$` keeps compose from interpolating them.
   const environment = Object.fromEntries(
@@ -184,7 +190,7 @@ async function draftPlan(
     },
   };
   // JSON is YAML: the generated definition goes through the same policy as a tenant's.
-  return parseCompose(JSON.stringify(document), {}, { allowBuild: true });
+  return parseCompose(JSON.stringify(document), {}, options);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { containerLimitPolicy } from '@hostctl/compose';
 import type { WorkerConfig } from '@hostctl/config';
 import { parseAllowedHosts } from '@hostctl/source-policy';
 import { createDockerImageBuilder } from '../adapters/docker-image-builder.js';
@@ -17,11 +18,15 @@ export function createRepositorySources(config: WorkerConfig): RepositorySourceD
   const hasPlanner = config.AI_PLANNER_URL !== '' && config.AI_PLANNER_MODEL !== '';
   return {
     git: createGitClient(),
-    builder: createDockerImageBuilder({ socketPath: config.DOCKER_SOCKET }),
+    builder: createDockerImageBuilder({
+      socketPath: config.DOCKER_SOCKET,
+      limits: containerLimitPolicy(config),
+    }),
     allowedHosts: parseAllowedHosts(config.GIT_ALLOWED_HOSTS),
     cloneTimeoutMs: config.GIT_CLONE_TIMEOUT_MS,
     maxRepoBytes: config.GIT_MAX_REPO_MB * 1024 * 1024,
     images,
+    containerLimits: containerLimitPolicy(config),
     ...(hasPlanner
       ? {
           planner: createLlmPlanner({

@@ -1,4 +1,4 @@
-import { parseCompose } from '@hostctl/compose';
+import { parseCompose, type ContainerLimitPolicy } from '@hostctl/compose';
 import { DomainError, type FieldError } from '@hostctl/domain';
 import { checkBranch, checkGitUrl } from '@hostctl/source-policy';
 import { resolveTemplateVariables, type Template } from '@hostctl/templates';
@@ -13,6 +13,8 @@ export interface DeploySource {
 export interface DeploySourceOptions {
   /** GIT_ALLOWED_HOSTS: hosts that may be private/loopback and use http:// or git://. */
   gitAllowedHosts: readonly string[];
+  /** Defaults and ceilings of container limits (CONTAINER_*); the built-in ones when absent. */
+  containerLimits?: ContainerLimitPolicy | undefined;
 }
 
 /**
@@ -27,10 +29,11 @@ export function resolveDeploySource(
   options: DeploySourceOptions,
 ): DeploySource {
   const given = body.variables ?? {};
+  const parseOptions = options.containerLimits ? { limits: options.containerLimits } : {};
   switch (body.deploy_method) {
     case 'compose': {
       const compose = body.compose ?? '';
-      parseCompose(compose, given);
+      parseCompose(compose, given, parseOptions);
       return { compose, variables: given, templateId: null };
     }
     case 'template': {
@@ -45,7 +48,7 @@ export function resolveDeploySource(
         );
       }
       const variables = resolveTemplateVariables(template, given);
-      parseCompose(template.compose, variables);
+      parseCompose(template.compose, variables, parseOptions);
       return { compose: template.compose, variables, templateId: template.id };
     }
     case 'git':
@@ -80,13 +83,15 @@ export function revalidateVariables(
   service: { deployMethod: string; templateId: string | null; compose: string },
   variables: Record<string, string>,
   catalog: ReadonlyMap<string, Template>,
+  containerLimits?: ContainerLimitPolicy,
 ): Record<string, string> {
+  const parseOptions = containerLimits ? { limits: containerLimits } : {};
   const template = service.templateId ? catalog.get(service.templateId) : undefined;
   if (template) {
     const resolved = resolveTemplateVariables(template, variables);
-    parseCompose(template.compose, resolved);
+    parseCompose(template.compose, resolved, parseOptions);
     return resolved;
   }
-  if (service.deployMethod === 'compose') parseCompose(service.compose, variables);
+  if (service.deployMethod === 'compose') parseCompose(service.compose, variables, parseOptions);
   return variables;
 }

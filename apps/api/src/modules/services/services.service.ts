@@ -1,3 +1,4 @@
+import type { ContainerLimitPolicy } from '@hostctl/compose';
 import { customerScope, scopeAllows, type Principal } from '@hostctl/auth-policy';
 import {
   DomainError,
@@ -24,6 +25,8 @@ export interface ServicesServiceDeps {
   appsDomain: string;
   /** GIT_ALLOWED_HOSTS, parsed: git/ai URLs on these hosts may be private and use http/git. */
   gitAllowedHosts: readonly string[];
+  /** CONTAINER_* settings: compose limits above the ceilings are refused at create. */
+  containerLimits?: ContainerLimitPolicy;
 }
 
 export type ServicesService = ReturnType<typeof createServicesService>;
@@ -77,7 +80,10 @@ export function createServicesService(deps: ServicesServiceDeps) {
 
     async create(principal: Principal, body: CreateServiceBody) {
       checkMethodFields(body);
-      const source = resolveDeploySource(body, deps.catalog, { gitAllowedHosts: deps.gitAllowedHosts });
+      const source = resolveDeploySource(body, deps.catalog, {
+        gitAllowedHosts: deps.gitAllowedHosts,
+        containerLimits: deps.containerLimits,
+      });
       const customerId = await resolveCustomer(principal, body.customer_id);
       try {
         const { service, deployment } = await services.createWithDeployment({
@@ -135,7 +141,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
           if (value === null) delete merged[name];
           else merged[name] = value;
         }
-        changes.variables = revalidateVariables(service, merged, deps.catalog);
+        changes.variables = revalidateVariables(service, merged, deps.catalog, deps.containerLimits);
       }
       if (body.custom_domains) {
         checkDomainsOutsideAppsDomain(body.custom_domains, deps.appsDomain);
