@@ -31,14 +31,16 @@ export function createIptables(options: { binary?: string; restoreBinary?: strin
         if (!error) return resolve({ code: 0, stdout, stderr });
         const code = (error as NodeJS.ErrnoException).code;
         // A missing binary or a timeout is not an answer about the rule set.
-        if (typeof code !== 'number')
-          return reject(new IptablesError(`${file}: ${error.message}`, code));
+        if (typeof code !== 'number') return reject(new IptablesError(`${file}: ${error.message}`, code));
         resolve({ code, stdout, stderr });
       });
       if (input !== undefined) child.stdin?.end(input);
     });
   const fail = (file: string, args: string[], result: { code: number; stderr: string }) =>
-    new IptablesError(`${file} ${args.join(' ')} failed (exit ${result.code}): ${result.stderr.trim()}`, result.code);
+    new IptablesError(
+      `${file} ${args.join(' ')} failed (exit ${result.code}): ${result.stderr.trim()}`,
+      result.code,
+    );
 
   return {
     async check(args) {

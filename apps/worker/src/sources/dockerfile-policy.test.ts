@@ -44,7 +44,9 @@ describe('checkDockerfile refuses what the daemon would fetch', () => {
 
   it('names the Dockerfile it was given', () => {
     const verdict = checkDockerfile('FROM busybox\nADD http://x/ /x\n', { name: 'docker/web.Dockerfile' });
-    expect(verdict.problems).toEqual([expect.stringMatching(/^docker\/web\.Dockerfile line 2: ADD from a URL/)]);
+    expect(verdict.problems).toEqual([
+      expect.stringMatching(/^docker\/web\.Dockerfile line 2: ADD from a URL/),
+    ]);
   });
 });
 
@@ -52,11 +54,20 @@ const accepted: [string, string][] = [
   ['local ADD', 'FROM busybox\nADD app.tar.gz /app/\nADD . /src\n'],
   ['ADD with flags', 'FROM busybox\nADD --chown=1:1 ["a b.txt", "/x"]\n'],
   ['COPY', 'FROM busybox\nCOPY . /www\n'],
-  ['RUN downloads (the build container is under the egress policy)', 'FROM busybox\nRUN wget http://example.com/\n'],
-  ['COPY --from a named stage', 'FROM busybox AS Build\nRUN true\nFROM scratch\nCOPY --from=build /bin /bin\n'],
+  [
+    'RUN downloads (the build container is under the egress policy)',
+    'FROM busybox\nRUN wget http://example.com/\n',
+  ],
+  [
+    'COPY --from a named stage',
+    'FROM busybox AS Build\nRUN true\nFROM scratch\nCOPY --from=build /bin /bin\n',
+  ],
   ['COPY --from an earlier index', 'FROM busybox\nFROM scratch\nCOPY --from=0 /bin /bin\n'],
   ['URL in a comment', 'FROM busybox\n# ADD http://127.0.0.1/ /x\nCOPY . /x\n'],
-  ['backslash is no continuation under the backtick escape', '# escape=`\nFROM busybox\nRUN echo a\\\nCOPY . /x\n'],
+  [
+    'backslash is no continuation under the backtick escape',
+    '# escape=`\nFROM busybox\nRUN echo a\\\nCOPY . /x\n',
+  ],
 ];
 
 describe('checkDockerfile accepts ordinary builds', () => {
@@ -73,7 +84,9 @@ describe('the FROM hook (image policy)', () => {
       {
         checkImage: (image) => {
           seen.push(image);
-          return image.startsWith('other') ? { ok: false, reason: 'not from an allowed registry' } : { ok: true };
+          return image.startsWith('other')
+            ? { ok: false, reason: 'not from an allowed registry' }
+            : { ok: true };
         },
       },
     );
@@ -82,6 +95,8 @@ describe('the FROM hook (image policy)', () => {
   });
 
   it('refuses a FROM whose variable has no value', () => {
-    expect(checkDockerfile('ARG BASE\nFROM $BASE\n').problems[0]).toMatch(/line 2: FROM \$BASE uses a variable/);
+    expect(checkDockerfile('ARG BASE\nFROM $BASE\n').problems[0]).toMatch(
+      /line 2: FROM \$BASE uses a variable/,
+    );
   });
 });

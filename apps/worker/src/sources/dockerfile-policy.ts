@@ -75,7 +75,8 @@ export function checkDockerfile(
       const isStage = stages.includes(image.toLowerCase()) || image.toLowerCase() === 'scratch';
       if (!isStage) {
         images.push(image);
-        if (image === '' || image.includes('$')) refuse(instruction, `FROM ${reference} uses a variable without a value`);
+        if (image === '' || image.includes('$'))
+          refuse(instruction, `FROM ${reference} uses a variable without a value`);
         const verdict = options.checkImage?.(image);
         if (verdict && !verdict.ok) refuse(instruction, `FROM ${image}: ${verdict.reason}`);
       }
