@@ -38,6 +38,7 @@ import { createWorkerApp } from './worker-app.js';
 // gateways, an extra host address). Refused under the policy; reachable without it (same probe,
 // same container, the policy bypassed for its bridge only), which shows the test can fail.
 const iptables = promisify(execFile).bind(null, 'iptables');
+const ip6tables = promisify(execFile).bind(null, 'ip6tables');
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
 const prefix = uniquePrefix('egress');
@@ -113,6 +114,9 @@ describe('the worker installs the egress policy', () => {
     const { stdout } = await iptables(['-w', '-S', EGRESS_CHAIN]);
     expect(stdout).toContain('-d 169.254.0.0/16');
     expect(stdout).toContain('--dst-type LOCAL');
+    // IPv6: the bridges carry the host's fe80:: addresses.
+    await ip6tables(['-w', '-C', 'INPUT', '-i', 'hct+', '-j', HOST_CHAIN]);
+    await ip6tables(['-w', '-C', 'FORWARD', '-i', 'hct+', '-j', HOST_CHAIN]);
   });
 
   it('builds on a dedicated, labelled build network whose bridge the policy covers', async () => {

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Worker } from 'bullmq';
 import type { WorkerConfig } from '@hostctl/config';
 import { OWNER_LABEL } from '@hostctl/domain';
@@ -74,6 +75,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   const sources = createRepositorySources(config);
   const egress = createEgressPolicy({
     iptables: createIptables(),
+    ...(existsSync('/proc/net/if_inet6')
+      ? { ip6tables: createIptables({ binary: 'ip6tables', restoreBinary: 'ip6tables-restore' }) }
+      : {}),
     mode: config.EGRESS_POLICY,
     denyCidrs: config.EGRESS_DENY_CIDRS,
     // Service networks created before bridges were named `hct…` keep Docker's `br-…` name.

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Iptables } from '../adapters/iptables.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../testing/test-env.js';
-import { createEgressPolicy, egressRuleset, parseDenyCidrs } from './egress-policy.js';
+import { createEgressPolicy, egressRuleset, egressRuleset6, parseDenyCidrs } from './egress-policy.js';
 
 describe('EGRESS_DENY_CIDRS', () => {
   it('accepts IPv4 addresses and ranges', () => {
@@ -24,15 +24,18 @@ describe('EGRESS_DENY_CIDRS', () => {
 });
 
 describe('the rule set', () => {
-  it('is accepted by the real iptables-restore (parsed, not committed)', async () => {
-    const input = egressRuleset(['10.0.0.0/8', '192.0.2.1']);
-    const result = await new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = execFile('iptables-restore', ['-w', '--noflush', '--test'], (error, _out, stderr) =>
+  const restoreTest = (binary: string, input: string) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = execFile(binary, ['-w', '--noflush', '--test'], (error, _out, stderr) =>
         resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stderr }),
       );
       child.stdin?.end(input);
     });
-    expect(result).toEqual({ code: 0, stderr: '' });
+
+  it('is accepted by the real iptables-restore and ip6tables-restore (parsed, not committed)', async () => {
+    const input = egressRuleset(['10.0.0.0/8', '192.0.2.1']);
+    expect(await restoreTest('iptables-restore', input)).toEqual({ code: 0, stderr: '' });
+    expect(await restoreTest('ip6tables-restore', egressRuleset6())).toEqual({ code: 0, stderr: '' });
     expect(input).toContain('-A HOSTCTL-EGRESS -d 10.0.0.0/8 -j REJECT');
     // Replies first: Caddy → service and health probes must keep working.
     expect(input.indexOf('RELATED,ESTABLISHED')).toBeLessThan(input.indexOf('-d 169.254.0.0/16'));

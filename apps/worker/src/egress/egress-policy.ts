@@ -27,6 +27,11 @@ export interface EgressPolicy {
 
 export interface EgressPolicyOptions {
   iptables: Iptables;
+  /**
+   * ip6tables, when the kernel has IPv6. Docker disables IPv6 inside containers of IPv4-only
+   * networks (ours), but the bridges carry fe80:: addresses of the host: replies only, both ways.
+   */
+  ip6tables?: Iptables;
   mode: 'enforce' | 'off';
   /** EGRESS_DENY_CIDRS, raw. */
   denyCidrs: string;
@@ -55,6 +60,18 @@ export function parseDenyCidrs(raw: string): string[] {
       );
   }
   return cidrs;
+}
+
+/** ip6tables: tenant networks are IPv4-only, so nothing but replies, to the host or through it. */
+export function egressRuleset6(): string {
+  return [
+    '*filter',
+    `:${HOST_CHAIN} - [0:0]`,
+    `-A ${HOST_CHAIN} -m conntrack --ctstate RELATED,ESTABLISHED -j RETURN`,
+    `-A ${HOST_CHAIN} -j REJECT`,
+    'COMMIT',
+    '',
+  ].join('\n');
 }
 
 /** The iptables-restore input that (re)writes both chains. */
@@ -87,11 +104,11 @@ export function createEgressPolicy(options: EgressPolicyOptions): EgressPolicy {
   const { iptables } = options;
   const ruleset = egressRuleset(denyCidrs);
 
-  const ensureJump = async (parent: string, bridge: string, target: string) => {
+  const ensureJump = async (parent: string, bridge: string, target: string, tables = iptables) => {
     const rule = ['-i', bridge, '-j', target];
-    if (await iptables.check(['-C', parent, ...rule])) return;
+    if (await tables.check(['-C', parent, ...rule])) return;
     // First in the chain: an operator's earlier ACCEPT must not bypass the policy.
-    await iptables.run(['-I', parent, '1', ...rule]);
+    await tables.run(['-I', parent, '1', ...rule]);
   };
 
   return {
@@ -105,6 +122,14 @@ export function createEgressPolicy(options: EgressPolicyOptions): EgressPolicy {
         for (const bridge of bridges) {
           await ensureJump('DOCKER-USER', bridge, EGRESS_CHAIN);
           await ensureJump('INPUT', bridge, HOST_CHAIN);
+        }
+        const v6 = options.ip6tables;
+        if (v6) {
+          await v6.restore(egressRuleset6());
+          for (const bridge of bridges) {
+            await ensureJump('INPUT', bridge, HOST_CHAIN, v6);
+            await ensureJump('FORWARD', bridge, HOST_CHAIN, v6);
+          }
         }
       } catch (error) {
         if (!(error instanceof IptablesError)) throw error;
