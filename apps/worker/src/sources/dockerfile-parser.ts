@@ -26,7 +26,8 @@ export interface ParsedDockerfile {
 
 const DIRECTIVE = /^#\s*([a-zA-Z][a-zA-Z0-9]*)\s*=\s*(.+?)\s*$/;
 
-export function parseDockerfile(text: string): ParsedDockerfile {
+/** `escape` forces the escape character whatever the directives say (see checkDockerfile). */
+export function parseDockerfile(text: string, options: { escape?: '\\' | '`' } = {}): ParsedDockerfile {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   let escape: '\\' | '`' = '\\';
   let index = 0;
@@ -43,6 +44,7 @@ export function parseDockerfile(text: string): ParsedDockerfile {
       escape = match[2];
     }
   }
+  if (options.escape) escape = options.escape;
   const continuation = new RegExp(`${escape === '`' ? '`' : '\\\\'}[ \\t]*$`);
   const instructions: Instruction[] = [];
   while (index < lines.length) {

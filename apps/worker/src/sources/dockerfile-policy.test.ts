@@ -32,6 +32,18 @@ const refused: [string, string, number][] = [
   ['COPY --from a later stage index', 'FROM busybox\nCOPY --from=1 / /s\nFROM busybox\n', 2],
   ['COPY --from variable', 'ARG I=busybox\nFROM busybox\nCOPY --from=$I / /s\n', 3],
   ['ONBUILD COPY --from image', 'FROM busybox\nONBUILD COPY --from=alpine / /a\n', 2],
+  // Engines differ on when directives stop (20.10 at `# syntax=`, newer ones later): both readings.
+  [
+    'escape after a syntax directive',
+    '# syntax=docker/dockerfile:1\n# escape=`\nFROM busybox\nADD `\n  http://127.0.0.1/ /x\n',
+    4,
+  ],
+  ['escape directive after a blank line', '\n# escape=`\nFROM busybox\nADD `\nhttp://127.0.0.1/ /x\n', 4],
+  [
+    'backslash continuation under a backtick escape',
+    '# escape=`\nFROM busybox\nADD \\\nhttp://127.0.0.1/ /x\n',
+    3,
+  ],
   ['CRLF line endings', 'FROM busybox\r\nADD \\\r\n http://127.0.0.1/ /x\r\n', 2],
 ];
 
@@ -63,6 +75,10 @@ const accepted: [string, string][] = [
     'FROM busybox AS Build\nRUN true\nFROM scratch\nCOPY --from=build /bin /bin\n',
   ],
   ['COPY --from an earlier index', 'FROM busybox\nFROM scratch\nCOPY --from=0 /bin /bin\n'],
+  [
+    'RUN continuations',
+    'FROM busybox\nRUN adduser -D app && \\\n    add-shell /bin/sh || true \\\n    && wget http://example.com/a\nCOPY --chown=app . /app\n',
+  ],
   ['URL in a comment', 'FROM busybox\n# ADD http://127.0.0.1/ /x\nCOPY . /x\n'],
   [
     'backslash is no continuation under the backtick escape',

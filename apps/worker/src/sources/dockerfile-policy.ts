@@ -26,73 +26,87 @@ export function checkDockerfile(
   const name = options.name ?? 'Dockerfile';
   const problems: string[] = [];
   const images: string[] = [];
-  let instructions: Instruction[];
+  let primary: Instruction[];
+  let other: Instruction[];
   try {
-    instructions = parseDockerfile(text).instructions;
+    const parsed = parseDockerfile(text);
+    primary = parsed.instructions;
+    // Which escape character applies depends on directive rules that differ between engine
+    // versions (20.10 stops at `# syntax=`, later ones do not). Checking the fetches under both
+    // characters leaves no reading of the file in which a remote ADD hides in a continuation.
+    other = parseDockerfile(text, { escape: parsed.escape === '\\' ? '`' : '\\' }).instructions;
   } catch (error) {
     return { ok: false, problems: [`${name} ${(error as Error).message}`], images };
   }
-  const globalArgs = new Map<string, string>();
-  const stages: string[] = [];
-  let stageCount = 0;
-  const refuse = (instruction: Instruction, message: string) =>
-    problems.push(`${name} line ${instruction.line}: ${message}`);
-
-  const checkFetching = (instruction: Instruction, keyword: string) => {
-    if (keyword === 'ADD') {
-      for (const source of instruction.args.slice(0, -1)) {
-        const problem = remoteSourceProblem(source);
-        if (problem) refuse(instruction, `ADD ${problem}`);
-      }
-      if (instruction.flags.has('checksum'))
-        refuse(instruction, 'ADD --checksum is for remote sources, which are not allowed');
-    }
-    if ((keyword === 'ADD' || keyword === 'COPY') && /(^|\s)<</.test(instruction.rest))
-      refuse(instruction, `${keyword} heredocs are not supported by this builder`);
-    if (keyword === 'COPY' && instruction.flags.has('from')) {
-      const from = instruction.flags.get('from') ?? '';
-      const isStage =
-        stages.includes(from.toLowerCase()) || (/^\d+$/.test(from) && Number(from) < stageCount - 1);
-      if (!isStage)
-        refuse(
-          instruction,
-          `COPY --from=${from} names no earlier build stage; copying from an image is not allowed (declare it as a stage: FROM <image> AS <name>)`,
-        );
-    }
+  const refuse = (instruction: Instruction, message: string) => {
+    const problem = `${name} line ${instruction.line}: ${message}`;
+    if (!problems.includes(problem)) problems.push(problem);
   };
+  walk(primary, true);
+  walk(other, false);
+  return { ok: problems.length === 0, problems, images };
 
-  for (const instruction of instructions) {
-    const { keyword } = instruction;
-    if (keyword === 'ARG' && stageCount === 0) {
-      for (const word of instruction.args) {
-        // `ARG NAME` without a default stays unknown: no build args are passed, so it is empty.
-        const [key, ...value] = word.split('=');
-        if (key && value.length > 0) globalArgs.set(key, unquote(value.join('=')));
+  /** `isPrimary`: also check and collect FROM images (only the reading the directives select). */
+  function walk(instructions: Instruction[], isPrimary: boolean) {
+    const globalArgs = new Map<string, string>();
+    const stages: string[] = [];
+    let stageCount = 0;
+
+    const checkFetching = (instruction: Instruction, keyword: string) => {
+      if (keyword === 'ADD') {
+        for (const source of instruction.args.slice(0, -1)) {
+          const problem = remoteSourceProblem(source);
+          if (problem) refuse(instruction, `ADD ${problem}`);
+        }
+        if (instruction.flags.has('checksum'))
+          refuse(instruction, 'ADD --checksum is for remote sources, which are not allowed');
       }
-    } else if (keyword === 'FROM') {
-      const [reference = '', as, stage] = instruction.args;
-      const image = expand(reference, globalArgs);
-      const isStage = stages.includes(image.toLowerCase()) || image.toLowerCase() === 'scratch';
-      if (!isStage) {
-        images.push(image);
-        if (image === '' || image.includes('$'))
-          refuse(instruction, `FROM ${reference} uses a variable without a value`);
-        const verdict = options.checkImage?.(image);
-        if (verdict && !verdict.ok) refuse(instruction, `FROM ${image}: ${verdict.reason}`);
+      if ((keyword === 'ADD' || keyword === 'COPY') && /(^|\s)<</.test(instruction.rest))
+        refuse(instruction, `${keyword} heredocs are not supported by this builder`);
+      if (keyword === 'COPY' && instruction.flags.has('from')) {
+        const from = instruction.flags.get('from') ?? '';
+        const isStage =
+          stages.includes(from.toLowerCase()) || (/^\d+$/.test(from) && Number(from) < stageCount - 1);
+        if (!isStage)
+          refuse(
+            instruction,
+            `COPY --from=${from} names no earlier build stage; copying from an image is not allowed (declare it as a stage: FROM <image> AS <name>)`,
+          );
       }
-      stageCount += 1;
-      stages.push(as?.toLowerCase() === 'as' && stage ? stage.toLowerCase() : `\u0000${stageCount}`);
-    } else if (keyword === 'ONBUILD') {
-      // A trigger runs when a later stage builds FROM this one: the same rules apply to it.
-      const inner = onbuildInstruction(instruction);
-      if (inner.keyword === 'ONBUILD' || inner.keyword === 'FROM')
-        refuse(instruction, `ONBUILD ${inner.keyword} is not allowed`);
-      checkFetching(inner, inner.keyword);
-    } else {
-      checkFetching(instruction, keyword);
+    };
+
+    for (const instruction of instructions) {
+      const { keyword } = instruction;
+      if (keyword === 'ARG' && stageCount === 0) {
+        for (const word of instruction.args) {
+          // `ARG NAME` without a default stays unknown: no build args are passed, so it is empty.
+          const [key, ...value] = word.split('=');
+          if (key && value.length > 0) globalArgs.set(key, unquote(value.join('=')));
+        }
+      } else if (keyword === 'FROM') {
+        const [reference = '', as, stage] = instruction.args;
+        const image = expand(reference, globalArgs);
+        const isStage = stages.includes(image.toLowerCase()) || image.toLowerCase() === 'scratch';
+        if (!isStage && isPrimary) {
+          images.push(image);
+          if (image === '' || image.includes('$'))
+            refuse(instruction, `FROM ${reference} uses a variable without a value`);
+          const verdict = options.checkImage?.(image);
+          if (verdict && !verdict.ok) refuse(instruction, `FROM ${image}: ${verdict.reason}`);
+        }
+        stageCount += 1;
+        stages.push(as?.toLowerCase() === 'as' && stage ? stage.toLowerCase() : `\u0000${stageCount}`);
+      } else if (keyword === 'ONBUILD') {
+        // A trigger runs when a later stage builds FROM this one: the same rules apply to it.
+        const inner = onbuildInstruction(instruction);
+        if (inner.keyword === 'ONBUILD' || inner.keyword === 'FROM')
+          refuse(instruction, `ONBUILD ${inner.keyword} is not allowed`);
+        checkFetching(inner, inner.keyword);
+      } else {
+        checkFetching(instruction, keyword);
+      }
     }
   }
-  return { ok: problems.length === 0, problems, images };
 }
 
 /** The trigger of `ONBUILD <instruction>`, parsed as an instruction of its own on the same line. */
