@@ -126,6 +126,32 @@ describe('the worker installs the egress policy', () => {
     expect(existsSync(`/sys/class/net/${BUILD_BRIDGE}`)).toBe(true);
   });
 
+  it('covers a service network created before bridges were named hct… (upgrade)', async () => {
+    const legacy = `hostctl-test-legacy-${id}`;
+    const network = await docker.createNetwork({
+      Name: legacy,
+      Driver: 'bridge',
+      Labels: { 'io.hostctl.managed': 'true', 'io.hostctl.service-id': randomUUID() },
+    });
+    const bridge = `br-${network.id.slice(0, 12)}`;
+    const jumps = [
+      ['DOCKER-USER', '-i', bridge, '-j', EGRESS_CHAIN],
+      ['INPUT', '-i', bridge, '-j', HOST_CHAIN],
+    ];
+    try {
+      await app.reconciler.runOnce();
+      for (const jump of jumps) await iptables(['-w', '-C', ...jump]);
+    } finally {
+      for (const jump of jumps) await iptables(['-w', '-D', ...jump]).catch(() => undefined);
+      await ip6tables(['-w', '-D', 'INPUT', '-i', bridge, '-j', HOST_CHAIN]).catch(() => undefined);
+      await ip6tables(['-w', '-D', 'FORWARD', '-i', bridge, '-j', HOST_CHAIN]).catch(() => undefined);
+      await docker
+        .getNetwork(legacy)
+        .remove()
+        .catch(() => undefined);
+    }
+  });
+
   it('the reconciler puts back rules a firewall or Docker restart removed', async () => {
     await iptables(['-w', '-D', 'DOCKER-USER', '-i', 'hct+', '-j', EGRESS_CHAIN]);
     await iptables(['-w', '-F', HOST_CHAIN]);
