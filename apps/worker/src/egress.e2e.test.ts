@@ -37,8 +37,9 @@ import { createWorkerApp } from './worker-app.js';
 // link-local address (the cloud metadata service) and servers on addresses of the host (bridge
 // gateways, an extra host address). Refused under the policy; reachable without it (same probe,
 // same container, the policy bypassed for its bridge only), which shows the test can fail.
-const iptables = promisify(execFile).bind(null, 'iptables');
-const ip6tables = promisify(execFile).bind(null, 'ip6tables');
+const run = promisify(execFile);
+const iptables = (args: string[]) => run('iptables', args);
+const ip6tables = (args: string[]) => run('ip6tables', args);
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
 const prefix = uniquePrefix('egress');
