@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
 # Builds the runtime base image local/node-base:20 from this machine's own binaries, because no
 # image registry is reachable here: busybox-static (a shell and the usual tools), node, git with its
-# HTTPS remote helper, exactly the shared libraries `ldd` lists for them, and the CA bundle, all
+# HTTPS remote helper, iptables (the worker installs the egress policy: docs/security/egress.md),
+# exactly the shared libraries `ldd` lists for them, and the CA bundle, all
 # imported with `docker import`. Idempotent: the image carries a fingerprint of its inputs and is
 # rebuilt only when one changed (or with --force).
 #
 # Usage: docker/build-base-image.sh [--force] [IMAGE]   (IMAGE defaults to local/node-base:20)
-# Needs: docker, busybox-static, node, git (Debian packages busybox-static, nodejs/node, git).
+# Needs: docker, busybox-static, node, git, iptables (Debian packages busybox-static, nodejs/node, git,
+# iptables).
 set -euo pipefail
 
 force=0
@@ -22,12 +24,15 @@ git_bin=$(command -v git)
 git_core=$("$git_bin" --exec-path)
 busybox=/bin/busybox
 [[ -x $busybox ]] || { echo "error: $busybox missing (apt-get install -y busybox-static)" >&2; exit 1; }
+xtables=$(command -v xtables-nft-multi || true)
+[[ -x $xtables ]] || { echo "error: xtables-nft-multi missing (apt-get install -y iptables)" >&2; exit 1; }
+xtables_lib=$(dirname "$(readlink -f "$(ldd "$xtables" | grep -o '/[^ ]*libxtables[^ ]*')")")/xtables
 ca_bundle=/etc/ssl/certs/ca-certificates.crt
 [[ -f $ca_bundle ]] || { echo "error: $ca_bundle missing (apt-get install -y ca-certificates)" >&2; exit 1; }
 
 fingerprint=$(
   {
-    sha256sum "$here/build-base-image.sh" "$node_bin" "$git_bin" "$git_core/git-remote-http" "$busybox" "$ca_bundle"
+    sha256sum "$here/build-base-image.sh" "$node_bin" "$git_bin" "$git_core/git-remote-http" "$busybox" "$ca_bundle" "$xtables"
   } | sha256sum | cut -c1-32
 )
 current=$(docker image inspect --format '{{ index .Config.Labels "org.hostctl.base.fingerprint" }}' "$image" 2>/dev/null || true)
@@ -70,6 +75,14 @@ copy_with_libs "$git_core/git-remote-http" /usr/lib/git-core/git-remote-http
 ln -s git-remote-http "$rootfs/usr/lib/git-core/git-remote-https"
 ln -s ../../bin/git "$rootfs/usr/lib/git-core/git"
 cp "$ca_bundle" "$rootfs$ca_bundle"
+# iptables (nf_tables backend, like Docker's): one multi-call binary, named by its links, plus the
+# match and target extensions it loads at run time (conntrack, addrtype, REJECT, …).
+copy_with_libs "$xtables" /usr/sbin/xtables-nft-multi
+for name in iptables iptables-restore iptables-save ip6tables ip6tables-restore ip6tables-save; do
+  ln -s xtables-nft-multi "$rootfs/usr/sbin/$name"
+done
+mkdir -p "$rootfs$xtables_lib"
+cp -L "$xtables_lib"/*.so "$rootfs$xtables_lib/"
 
 cat >"$rootfs/etc/passwd" <<'EOF'
 root:x:0:0:root:/root:/bin/sh
@@ -85,7 +98,7 @@ echo 'hosts: files dns' >"$rootfs/etc/nsswitch.conf"
 
 "$rootfs/usr/local/bin/node" --version >/dev/null # the host can run what it copied
 tar --numeric-owner -C "$rootfs" -c . | docker import \
-  --change 'ENV PATH=/usr/local/bin:/usr/bin:/bin' \
+  --change 'ENV PATH=/usr/local/bin:/usr/sbin:/usr/bin:/bin' \
   --change 'ENV HOME=/home/app' \
   --change "LABEL org.hostctl.base.fingerprint=$fingerprint" \
   --change "LABEL org.hostctl.base.node=$("$node_bin" --version)" \
@@ -93,4 +106,5 @@ tar --numeric-owner -C "$rootfs" -c . | docker import \
   - "$image" >/dev/null
 docker run --rm --network none "$image" node -e 'process.exit(0)'
 docker run --rm --network none "$image" git --version >/dev/null
+docker run --rm --network none "$image" iptables --version >/dev/null
 echo "$image: built ($fingerprint, node $("$node_bin" --version))"

@@ -1,7 +1,8 @@
 // Worker process entry: load config → build the app → start workers, reconciler and health
 // endpoints → on SIGTERM/SIGINT let running jobs finish within a bound, then exit.
 import { ConfigError, WorkerConfigSchema, loadConfig } from '@hostctl/config';
-import { createWorkerApp } from './worker-app.js';
+import { EgressPolicyError } from './egress/egress-policy.js';
+import { createWorkerApp, type WorkerApp } from './worker-app.js';
 
 const SHUTDOWN_GRACE_MS = 25_000;
 
@@ -14,8 +15,16 @@ try {
   process.exit(2);
 }
 
-const app = createWorkerApp(config);
-await app.start();
+let app: WorkerApp;
+try {
+  app = createWorkerApp(config);
+  await app.start();
+} catch (error) {
+  // A worker that cannot enforce the egress policy must not run tenant code: say why and stop.
+  if (!(error instanceof EgressPolicyError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}
 app.logger.info(
   { healthPort: app.healthPort, concurrency: config.WORKER_CONCURRENCY, prefix: config.QUEUE_PREFIX },
   'worker started',

@@ -29,6 +29,8 @@ export interface ReconcilerDeps extends RestorerDeps {
   /** A deployment queued for longer than this without a job is re-enqueued. */
   queuedGraceMs: number;
   logger: Logger;
+  /** Re-installs the egress firewall rules a Docker or firewall restart may have removed (every replica, no lease). */
+  egress?: { ensure(): Promise<void> };
   /** Sees each sweep: metrics. */
   onSweep?(result: 'ok' | 'error' | 'skipped', seconds?: number, repairs?: Repairs): void;
 }
@@ -49,6 +51,7 @@ export function createReconciler(deps: ReconcilerDeps) {
   let running: Promise<unknown> | undefined;
 
   const runOnce = async (): Promise<Repairs | null> => {
+    await deps.egress?.ensure();
     const lease = await deps.locks.tryAcquire(`hostctl:reconciler:${deps.instance}`);
     if (!lease) return null;
     try {

@@ -1,6 +1,8 @@
+import { existsSync } from 'node:fs';
 import { containerLimitPolicy } from '@hostctl/compose';
 import type { Worker } from 'bullmq';
 import type { WorkerConfig } from '@hostctl/config';
+import { OWNER_LABEL } from '@hostctl/domain';
 import {
   createAdvisoryLocks,
   createDb,
@@ -24,6 +26,9 @@ import { createNetworkRouter } from './network/network-wiring.js';
 import { createReconciler } from './reconciler.js';
 import { createRepositorySources } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
+import { createIptables } from './adapters/iptables.js';
+import { assertDockerNetworkNamespace, createEgressPolicy } from './egress/egress-policy.js';
+import { SANDBOX_BRIDGE_PREFIX } from './egress/sandbox-bridges.js';
 
 /**
  * Composition root: builds every dependency once from the validated config and wires them by
@@ -68,6 +73,20 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   // The queue prefix names the installation; Docker objects carry it so reconcilers never cross.
   const instance = config.QUEUE_PREFIX;
   const readiness = options.readiness ?? { timeoutMs: 60_000, stableMs: 1000 };
+  const sources = createRepositorySources(config);
+  const egress = createEgressPolicy({
+    iptables: createIptables(),
+    ...(existsSync('/proc/net/if_inet6')
+      ? { ip6tables: createIptables({ binary: 'ip6tables', restoreBinary: 'ip6tables-restore' }) }
+      : {}),
+    mode: config.EGRESS_POLICY,
+    denyCidrs: config.EGRESS_DENY_CIDRS,
+    // Service networks created before bridges were named `hct…` keep Docker's `br-…` name.
+    legacyBridges: async () =>
+      (await runtime.listNetworks({ [OWNER_LABEL]: 'true' }))
+        .map((network) => network.bridge ?? '')
+        .filter((bridge) => bridge !== '' && !bridge.startsWith(SANDBOX_BRIDGE_PREFIX)),
+  });
 
   const notify = (deploymentId: string) => {
     connection
@@ -88,7 +107,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         router,
         instance,
         readiness,
-        sources: createRepositorySources(config),
+        sources,
         containerLimits: containerLimitPolicy(config),
       },
     }),
@@ -159,6 +178,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     queuedGraceMs: 10_000,
     readiness,
     logger,
+    egress,
     onSweep: (result, seconds, repairs) => {
       metrics.sweep(result, seconds);
       if (!repairs) return;
@@ -184,6 +204,15 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     },
 
     async start(): Promise<void> {
+      // Before any job runs: tenant code must never run without the egress policy in enforce mode.
+      if (config.EGRESS_POLICY === 'enforce') {
+        await sources.builder.prepare?.();
+        assertDockerNetworkNamespace();
+        await egress.ensure();
+        logger.info({ denyCidrs: config.EGRESS_DENY_CIDRS }, 'egress policy installed');
+      } else {
+        logger.warn('EGRESS_POLICY=off: tenant containers can reach the host and 169.254.0.0/16');
+      }
       health = await startHealthServer({
         host: config.WORKER_HEALTH_HOST,
         port: config.WORKER_HEALTH_PORT,

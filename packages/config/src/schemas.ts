@@ -211,6 +211,14 @@ export const WorkerConfigSchema = Type.Object({
     'Upper bound of one LLM planner request; on timeout the deterministic analyzer decides.',
   ),
   ...containerLimits,
+  EGRESS_POLICY: describe(
+    Type.Union([Type.Literal('enforce'), Type.Literal('off')], { default: 'enforce' }),
+    'enforce: the worker installs iptables rules so service and build containers cannot reach the host or 169.254.0.0/16 (needs iptables, CAP_NET_ADMIN and the host network namespace; production must run it). off: only where the host firewall does the same (docs/security/egress.md).',
+  ),
+  EGRESS_DENY_CIDRS: describe(
+    Type.String({ default: '' }),
+    'Comma-separated extra IPv4 addresses or CIDR ranges tenant containers may not reach (e.g. the internal network of the control plane).',
+  ),
 });
 export type WorkerConfig = Static<typeof WorkerConfigSchema>;
 

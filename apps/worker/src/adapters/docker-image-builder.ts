@@ -2,8 +2,32 @@ import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { DEFAULT_CONTAINER_LIMITS, type ContainerLimitPolicy } from '@hostctl/compose';
-import { DomainError } from '@hostctl/domain';
+import { DomainError, OWNER_LABEL } from '@hostctl/domain';
+import { BUILD_BRIDGE, BUILD_NETWORK } from '../egress/sandbox-bridges.js';
+import { checkDockerfile, type ImageCheck } from '../sources/dockerfile-policy.js';
+import { RepositoryContentError, readRepoFile } from '../sources/repo-files.js';
 import { ImageBuildError, type ImageBuilder } from './image-builder.js';
+import { fail, ignoreStatus } from './docker-errors.js';
+
+const MAX_DOCKERFILE_BYTES = 1024 * 1024;
+
+export interface DockerImageBuilderOptions {
+  socketPath: string;
+  /**
+   * Network of every RUN step: a user-defined bridge of its own (created when missing), so builds
+   * never depend on the default bridge docker0 (absent on some hosts) and run under the egress
+   * policy like service containers. Tests pass another network to show what the policy changes.
+   */
+  network?: { name: string; bridge: string };
+  /** The image policy for FROM lines; without it every FROM image is accepted. */
+  checkImage?: ImageCheck;
+  /**
+   * A tenant's Dockerfile runs arbitrary commands: its build containers get the per-container
+   * ceilings (CONTAINER_MAX_MEMORY_MB, CONTAINER_MAX_CPUS). The classic build API has no pids
+   * or capability options; see docs/security/limits.md.
+   */
+  limits?: ContainerLimitPolicy;
+}
 
 interface BuildEvent {
   stream?: string;
@@ -19,24 +43,52 @@ interface BuildEvent {
  * engine reports a failed step inside the progress stream, not as an HTTP error, so the stream is
  * scanned for `error` entries; dockerode's buildImage does not reject on them.
  */
-export function createDockerImageBuilder(options: {
-  socketPath: string;
-  /**
-   * A tenant's Dockerfile runs arbitrary commands: its build containers get the per-container
-   * ceilings (CONTAINER_MAX_MEMORY_MB, CONTAINER_MAX_CPUS). The classic build API has no pids
-   * or capability options; see docs/security/limits.md.
-   */
-  limits?: ContainerLimitPolicy;
-}): ImageBuilder {
+export function createDockerImageBuilder(options: DockerImageBuilderOptions): ImageBuilder {
   const docker = new Docker({ socketPath: options.socketPath });
+  const network = options.network ?? { name: BUILD_NETWORK, bridge: BUILD_BRIDGE };
   const limits = options.limits ?? DEFAULT_CONTAINER_LIMITS;
   const cpuPeriod = 100_000;
 
+  const ensureNetwork = async () => {
+    const existing = await docker.listNetworks({ filters: JSON.stringify({ name: [network.name] }) });
+    if (existing.some((found) => found.Name === network.name)) return;
+    await docker
+      .createNetwork({
+        Name: network.name,
+        Driver: 'bridge',
+        CheckDuplicate: true,
+        // No service label: the reconciler's orphan sweep only removes objects of a service.
+        Labels: { [OWNER_LABEL]: 'true', 'io.hostctl.role': 'build' },
+        Options: { 'com.docker.network.bridge.name': network.bridge },
+      })
+      .catch(ignoreStatus(409, fail(`cannot create the build network ${network.name}`)));
+  };
+
+  /** Refuses, before the daemon sees it, a Dockerfile that would make the daemon fetch something. */
+  const checkFile = async (spec: { contextDir: string; dockerfile: string }) => {
+    let text: string;
+    try {
+      text = await readRepoFile(spec.contextDir, spec.dockerfile, MAX_DOCKERFILE_BYTES);
+    } catch (error) {
+      if (error instanceof RepositoryContentError) throw new ImageBuildError(error.message);
+      throw error;
+    }
+    const verdict = checkDockerfile(text, {
+      name: spec.dockerfile,
+      ...(options.checkImage ? { checkImage: options.checkImage } : {}),
+    });
+    if (!verdict.ok) throw new ImageBuildError(verdict.problems.join('; '));
+  };
+
   return {
+    prepare: ensureNetwork,
+
     async build(spec, onLine, signal) {
       // dockerode reads .dockerignore with a plain readFile: a link there would read a worker file.
       const ignore = await lstat(path.join(spec.contextDir, '.dockerignore')).catch(() => null);
       if (ignore && !ignore.isFile()) throw new ImageBuildError('.dockerignore must be a regular file');
+      await checkFile(spec);
+      await ensureNetwork();
       // `.git` stays out of the context: history is not part of the image, and it can be large.
       const entries = (await readdir(spec.contextDir)).filter((name) => name !== '.git');
       const stream = await docker
@@ -47,6 +99,7 @@ export function createDockerImageBuilder(options: {
             dockerfile: spec.dockerfile,
             labels: spec.labels,
             version: '1',
+            networkmode: network.name,
             rm: true,
             forcerm: true,
             memory: limits.maxMemoryBytes,

@@ -3,6 +3,9 @@ import { CONTAINER_CAPABILITIES, DEFAULT_CONTAINER_LIMITS } from '@hostctl/compo
 import { DomainError } from '@hostctl/domain';
 import type { ContainerRuntime, ContainerSpec, ContainerState, Labels, NamedObject } from './runtime.js';
 import { statusOf, toRuntimeError, fail, ignoreStatus, ignoreStatuses } from './docker-errors.js';
+import { defaultBridgeName } from '../egress/sandbox-bridges.js';
+
+const BRIDGE_NAME_OPTION = 'com.docker.network.bridge.name';
 
 /**
  * ContainerRuntime on one Docker engine through dockerode; the only file that imports it. Docker
@@ -65,11 +68,17 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
       }
     },
 
-    async ensureNetwork(name, labels) {
+    async ensureNetwork(name, labels, options = {}) {
       const existing = await docker.listNetworks({ filters: JSON.stringify({ name: [name] }) });
       if (existing.some((network) => network.Name === name)) return;
       await docker
-        .createNetwork({ Name: name, Driver: 'bridge', Labels: labels, CheckDuplicate: true })
+        .createNetwork({
+          Name: name,
+          Driver: 'bridge',
+          Labels: labels,
+          CheckDuplicate: true,
+          ...(options.bridge ? { Options: { [BRIDGE_NAME_OPTION]: options.bridge } } : {}),
+        })
         .catch(ignoreStatus(409, fail(`cannot create network ${name}`)));
     },
 
@@ -150,7 +159,14 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
       const list = await docker
         .listNetworks({ filters: labelFilter(labels) })
         .catch(fail('cannot list networks'));
-      return list.map((network) => ({ id: network.Id, name: network.Name, labels: network.Labels ?? {} }));
+      return list.map((network) => ({
+        id: network.Id,
+        name: network.Name,
+        labels: network.Labels ?? {},
+        ...(network.Driver === 'bridge'
+          ? { bridge: network.Options?.[BRIDGE_NAME_OPTION] ?? defaultBridgeName(network.Id) }
+          : {}),
+      }));
     },
 
     async removeNetwork(id) {

@@ -21,6 +21,8 @@ export interface BuiltImage {
 }
 
 export interface ImageBuilder {
+  /** Creates what builds need up front (the build network), so the egress policy can be checked at start. */
+  prepare?(): Promise<void>;
   /** Streams the builder's output line by line; rejects with ImageBuildError when a step fails. */
   build(spec: BuildSpec, onLine: (line: string) => void, signal: AbortSignal): Promise<BuiltImage>;
 }

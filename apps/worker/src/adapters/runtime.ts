@@ -68,6 +68,8 @@ export interface NamedObject {
   id: string;
   name: string;
   labels: Labels;
+  /** Networks only: the Linux bridge interface behind the network. */
+  bridge?: string;
 }
 
 export interface ContainerRuntime {
@@ -75,7 +77,11 @@ export interface ContainerRuntime {
   inspectImage(reference: string): Promise<ImageInfo | null>;
   /** Pulls and reports progress lines; rejects with image_unavailable when the registry has no such image. */
   pullImage(reference: string, onProgress: (line: string) => void, signal?: AbortSignal): Promise<void>;
-  ensureNetwork(name: string, labels: Labels): Promise<void>;
+  /**
+   * `bridge` names the Linux bridge interface (the egress policy matches tenant bridges by name).
+   * An existing network is kept as it is.
+   */
+  ensureNetwork(name: string, labels: Labels, options?: { bridge?: string }): Promise<void>;
   ensureVolume(name: string, labels: Labels): Promise<void>;
   /** Every container (running or not) carrying all the given labels. */
   listContainers(labels: Labels): Promise<ContainerSummary[]>;

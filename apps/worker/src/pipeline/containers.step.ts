@@ -36,7 +36,7 @@ export async function ensureNetworkAndVolumes(
   onStep: (step: 'network' | 'volumes') => Promise<void>,
 ): Promise<void> {
   await onStep('network');
-  await runtime.ensureNetwork(objects.network, objects.labels);
+  await runtime.ensureNetwork(objects.network, objects.labels, { bridge: objects.bridge });
   await log.info(`Network ${objects.network} ready`);
   await onStep('volumes');
   for (const volume of plan.volumes) {

@@ -9,6 +9,7 @@ import {
 } from '@hostctl/domain';
 import type { PlanContainer } from '@hostctl/compose';
 import { type ContainerSpec, type Labels } from '../adapters/runtime.js';
+import { serviceBridge } from '../egress/sandbox-bridges.js';
 
 /**
  * Deterministic names and labels of a service's Docker objects. Names derive from the service id
@@ -18,6 +19,8 @@ import { type ContainerSpec, type Labels } from '../adapters/runtime.js';
 export interface ServiceObjects {
   serviceId: string;
   network: string;
+  /** Bridge interface of the network: a sandbox bridge, so the egress policy applies to it. */
+  bridge: string;
   volume(name: string): string;
   container(name: string): string;
   /** Labels of the network and volumes (no deployment: they outlive deployments). */
@@ -37,6 +40,7 @@ export function serviceObjects(serviceId: string, instance: string): ServiceObje
   return {
     serviceId,
     network: prefix,
+    bridge: serviceBridge(serviceId),
     volume: (name) => `${prefix}-${name}`,
     container: (name) => `${prefix}-${name}`,
     labels,
