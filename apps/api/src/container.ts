@@ -24,6 +24,7 @@ import { loadCatalog } from '@hostctl/templates';
 import { registerTemplateRoutes } from './modules/templates/templates.routes.js';
 import { createChangeNotifier } from './live/change-notifier.js';
 import { createLogReader } from './live/log-reader.js';
+import { createStreamGuard } from './live/stream-guard.js';
 import { registerDeploymentRoutes } from './modules/deployments/deployments.routes.js';
 import { createDeploymentsService } from './modules/deployments/deployments.service.js';
 import { registerLogRoutes } from './modules/logs/logs.routes.js';
@@ -74,8 +75,8 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const logs = createLogsService({
     services: servicesStore,
     reader: createLogReader(redis, config.QUEUE_PREFIX),
-    authenticator,
   });
+  const streamGuard = createStreamGuard({ authenticator, recheckMs: config.STREAM_RECHECK_MS });
   const services = createServicesService({
     services: servicesStore,
     customers,
@@ -102,8 +103,8 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerServiceRoutes(app, services);
       registerTemplateRoutes(app, catalog);
       registerAdminRoutes(app, admin);
-      registerDeploymentRoutes(app, deployments);
-      registerLogRoutes(app, logs);
+      registerDeploymentRoutes(app, deployments, streamGuard);
+      registerLogRoutes(app, logs, streamGuard);
       auth.routes(app);
     },
     async close() {

@@ -4,6 +4,8 @@ import { serviceLogStreamKey, type LogEntry } from '@hostctl/queue';
 
 type StreamEntry = [id: string, fields: string[]];
 
+const FOLLOW_BLOCK_MS = 10_000;
+
 export interface LogReader {
   /** The last `tail` lines (optionally only those at or after `since`), oldest first, with the id to follow from. */
   snapshot(
@@ -11,16 +13,10 @@ export interface LogReader {
     options: { tail: number; since?: Date },
   ): Promise<{ entries: LogEntry[]; lastId: string }>;
   /**
-   * Emits entries after `fromId` as they arrive until the signal aborts. Every `recheckMs` it awaits
-   * `recheck`, which throws to end the stream (credential revoked, service deleted).
+   * Emits entries after `fromId` as they arrive until the signal aborts (the stream guard aborts it
+   * when the credential or the service's visibility is gone).
    */
-  follow(
-    serviceId: string,
-    fromId: string,
-    emit: (entry: LogEntry) => void,
-    signal: AbortSignal,
-    options: { recheckMs: number; recheck: () => Promise<void> },
-  ): Promise<void>;
+  follow(serviceId: string, fromId: string, emit: (entry: LogEntry) => void, signal: AbortSignal): Promise<void>;
 }
 
 /** Reads the per-service capped Redis Streams the worker's log shipper writes. */
@@ -53,7 +49,7 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
       return { entries: newestFirst.reverse(), lastId: lastId ?? (await lastIdOf(redis, key)) };
     },
 
-    async follow(serviceId, fromId, emit, signal, options) {
+    async follow(serviceId, fromId, emit, signal) {
       const key = serviceLogStreamKey(prefix, serviceId);
       // XREAD BLOCK holds its connection: each follower gets its own, closed when it leaves.
       const reader = redis.duplicate({
@@ -64,18 +60,13 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
       const close = () => reader.disconnect();
       signal.addEventListener('abort', close, { once: true });
       let lastId = fromId;
-      let nextCheck = Date.now() + options.recheckMs;
       try {
         while (!signal.aborted) {
-          const blockMs = Math.max(1, nextCheck - Date.now());
-          const result = await reader.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', key, lastId);
+          // An abort disconnects the reader, which ends a pending XREAD at once.
+          const result = await reader.xread('COUNT', 500, 'BLOCK', FOLLOW_BLOCK_MS, 'STREAMS', key, lastId);
           for (const [id, fields] of result?.[0]?.[1] ?? []) {
             lastId = id;
             emit(toEntry([id, fields]));
-          }
-          if (Date.now() >= nextCheck && !signal.aborted) {
-            await options.recheck();
-            nextCheck = Date.now() + options.recheckMs;
           }
         }
       } catch (error) {

@@ -5,6 +5,7 @@ import { LIMITS } from '@hostctl/domain';
 import { principalOf } from '../../plugins/access.js';
 import { IdParams, problemResponses, Timestamp } from '../../http/schemas.js';
 import { streamOverSocket } from '../../live/socket-stream.js';
+import type { StreamGuard } from '../../live/stream-guard.js';
 import type { LogsService } from './logs.service.js';
 
 const LogsQuery = Type.Object(
@@ -21,7 +22,7 @@ const LogsQuery = Type.Object(
 const LogEntry = Type.Object({ timestamp: Timestamp, stream: Type.String(), message: Type.String() });
 
 /** GET /api/services/:id/logs: a snapshot as JSON, or with follow=true a WebSocket of entries. */
-export function registerLogRoutes(instance: FastifyInstance, service: LogsService): void {
+export function registerLogRoutes(instance: FastifyInstance, service: LogsService, guard: StreamGuard): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.route({
     method: 'GET',
@@ -41,8 +42,15 @@ export function registerLogRoutes(instance: FastifyInstance, service: LogsServic
     wsHandler: (socket, request) => {
       const { id } = request.params;
       const { tail, since } = request.query as { tail?: number; since?: string };
-      streamOverSocket(socket, request, (emit, signal) =>
-        service.follow(request, id, toOptions(tail, since), (entry) => emit({ ...entry }), signal),
+      streamOverSocket(
+        socket,
+        request,
+        (emit, signal) =>
+          service.follow(principalOf(request), id, toOptions(tail, since), (entry) => emit({ ...entry }), signal),
+        {
+          everyMs: guard.recheckMs,
+          check: guard.checkFor(request, (principal) => service.visibleOr404(principal, id)),
+        },
       );
     },
   });
