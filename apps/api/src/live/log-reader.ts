@@ -28,7 +28,8 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
       // written, so every line at or after `since` lies in the id range from `since`. The range
       // also holds lines backfilled after a shipper gap, written before `since`: those are
       // dropped by their own timestamp, reading further back until `tail` lines are found.
-      const low = since ? `${since.getTime()}-0` : '-';
+      // Stream ids cannot be negative: a `since` before 1970 means "from the start".
+      const low = since ? `${Math.max(0, since.getTime())}-0` : '-';
       const newestFirst: LogEntry[] = [];
       let high = '+';
       let lastId: string | undefined;

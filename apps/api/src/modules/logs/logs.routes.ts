@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { LIMITS } from '@hostctl/domain';
 import { principalOf } from '../../plugins/access.js';
+import { parseTimestamp } from '../../http/input-bounds.js';
 import { IdParams, problemResponses, Timestamp } from '../../http/schemas.js';
 import { streamOverSocket } from '../../live/socket-stream.js';
 import type { StreamGuard } from '../../live/stream-guard.js';
@@ -57,5 +58,5 @@ export function registerLogRoutes(instance: FastifyInstance, service: LogsServic
 }
 
 function toOptions(tail: number | undefined, since: string | undefined) {
-  return { tail: tail ?? LIMITS.logsTailDefault, ...(since ? { since: new Date(since) } : {}) };
+  return { tail: tail ?? LIMITS.logsTailDefault, ...(since ? { since: parseTimestamp(since) } : {}) };
 }

@@ -12,6 +12,7 @@ import type { JobQueue } from '../../queue-client.js';
 import { checkMethodFields } from './create-input.js';
 import { resolveDeploySource, revalidateVariables } from './deploy-source.js';
 import { toDetail, toListItem } from './services.mapper.js';
+import { checkVariableBytes } from './variables.js';
 import type { CreateServiceBody, ServiceListQuery, UpdateServiceBody } from './services.schemas.js';
 
 export interface ServicesServiceDeps {
@@ -77,6 +78,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
 
     async create(principal: Principal, body: CreateServiceBody) {
       checkMethodFields(body);
+      if (body.variables) checkVariableBytes(body.variables);
       const source = resolveDeploySource(body, deps.catalog, { gitAllowedHosts: deps.gitAllowedHosts });
       const customerId = await resolveCustomer(principal, body.customer_id);
       try {
@@ -135,6 +137,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
           if (value === null) delete merged[name];
           else merged[name] = value;
         }
+        checkVariableBytes(merged);
         changes.variables = revalidateVariables(service, merged, deps.catalog);
       }
       if (body.custom_domains) {
