@@ -85,6 +85,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     catalog,
     publicUrl: (name) => `${config.APPS_SCHEME}://${name}.${config.APPS_DOMAIN}`,
     appsDomain: config.APPS_DOMAIN,
+    reservedHosts: [config.PUBLIC_URL, config.OIDC_ISSUER].map((url) => new URL(url).hostname),
     gitAllowedHosts: parseAllowedHosts(config.GIT_ALLOWED_HOSTS),
   });
 
