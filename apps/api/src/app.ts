@@ -30,7 +30,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     routerOptions: { ignoreTrailingSlash: true },
     // Undecodable URLs and overlong path parameters are answered before routing; without this
     // they get Fastify's own JSON body instead of a problem.
-    frameworkErrors: (error, request, reply) => sendProblem(request, reply, toDomain(error)),
+    frameworkErrors: (error, request, reply) => {
+      void sendProblem(request, reply, toDomain(error));
+    },
     clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(validatorCompiler);

@@ -22,7 +22,8 @@ function describe(error: unknown): string {
       return;
     }
     seen.add(value);
-    for (const key of [...Object.keys(value), 'message']) visit((value as Record<string, unknown>)[key], depth + 1);
+    for (const key of [...Object.keys(value), 'message'])
+      visit((value as Record<string, unknown>)[key], depth + 1);
   };
   visit(error, 0);
   return parts.join(' ');

@@ -16,7 +16,12 @@ export interface LogReader {
    * Emits entries after `fromId` as they arrive until the signal aborts (the stream guard aborts it
    * when the credential or the service's visibility is gone).
    */
-  follow(serviceId: string, fromId: string, emit: (entry: LogEntry) => void, signal: AbortSignal): Promise<void>;
+  follow(
+    serviceId: string,
+    fromId: string,
+    emit: (entry: LogEntry) => void,
+    signal: AbortSignal,
+  ): Promise<void>;
 }
 
 /** Reads the per-service capped Redis Streams the worker's log shipper writes. */

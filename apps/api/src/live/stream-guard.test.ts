@@ -32,7 +32,11 @@ const streamer = testAccount('streamer');
 let streamerCustomer: string;
 
 beforeAll(async () => {
-  idp = await startDevIdpProcess({ accounts: [streamer], redirectUris: [TEST_CALLBACK], postLogoutRedirectUris: [] });
+  idp = await startDevIdpProcess({
+    accounts: [streamer],
+    redirectUris: [TEST_CALLBACK],
+    postLogoutRedirectUris: [],
+  });
   h = await createAuthHarness({ OIDC_ISSUER: idp.issuer, STREAM_RECHECK_MS: String(RECHECK_MS) });
   await h.app.listen({ host: '127.0.0.1', port: 0 });
   host = `127.0.0.1:${(h.app.server.address() as { port: number }).port}`;
@@ -58,7 +62,12 @@ async function serviceOfNewCustomer(customerId?: string) {
     method: 'POST',
     url: '/api/services',
     headers: { authorization: admin.auth },
-    payload: { name: uniqueName('svc'), customer_id: customer.id, deploy_method: 'compose', compose: COMPOSE_BUSYBOX },
+    payload: {
+      name: uniqueName('svc'),
+      customer_id: customer.id,
+      deploy_method: 'compose',
+      compose: COMPOSE_BUSYBOX,
+    },
   });
   expect(response.statusCode).toBe(201);
   const body = json<{ id: string; deploy_job_id: string }>(response);
@@ -89,10 +98,7 @@ async function closesAfter(path: string, headers: Record<string, string>, trigge
   expect(client.closeCode).toBeUndefined();
   const start = Date.now();
   await trigger();
-  await Promise.race([
-    client.closed,
-    new Promise((resolve) => setTimeout(resolve, BOUND_MS * 3)),
-  ]);
+  await Promise.race([client.closed, new Promise((resolve) => setTimeout(resolve, BOUND_MS * 3))]);
   const elapsed = Date.now() - start;
   client.socket.terminate();
   return { elapsed, closeCode: client.closeCode, messages: client.messages };

@@ -69,9 +69,14 @@ const PRISMA_VALUE_CODES = new Set(['P2000', 'P2006', 'P2007', 'P2019', 'P2020',
 
 function isInvalidValue(error: unknown): boolean {
   const codes = [error, (error as { cause?: unknown } | null)?.cause]
-    .flatMap((e) => [(e as { code?: unknown } | null)?.code, (e as { originalCode?: unknown } | null)?.originalCode])
+    .flatMap((e) => [
+      (e as { code?: unknown } | null)?.code,
+      (e as { originalCode?: unknown } | null)?.originalCode,
+    ])
     .filter((code): code is string => typeof code === 'string');
-  return codes.some((code) => /^22[0-9A-Z]{3}$/.test(code) || code === '54000' || PRISMA_VALUE_CODES.has(code));
+  return codes.some(
+    (code) => /^22[0-9A-Z]{3}$/.test(code) || code === '54000' || PRISMA_VALUE_CODES.has(code),
+  );
 }
 
 export function toDomain(error: FastifyError | DomainError): DomainError {
@@ -131,7 +136,8 @@ export function answerClientError(error: Error & { code?: string }, socket: Sock
     socket.destroy();
     return;
   }
-  const status = error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
+  const status =
+    error.code === 'HPE_HEADER_OVERFLOW' ? 431 : error.code === 'ERR_HTTP_REQUEST_TIMEOUT' ? 408 : 400;
   const body = JSON.stringify({
     type: problemType('validation_failed'),
     title: STATUS_CODES[status] ?? 'Bad Request',

@@ -23,7 +23,10 @@ afterAll(async () => h?.close());
 
 type Problem = { status: number; title: string; detail: string; code: string; errors?: { path: string }[] };
 
-function expectProblem(response: { statusCode: number; headers: Record<string, unknown>; body: string }, status: number) {
+function expectProblem(
+  response: { statusCode: number; headers: Record<string, unknown>; body: string },
+  status: number,
+) {
   expect(response.statusCode, response.body).toBe(status);
   expect(String(response.headers['content-type'])).toMatch(/^application\/problem\+json/);
   const body = JSON.parse(response.body) as Problem;
@@ -65,7 +68,9 @@ describe('variables are a bounded map of string to string', () => {
   });
 
   it('refuses more than the entry limit and more than the total bytes', async () => {
-    const many = Object.fromEntries(Array.from({ length: LIMITS.variablesMax + 1 }, (_, i) => [`V${i}`, 'x']));
+    const many = Object.fromEntries(
+      Array.from({ length: LIMITS.variablesMax + 1 }, (_, i) => [`V${i}`, 'x']),
+    );
     expectProblem(await patch(many), 400);
     const big = Object.fromEntries(Array.from({ length: 9 }, (_, i) => [`V${i}`, 'x'.repeat(30_000)]));
     const body = expectProblem(await patch(big), 400);
@@ -76,7 +81,11 @@ describe('variables are a bounded map of string to string', () => {
     const response = await patch({ GOOD_NAME: 'value', _UNDER: 'é'.repeat(100) });
     expect(response.statusCode, response.body).toBe(200);
     const shown = json<{ variables: Record<string, unknown> }>(
-      await h.app.inject({ method: 'GET', url: `/api/services/${service.id}`, headers: { authorization: admin } }),
+      await h.app.inject({
+        method: 'GET',
+        url: `/api/services/${service.id}`,
+        headers: { authorization: admin },
+      }),
     );
     expect(shown.variables.GOOD_NAME).toBe('value');
     expect(Object.values(shown.variables).every((v) => typeof v === 'string')).toBe(true);
@@ -87,7 +96,12 @@ describe('variables are a bounded map of string to string', () => {
       method: 'POST',
       url: '/api/services',
       headers: { authorization: admin },
-      payload: { name: 'var-bounds', deploy_method: 'compose', compose: 'services: {}', variables: { 'x y': {} } },
+      payload: {
+        name: 'var-bounds',
+        deploy_method: 'compose',
+        compose: 'services: {}',
+        variables: { 'x y': {} },
+      },
     });
     expectProblem(response, 400);
   });
@@ -130,33 +144,60 @@ describe('NUL bytes, ids, dates and integers are 400s naming the field', () => {
     '2024-01-01T00:00:00+24:00',
     '2024-01-01 00:00:00Z',
   ])('since=%s → 400', async (since) => {
-    const body = expectProblem(await get(`/api/services/${service.id}/logs?since=${encodeURIComponent(since)}`), 400);
+    const body = expectProblem(
+      await get(`/api/services/${service.id}/logs?since=${encodeURIComponent(since)}`),
+      400,
+    );
     expect(paths(body)).toContain('/querystring/since');
   });
 
-  it.each(['1970-01-01T00:00:00Z', '0001-01-01T00:00:00Z', '1900-06-01T12:00:00+02:00', '2016-12-31T23:59:60Z'])(
-    'since=%s is accepted',
-    async (since) => {
-      expect((await get(`/api/services/${service.id}/logs?since=${encodeURIComponent(since)}`)).statusCode).toBe(200);
-    },
-  );
-
-  it.each(['99999999999999999999', '2147483648', '9007199254740993', '-1', '1.5', '1e400', '1e3', 'Infinity', '0x10', '+5', '%205'])(
-    'after_seq=%s → 400',
-    async (value) => {
-      const body = expectProblem(await get(`/api/deployments/${service.deploy_job_id}?after_seq=${value}`), 400);
-      expect(paths(body)).toContain('/querystring/after_seq');
-    },
-  );
-
-  it.each(['per_page=1e400', 'page=99999999999999999999', 'page=-1', 'page=1.5'])('list %s → 400', async (query) => {
-    expectProblem(await get(`/api/services?${query}`), 400);
+  it.each([
+    '1970-01-01T00:00:00Z',
+    '0001-01-01T00:00:00Z',
+    '1900-06-01T12:00:00+02:00',
+    '2016-12-31T23:59:60Z',
+  ])('since=%s is accepted', async (since) => {
+    expect(
+      (await get(`/api/services/${service.id}/logs?since=${encodeURIComponent(since)}`)).statusCode,
+    ).toBe(200);
   });
+
+  it.each([
+    '99999999999999999999',
+    '2147483648',
+    '9007199254740993',
+    '-1',
+    '1.5',
+    '1e400',
+    '1e3',
+    'Infinity',
+    '0x10',
+    '+5',
+    '%205',
+  ])('after_seq=%s → 400', async (value) => {
+    const body = expectProblem(
+      await get(`/api/deployments/${service.deploy_job_id}?after_seq=${value}`),
+      400,
+    );
+    expect(paths(body)).toContain('/querystring/after_seq');
+  });
+
+  it.each(['per_page=1e400', 'page=99999999999999999999', 'page=-1', 'page=1.5'])(
+    'list %s → 400',
+    async (query) => {
+      expectProblem(await get(`/api/services?${query}`), 400);
+    },
+  );
 });
 
 describe('content types and bodies', () => {
   const post = (headers: Record<string, string>, payload: string | Buffer) =>
-    h.app.inject({ method: 'POST', url: '/api/customers', headers: { authorization: admin, ...headers }, payload });
+    h.app.inject({
+      method: 'POST',
+      url: '/api/customers',
+      headers: { authorization: admin, ...headers },
+      payload,
+    });
 
   it.each([
     'text/plain',
@@ -167,19 +208,27 @@ describe('content types and bodies', () => {
     'application/json; charset=latin1',
     'application/json; charset=utf-16',
   ])('%s → 415', async (type) => {
-    expect(expectProblem(await post({ 'content-type': type }, '{"name":"x"}'), 415).code).toBe('unsupported_media_type');
+    expect(expectProblem(await post({ 'content-type': type }, '{"name":"x"}'), 415).code).toBe(
+      'unsupported_media_type',
+    );
   });
 
   it.each(['application/json', 'application/json; charset=utf-8', 'application/json;charset="UTF-8"'])(
     '%s is accepted',
     async (type) => {
-      const response = await post({ 'content-type': type }, JSON.stringify({ name: `ct-${Math.random().toString(36).slice(2, 10)}` }));
+      const response = await post(
+        { 'content-type': type },
+        JSON.stringify({ name: `ct-${Math.random().toString(36).slice(2, 10)}` }),
+      );
       expect(response.statusCode, response.body).toBe(201);
     },
   );
 
   it.each([
-    ['invalid UTF-8', Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d])],
+    [
+      'invalid UTF-8',
+      Buffer.from([0x7b, 0x22, 0x6e, 0x61, 0x6d, 0x65, 0x22, 0x3a, 0x22, 0xc3, 0x28, 0x22, 0x7d]),
+    ],
     ['truncated JSON', '{"name":'],
     ['a deep array', '['.repeat(100_000) + ']'.repeat(100_000)],
     ['null', 'null'],
@@ -190,7 +239,10 @@ describe('content types and bodies', () => {
   });
 
   it('a body over 1 MiB → 413', async () => {
-    expectProblem(await post({ 'content-type': 'application/json' }, `{"name":"${'x'.repeat(1_100_000)}"}`), 413);
+    expectProblem(
+      await post({ 'content-type': 'application/json' }, `{"name":"${'x'.repeat(1_100_000)}"}`),
+      413,
+    );
   });
 });
 
@@ -198,7 +250,7 @@ describe('content types and bodies', () => {
 function raw(request: string): Promise<string> {
   const [hostname, port] = host.split(':');
   return new Promise((resolve, reject) => {
-    const socket = connect(Number(port), hostname!, () => socket.end(request));
+    const socket = connect(Number(port), hostname, () => socket.end(request));
     let out = '';
     socket.setEncoding('utf8');
     socket.on('data', (chunk: string) => (out += chunk));

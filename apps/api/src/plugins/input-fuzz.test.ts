@@ -130,7 +130,8 @@ function bodyValuesFor(schema: JsonSchema): unknown[] {
       { '\u0000': 'x' },
       { A: 'a'.repeat(900_000) },
     ];
-  if (schema.type === 'array') return [...common, ['x\u0000y'], [LONG], ['a'.repeat(300)], [{}], ['-.example']];
+  if (schema.type === 'array')
+    return [...common, ['x\u0000y'], [LONG], ['a'.repeat(300)], [{}], ['-.example']];
   return common;
 }
 
@@ -155,7 +156,11 @@ const BODY_EDGES: { name: string; headers: Record<string, string>; payload: stri
     payload: '--x\r\nContent-Disposition: form-data; name="a"\r\n\r\n1\r\n--x--\r\n',
   },
   { name: 'merge-patch', headers: { 'content-type': 'application/merge-patch+json' }, payload: '{"a":1}' },
-  { name: 'latin1 charset', headers: { 'content-type': 'application/json; charset=latin1' }, payload: '{"a":"\xe9"}' },
+  {
+    name: 'latin1 charset',
+    headers: { 'content-type': 'application/json; charset=latin1' },
+    payload: '{"a":"\xe9"}',
+  },
   { name: 'bogus charset', headers: { 'content-type': 'application/json; charset=ebcdic' }, payload: '{}' },
   { name: 'garbage content-type', headers: { 'content-type': ';;;/' }, payload: '{}' },
   { name: 'no content-type', headers: {}, payload: '{"a":1}' },
@@ -165,7 +170,11 @@ const BODY_EDGES: { name: string; headers: Record<string, string>; payload: stri
   { name: 'string', headers: { 'content-type': 'application/json' }, payload: '"x"' },
   { name: 'number', headers: { 'content-type': 'application/json' }, payload: '1e999' },
   { name: 'truncated', headers: { 'content-type': 'application/json' }, payload: '{"a":' },
-  { name: 'duplicate keys', headers: { 'content-type': 'application/json' }, payload: '{"name":"a","name":"b"}' },
+  {
+    name: 'duplicate keys',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"name":"a","name":"b"}',
+  },
   { name: 'deep nesting', headers: { 'content-type': 'application/json' }, payload: DEEP },
   {
     name: 'invalid utf-8',
@@ -174,9 +183,17 @@ const BODY_EDGES: { name: string; headers: Record<string, string>; payload: stri
   },
   { name: 'bom', headers: { 'content-type': 'application/json' }, payload: '\ufeff{}' },
   { name: 'proto', headers: { 'content-type': 'application/json' }, payload: '{"__proto__":{"x":1}}' },
-  { name: 'constructor', headers: { 'content-type': 'application/json' }, payload: '{"constructor":{"prototype":{}}}' },
+  {
+    name: 'constructor',
+    headers: { 'content-type': 'application/json' },
+    payload: '{"constructor":{"prototype":{}}}',
+  },
   { name: 'nul in json', headers: { 'content-type': 'application/json' }, payload: '{"name":"a\\u0000b"}' },
-  { name: 'too large', headers: { 'content-type': 'application/json' }, payload: `{"a":"${'x'.repeat(1_100_000)}"}` },
+  {
+    name: 'too large',
+    headers: { 'content-type': 'application/json' },
+    payload: `{"a":"${'x'.repeat(1_100_000)}"}`,
+  },
 ];
 
 /** Header edges: malformed credentials and cookies. */
@@ -198,7 +215,8 @@ function probesFor(route: RouteOptions): Probe[] {
   const schema = (route.schema ?? {}) as { querystring?: JsonSchema; body?: JsonSchema };
   for (const method of methodsOf(route)) {
     const hasParams = route.url.includes(':');
-    if (hasParams) for (const value of PARAM_VALUES) probes.push({ method, url: fill(route.url, value), headers: auth });
+    if (hasParams)
+      for (const value of PARAM_VALUES) probes.push({ method, url: fill(route.url, value), headers: auth });
     for (const [name, property] of Object.entries(schema.querystring?.properties ?? {})) {
       for (const value of valuesFor(property)) {
         probes.push({ method, url: `${fill(route.url)}?${name}=${value}`, headers: auth });
@@ -208,7 +226,12 @@ function probesFor(route: RouteOptions): Probe[] {
     for (const headers of HEADER_EDGES) probes.push({ method, url: fill(route.url), headers });
     if (method === 'GET' || method === 'DELETE') continue;
     for (const edge of BODY_EDGES) {
-      probes.push({ method, url: fill(route.url), headers: { ...auth, ...edge.headers }, payload: edge.payload });
+      probes.push({
+        method,
+        url: fill(route.url),
+        headers: { ...auth, ...edge.headers },
+        payload: edge.payload,
+      });
     }
     for (const [name, property] of Object.entries(schema.body?.properties ?? {})) {
       for (const value of bodyValuesFor(property)) {
@@ -230,21 +253,33 @@ function problemWith(response: LightMyRequestResponse): string | undefined {
   if (response.statusCode < 400) return undefined;
   const type = String(response.headers['content-type']);
   if (!type.startsWith('application/problem+json')) return `${response.statusCode} with content-type ${type}`;
-  let body: { status?: unknown; title?: unknown; detail?: unknown; code?: unknown; errors?: { path?: unknown }[] };
+  let body: {
+    status?: unknown;
+    title?: unknown;
+    detail?: unknown;
+    code?: unknown;
+    errors?: { path?: unknown }[];
+  };
   try {
     body = JSON.parse(response.body) as typeof body;
   } catch {
     return `${response.statusCode} with a body that is not JSON`;
   }
-  if (body.status !== response.statusCode) return `body status ${String(body.status)} ≠ ${response.statusCode}`;
+  if (body.status !== response.statusCode)
+    return `body status ${String(body.status)} ≠ ${response.statusCode}`;
   if (typeof body.title !== 'string' || typeof body.detail !== 'string') return 'no title or detail';
-  if (body.code === 'validation_failed' && body.errors?.some((e) => typeof e.path !== 'string' || !e.path.startsWith('/')))
+  if (
+    body.code === 'validation_failed' &&
+    body.errors?.some((e) => typeof e.path !== 'string' || !e.path.startsWith('/'))
+  )
     return 'a validation error without a path';
   return undefined;
 }
 
 const describeProbe = (probe: Probe) =>
-  `${probe.method} ${probe.url.slice(0, 100)} ${JSON.stringify(probe.headers ?? {}).replace(/Bearer hsk_\w+/, 'Bearer <admin>').slice(0, 100)} ${String(probe.payload ?? '').slice(0, 60)}`;
+  `${probe.method} ${probe.url.slice(0, 100)} ${JSON.stringify(probe.headers ?? {})
+    .replace(/Bearer hsk_\w+/, 'Bearer <admin>')
+    .slice(0, 100)} ${String(probe.payload ?? '').slice(0, 60)}`;
 
 describe('every route answers hostile input with a 4xx problem', () => {
   it('walks the whole route table', async () => {

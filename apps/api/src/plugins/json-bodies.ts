@@ -20,7 +20,10 @@ export function registerJsonBodies(app: FastifyInstance): void {
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
     const charset = /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(request.headers['content-type'] ?? '')?.[1];
     if (charset !== undefined && !/^utf-?8$/i.test(charset)) {
-      done(new DomainError('unsupported_media_type', `charset ${charset} is not supported; send UTF-8 JSON`), undefined);
+      done(
+        new DomainError('unsupported_media_type', `charset ${charset} is not supported; send UTF-8 JSON`),
+        undefined,
+      );
       return;
     }
     let text: string;

@@ -7,7 +7,8 @@ export const REDIRECT_MAX_LENGTH = 2048;
  * space, NBSP, the Unicode spaces, zero-width characters, line/paragraph separators and the BOM.
  * `/\t/evil` becomes `//evil` in a browser, so none of them is allowed anywhere.
  */
-const INVISIBLE = /[\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/;
+const INVISIBLE =
+  /[\u0000-\u0020\u007f-\u00a0\u00ad\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff]/;
 
 /**
  * Where a browser may be sent after login: a path on PUBLIC_URL's origin. It is resolved as a

@@ -39,10 +39,15 @@ export function registerDeploymentRoutes(
     },
     wsHandler: (socket, request) => {
       const { id } = request.params;
-      streamOverSocket(socket, request, (emit, signal) => service.follow(principalOf(request), id, emit, signal), {
-        everyMs: guard.recheckMs,
-        check: guard.checkFor(request, (principal) => service.visibleOr404(principal, id)),
-      });
+      streamOverSocket(
+        socket,
+        request,
+        (emit, signal) => service.follow(principalOf(request), id, emit, signal),
+        {
+          everyMs: guard.recheckMs,
+          check: guard.checkFor(request, (principal) => service.visibleOr404(principal, id)),
+        },
+      );
     },
   });
 }

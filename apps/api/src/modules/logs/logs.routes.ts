@@ -47,7 +47,13 @@ export function registerLogRoutes(instance: FastifyInstance, service: LogsServic
         socket,
         request,
         (emit, signal) =>
-          service.follow(principalOf(request), id, toOptions(tail, since), (entry) => emit({ ...entry }), signal),
+          service.follow(
+            principalOf(request),
+            id,
+            toOptions(tail, since),
+            (entry) => emit({ ...entry }),
+            signal,
+          ),
         {
           everyMs: guard.recheckMs,
           check: guard.checkFor(request, (principal) => service.visibleOr404(principal, id)),

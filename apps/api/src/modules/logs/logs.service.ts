@@ -6,10 +6,7 @@ import { isAtOrAfter, type LogReader } from '../../live/log-reader.js';
 
 export type LogsService = ReturnType<typeof createLogsService>;
 
-export function createLogsService(deps: {
-  services: Pick<ServicesStore, 'findById'>;
-  reader: LogReader;
-}) {
+export function createLogsService(deps: { services: Pick<ServicesStore, 'findById'>; reader: LogReader }) {
   async function visibleOr404(principal: Principal, id: string): Promise<void> {
     if (!(await deps.services.findById(customerScope(principal), id))) {
       throw new DomainError('not_found', `service ${id} not found`);

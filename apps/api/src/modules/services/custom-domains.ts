@@ -51,9 +51,11 @@ export function normaliseCustomDomains(input: readonly string[], rules: DomainRu
 
 function normalise(raw: string): string | { error: string } {
   if (raw.endsWith('.')) return { error: 'must not end with a dot' };
-  if (/[\s\u0000-\u001f\u007f]/.test(raw)) return { error: 'must not contain whitespace or control characters' };
+  if (/[\s\u0000-\u001f\u007f]/.test(raw))
+    return { error: 'must not contain whitespace or control characters' };
   if (raw.startsWith('[') || isIP(raw) !== 0) return { error: 'must be a domain name, not an IP address' };
-  if (/[/:@?#\\*%]/.test(raw)) return { error: 'must be a bare domain name (no scheme, port, path or wildcard)' };
+  if (/[/:@?#\\*%]/.test(raw))
+    return { error: 'must be a bare domain name (no scheme, port, path or wildcard)' };
   // UTS #46 processing: lower-cases, maps IDN to punycode, and rejects invalid punycode ('').
   const ascii = domainToASCII(raw);
   if (ascii === '') return { error: 'is not a valid domain name' };

@@ -8,11 +8,12 @@ import { createHarness, json, type Harness } from '../../test-support/harness.js
  * by a read before the write; and only real, foreign domain names are accepted.
  */
 let h: Harness;
-let admin: string;
 
 beforeAll(async () => {
-  h = await createHarness({ PUBLIC_URL: 'https://panel.hostctl.test', OIDC_ISSUER: 'https://id.hostctl.test' });
-  admin = (await h.user('admin')).auth;
+  h = await createHarness({
+    PUBLIC_URL: 'https://panel.hostctl.test',
+    OIDC_ISSUER: 'https://id.hostctl.test',
+  });
 }, 60_000);
 afterAll(async () => h?.close());
 

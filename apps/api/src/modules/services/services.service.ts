@@ -7,7 +7,13 @@ import {
   type ServiceStatus,
 } from '@hostctl/domain';
 import type { Template } from '@hostctl/templates';
-import { isCustomDomainClaimed, isUniqueViolation, type CustomersStore, type EventsStore, type ServicesStore } from '@hostctl/db';
+import {
+  isCustomDomainClaimed,
+  isUniqueViolation,
+  type CustomersStore,
+  type EventsStore,
+  type ServicesStore,
+} from '@hostctl/db';
 import type { JobQueue } from '../../queue-client.js';
 import { checkMethodFields } from './create-input.js';
 import { resolveDeploySource, revalidateVariables } from './deploy-source.js';

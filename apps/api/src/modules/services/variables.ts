@@ -31,13 +31,21 @@ export function checkVariableBytes(variables: Record<string, string>, path = '/b
     const bytes = Buffer.byteLength(value, 'utf8');
     total += bytes + Buffer.byteLength(name, 'utf8');
     if (bytes > LIMITS.variableValueMaxBytes) {
-      errors.push({ path: `${path}/${name}`, message: `must be at most ${LIMITS.variableValueMaxBytes} bytes` });
+      errors.push({
+        path: `${path}/${name}`,
+        message: `must be at most ${LIMITS.variableValueMaxBytes} bytes`,
+      });
     }
   }
   if (total > LIMITS.variablesTotalMaxBytes) {
-    errors.push({ path, message: `names and values together must be at most ${LIMITS.variablesTotalMaxBytes} bytes` });
+    errors.push({
+      path,
+      message: `names and values together must be at most ${LIMITS.variablesTotalMaxBytes} bytes`,
+    });
   }
   if (errors.length > 0) {
-    throw new DomainError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), { errors });
+    throw new DomainError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
+      errors,
+    });
   }
 }
