@@ -65,7 +65,19 @@ const PARAM_VALUES = [
 ];
 
 /** Query values by schema type. */
-const STRING_VALUES = ['%00', 'x%00y', encodeURIComponent(LONG), '%ff', '%E0%A4%A', '%', '%5C', '%25', '_', "'", '%F0%9F%92%A9'];
+const STRING_VALUES = [
+  '%00',
+  'x%00y',
+  encodeURIComponent(LONG),
+  '%ff',
+  '%E0%A4%A',
+  '%',
+  '%5C',
+  '%25',
+  '_',
+  "'",
+  '%F0%9F%92%A9',
+];
 const INTEGER_VALUES = [
   '99999999999999999999',
   '2147483648',
