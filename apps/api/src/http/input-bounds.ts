@@ -7,12 +7,19 @@
 export const INT4_MAX = 2_147_483_647;
 export const INT4_MIN = -2_147_483_648;
 
+const boundedCopies = new WeakMap<object, unknown>();
+
 /**
  * A copy of the schema in which every integer without its own bounds gets int4's: a query value
  * of `99999999999999999999` is a 400 naming the field instead of a database error. A schema that
  * needs more range declares its own minimum/maximum.
  */
 export function withIntegerBounds<T>(schema: T): T {
+  // One copy per schema object: a shared schema (with an $id) compiled twice would be refused by ajv.
+  if (schema !== null && typeof schema === 'object') {
+    const cached = boundedCopies.get(schema);
+    if (cached) return cached as T;
+  }
   const visit = (node: unknown): unknown => {
     if (Array.isArray(node)) return node.map(visit);
     if (node === null || typeof node !== 'object') return node;
@@ -24,7 +31,9 @@ export function withIntegerBounds<T>(schema: T): T {
     }
     return copy;
   };
-  return visit(schema) as T;
+  const copy = visit(schema) as T;
+  if (schema !== null && typeof schema === 'object') boundedCopies.set(schema, copy);
+  return copy;
 }
 
 /**
