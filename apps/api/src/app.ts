@@ -5,7 +5,7 @@ import { LIMITS } from '@hostctl/domain';
 import type { Authenticator } from './auth/authenticator.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerAccessControl } from './plugins/access.js';
-import { registerErrorHandlers } from './plugins/errors.js';
+import { answerClientError, registerErrorHandlers, sendProblem, toDomain } from './plugins/errors.js';
 import { registerJsonBodies } from './plugins/json-bodies.js';
 import { registerOpenApi } from './plugins/openapi.js';
 
@@ -28,6 +28,12 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     routerOptions: { ignoreTrailingSlash: true },
+    // Undecodable URLs and overlong path parameters are answered before routing; without this
+    // they get Fastify's own JSON body instead of a problem.
+    frameworkErrors: (error, request, reply) => {
+      void sendProblem(request, reply, toDomain(error));
+    },
+    clientErrorHandler: answerClientError,
   });
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandlers(app);

@@ -25,6 +25,7 @@ import { loadCatalog } from '@hostctl/templates';
 import { registerTemplateRoutes } from './modules/templates/templates.routes.js';
 import { createChangeNotifier } from './live/change-notifier.js';
 import { createLogReader } from './live/log-reader.js';
+import { createStreamGuard } from './live/stream-guard.js';
 import { registerDeploymentRoutes } from './modules/deployments/deployments.routes.js';
 import { createDeploymentsService } from './modules/deployments/deployments.service.js';
 import { registerLogRoutes } from './modules/logs/logs.routes.js';
@@ -75,8 +76,8 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const logs = createLogsService({
     services: servicesStore,
     reader: createLogReader(redis, config.QUEUE_PREFIX),
-    authenticator,
   });
+  const streamGuard = createStreamGuard({ authenticator, recheckMs: config.STREAM_RECHECK_MS });
   const services = createServicesService({
     services: servicesStore,
     customers,
@@ -85,6 +86,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     catalog,
     publicUrl: (name) => `${config.APPS_SCHEME}://${name}.${config.APPS_DOMAIN}`,
     appsDomain: config.APPS_DOMAIN,
+    reservedHosts: [config.PUBLIC_URL, config.OIDC_ISSUER].map((url) => new URL(url).hostname),
     gitAllowedHosts: parseAllowedHosts(config.GIT_ALLOWED_HOSTS),
     containerLimits: containerLimitPolicy(config),
   });
@@ -104,8 +106,8 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerServiceRoutes(app, services);
       registerTemplateRoutes(app, catalog);
       registerAdminRoutes(app, admin);
-      registerDeploymentRoutes(app, deployments);
-      registerLogRoutes(app, logs);
+      registerDeploymentRoutes(app, deployments, streamGuard);
+      registerLogRoutes(app, logs, streamGuard);
       auth.routes(app);
     },
     async close() {

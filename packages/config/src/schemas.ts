@@ -106,6 +106,10 @@ export const ApiConfigSchema = Type.Object({
     Type.Integer({ default: 30000, minimum: 100 }),
     'How long start/stop/restart requests wait for the worker before answering with the known status.',
   ),
+  STREAM_RECHECK_MS: describe(
+    Type.Integer({ default: 5000, minimum: 50, maximum: 60000 }),
+    'How often an open deployment or log WebSocket re-checks its credential, role and scope; the longest a revoked key, logout, role or customer change keeps a stream open.',
+  ),
   RATE_LIMIT_PER_MINUTE: describe(
     Type.Integer({ default: 600, minimum: 1 }),
     'Requests per minute per credential or IP.',

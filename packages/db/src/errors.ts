@@ -5,6 +5,30 @@ export function isUniqueViolation(error: unknown): boolean {
   return hasCode(error, 'P2002') || pgCode(error) === '23505';
 }
 
+/**
+ * The custom-domain claim key (service_custom_domains_pkey) refused a second claimant: raised by
+ * the trigger on services.custom_domains, so it surfaces from the services UPDATE.
+ */
+export function isCustomDomainClaimed(error: unknown): boolean {
+  return isUniqueViolation(error) && /service_custom_domains/.test(describe(error));
+}
+
+function describe(error: unknown): string {
+  const seen = new Set<unknown>();
+  const parts: string[] = [];
+  const visit = (value: unknown, depth: number) => {
+    if (depth > 4 || value === null || typeof value !== 'object' || seen.has(value)) {
+      if (typeof value === 'string') parts.push(value);
+      return;
+    }
+    seen.add(value);
+    for (const key of [...Object.keys(value), 'message'])
+      visit((value as Record<string, unknown>)[key], depth + 1);
+  };
+  visit(error, 0);
+  return parts.join(' ');
+}
+
 export function isNotFound(error: unknown): boolean {
   return hasCode(error, 'P2025');
 }

@@ -23,10 +23,14 @@ export const PageQuery = {
   ),
 };
 
-export const IdParams = Type.Object(
-  { id: Type.String({ minLength: 1, maxLength: 64 }) },
-  { additionalProperties: false },
-);
+/**
+ * Every resource id the API accepts, in a path, query or body: ours are UUIDs, and anything
+ * outside this alphabet cannot name a row, so it is a 400 before it reaches a query.
+ */
+export const ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$';
+export const Id = Type.String({ minLength: 1, maxLength: 64, pattern: ID_PATTERN });
+
+export const IdParams = Type.Object({ id: Id }, { additionalProperties: false });
 
 export const Timestamp = Type.String({ format: 'date-time' });
 

@@ -4,6 +4,8 @@ import { serviceLogStreamKey, type LogEntry } from '@hostctl/queue';
 
 type StreamEntry = [id: string, fields: string[]];
 
+const FOLLOW_BLOCK_MS = 10_000;
+
 export interface LogReader {
   /** The last `tail` lines (optionally only those at or after `since`), oldest first, with the id to follow from. */
   snapshot(
@@ -11,15 +13,14 @@ export interface LogReader {
     options: { tail: number; since?: Date },
   ): Promise<{ entries: LogEntry[]; lastId: string }>;
   /**
-   * Emits entries after `fromId` as they arrive until the signal aborts. Every `recheckMs` it awaits
-   * `recheck`, which throws to end the stream (credential revoked, service deleted).
+   * Emits entries after `fromId` as they arrive until the signal aborts (the stream guard aborts it
+   * when the credential or the service's visibility is gone).
    */
   follow(
     serviceId: string,
     fromId: string,
     emit: (entry: LogEntry) => void,
     signal: AbortSignal,
-    options: { recheckMs: number; recheck: () => Promise<void> },
   ): Promise<void>;
 }
 
@@ -32,7 +33,8 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
       // written, so every line at or after `since` lies in the id range from `since`. The range
       // also holds lines backfilled after a shipper gap, written before `since`: those are
       // dropped by their own timestamp, reading further back until `tail` lines are found.
-      const low = since ? `${since.getTime()}-0` : '-';
+      // Stream ids cannot be negative: a `since` before 1970 means "from the start".
+      const low = since ? `${Math.max(0, since.getTime())}-0` : '-';
       const newestFirst: LogEntry[] = [];
       let high = '+';
       let lastId: string | undefined;
@@ -53,7 +55,7 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
       return { entries: newestFirst.reverse(), lastId: lastId ?? (await lastIdOf(redis, key)) };
     },
 
-    async follow(serviceId, fromId, emit, signal, options) {
+    async follow(serviceId, fromId, emit, signal) {
       const key = serviceLogStreamKey(prefix, serviceId);
       // XREAD BLOCK holds its connection: each follower gets its own, closed when it leaves.
       const reader = redis.duplicate({
@@ -64,18 +66,13 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
       const close = () => reader.disconnect();
       signal.addEventListener('abort', close, { once: true });
       let lastId = fromId;
-      let nextCheck = Date.now() + options.recheckMs;
       try {
         while (!signal.aborted) {
-          const blockMs = Math.max(1, nextCheck - Date.now());
-          const result = await reader.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', key, lastId);
+          // An abort disconnects the reader, which ends a pending XREAD at once.
+          const result = await reader.xread('COUNT', 500, 'BLOCK', FOLLOW_BLOCK_MS, 'STREAMS', key, lastId);
           for (const [id, fields] of result?.[0]?.[1] ?? []) {
             lastId = id;
             emit(toEntry([id, fields]));
-          }
-          if (Date.now() >= nextCheck && !signal.aborted) {
-            await options.recheck();
-            nextCheck = Date.now() + options.recheckMs;
           }
         }
       } catch (error) {

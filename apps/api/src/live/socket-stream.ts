@@ -1,24 +1,38 @@
 import type { FastifyRequest } from 'fastify';
 import type { WebSocket } from 'ws';
-import { isDomainError } from '@hostctl/domain';
+import { isDomainError, type ErrorCode } from '@hostctl/domain';
+import type { StreamCheck } from './stream-guard.js';
 
 /** Above this many unsent bytes a reader is too slow: we close rather than buffer without bound. */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
 const HEARTBEAT_MS = 15_000;
 
+/** Close codes in the private range, mirroring the HTTP status a plain request would get. */
+const CLOSE_CODES: Partial<Record<ErrorCode, number>> = {
+  unauthenticated: 4401,
+  forbidden: 4403,
+  not_found: 4404,
+};
+
 /**
  * Runs a producer that emits JSON messages onto a WebSocket, with heartbeats for idle streams, a
- * bound on buffered output, and cancellation when the client goes away.
+ * bound on buffered output, cancellation when the client goes away, and the credential re-check:
+ * every `guard.everyMs` the check runs, and a failure ends the stream whatever the producer is
+ * waiting on (the abort reaches its reads).
  */
 export function streamOverSocket(
   socket: WebSocket,
   request: FastifyRequest,
   produce: (emit: (message: Record<string, unknown>) => void, signal: AbortSignal) => Promise<void>,
+  guard: { everyMs: number; check: StreamCheck },
 ): void {
   const controller = new AbortController();
   const heartbeat = setInterval(() => socket.ping(), HEARTBEAT_MS);
+  let recheckTimer: NodeJS.Timeout | undefined;
+  let finished = false;
   const stop = () => {
     clearInterval(heartbeat);
+    clearTimeout(recheckTimer);
     controller.abort();
   };
   socket.on('close', stop);
@@ -34,16 +48,35 @@ export function streamOverSocket(
     socket.send(JSON.stringify(message));
   };
 
+  const fail = (error: unknown) => {
+    if (finished) return;
+    finished = true;
+    if (isDomainError(error)) {
+      emit({ type: 'error', code: error.code, detail: error.message });
+      socket.close(CLOSE_CODES[error.code] ?? 4000, error.code);
+    } else {
+      request.log.error({ err: error }, 'stream failed');
+      socket.close(1011, 'internal error');
+    }
+    stop();
+  };
+
+  // Sequential, never overlapping: the next check is armed only after the previous one settled.
+  const arm = () => {
+    recheckTimer = setTimeout(() => {
+      guard.check().then(() => {
+        if (!controller.signal.aborted) arm();
+      }, fail);
+    }, guard.everyMs);
+  };
+  arm();
+
   produce(emit, controller.signal)
-    .then(() => socket.close(1000, 'end'))
-    .catch((error: unknown) => {
-      if (isDomainError(error)) {
-        emit({ type: 'error', code: error.code, detail: error.message });
-        socket.close(error.code === 'not_found' ? 4404 : 4000, error.code);
-      } else {
-        request.log.error({ err: error }, 'stream failed');
-        socket.close(1011, 'internal error');
-      }
+    .then(() => {
+      if (finished) return;
+      finished = true;
+      socket.close(1000, 'end');
     })
+    .catch(fail)
     .finally(stop);
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { FastifyInstance, LightMyRequestResponse, RouteOptions } from 'fastify';
 import { generateApiKey } from '@hostctl/auth-policy';
 import { ApiConfigSchema, loadConfig, type ApiConfig } from '@hostctl/config';
 import { createBootstrapStore, type BootstrapStore } from '@hostctl/db';
@@ -15,6 +15,8 @@ export interface Harness {
   container: Container;
   config: ApiConfig;
   store: BootstrapStore;
+  /** Every route as registered, for tests that walk the route table. */
+  routes: RouteOptions[];
   /** A fresh customer with a unique name: each test owns its data. */
   customer(): Promise<{ id: string; name: string }>;
   /** A fresh user with an API key; returns the Authorization header value. */
@@ -51,11 +53,15 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
   const { default: pino } = await import('pino');
   const logger = pino({ level: 'silent' });
   const container = createContainer(config, logger);
+  const routes: RouteOptions[] = [];
   const app = await buildApp({
     logger,
     trustProxy: false,
     authenticator: container.authenticator,
-    plugins: container.plugins,
+    plugins: async (instance) => {
+      instance.addHook('onRoute', (route) => void routes.push(route));
+      await container.plugins(instance);
+    },
     routes: container.routes,
   });
   await app.ready();
@@ -65,6 +71,7 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
     container,
     config,
     store,
+    routes,
     async customer() {
       const customer = await store.createCustomer(uniqueName('cust'));
       return { id: customer.id, name: customer.name };

@@ -11,6 +11,7 @@ import {
 import { problemResponses, ProblemSchema } from '../../http/schemas.js';
 import { principalOf } from '../../plugins/access.js';
 import { CallbackQuery, LoginQuery, LogoutResult, UserProfile } from './auth.schemas.js';
+import { redirectLocation } from './redirect-target.js';
 import type { SignInService } from './sign-in.service.js';
 
 const publicProblems = (...statuses: number[]) =>
@@ -49,7 +50,7 @@ export function registerAuthRoutes(
       });
       issueSessionCookie(request, result.secret);
       instance.log.info({ reqId: request.id, userId: result.userId }, 'signed in');
-      return reply.redirect(new URL(result.redirect, deps.publicUrl).href, 302);
+      return reply.redirect(redirectLocation(result.redirect, deps.publicUrl), 302);
     },
   });
 

@@ -147,6 +147,33 @@ describe('redirect targets', () => {
     ['/ok\r\nSet-Cookie: x=1'],
     ['javascript:alert(1)'],
     ['evil.example'],
+    // Resolve-then-compare variants: each of these is on our origin as a string prefix or after a
+    // naive check, but sends the browser elsewhere once resolved.
+    ['/..//evil.example/x'],
+    ['/.//evil.example/x'],
+    ['/./..//evil.example/x'],
+    ['/%2f%2fevil.example/x'],
+    ['/%2F/evil.example'],
+    ['/%5cevil.example'],
+    ['\\evil.example'],
+    ['/\\evil.example'],
+    ['\t//evil.example'],
+    ['/\n/evil.example'],
+    ['/\u00a0/evil.example'],
+    ['/\u200b/evil.example'],
+    ['/\u3000/evil.example'],
+    ['http:evil.example'],
+    ['https:evil.example'],
+    ['http://evil.example@127.0.0.1:3000/'],
+    [`${TEST_PUBLIC_URL.replace('http:', 'https:')}/x`],
+    [`${TEST_PUBLIC_URL}@evil.example/`],
+    [`http://user:pass@${new URL(TEST_PUBLIC_URL).host}/x`],
+    ['http://evil。example/'],
+    ['//evil.example\\@127.0.0.1/'],
+    ['data:text/html,<script>alert(1)</script>'],
+    // Absolute URLs, even of our own origin, are refused: a target is a path.
+    [`${TEST_PUBLIC_URL}/services`],
+    ['services/relative'],
   ])('refuses %j with 400 before contacting the provider', async (target) => {
     const response = await h.app.inject({
       method: 'GET',
@@ -162,6 +189,9 @@ describe('redirect targets', () => {
     [undefined, '/'],
     ['/', '/'],
     ['/services/abc?tab=logs#top', '/services/abc?tab=logs#top'],
+    // Same origin once resolved: normalised to path + query + fragment on PUBLIC_URL.
+    ['/a/../services/x', '/services/x'],
+    ['/services/%E2%9C%93?q=%C3%A9', '/services/%E2%9C%93?q=%C3%A9'],
   ])('accepts %j and lands on it after sign-in', async (target, expected) => {
     const login = await startLogin(h.app, target === undefined ? {} : { redirect: target });
     const response = await finishLogin(

@@ -3,6 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { principalOf } from '../../plugins/access.js';
 import { IdParams, problemResponses } from '../../http/schemas.js';
 import { streamOverSocket } from '../../live/socket-stream.js';
+import type { StreamGuard } from '../../live/stream-guard.js';
 import type { DeploymentsService } from './deployments.service.js';
 import { Deployment, DeploymentQuery } from './deployments.schemas.js';
 
@@ -11,7 +12,11 @@ import { Deployment, DeploymentQuery } from './deployments.schemas.js';
  * Plain GET answers JSON (`?wait=N` long-polls for the outcome); a WebSocket upgrade on the same
  * path streams `log`, `status` and a final `end` message.
  */
-export function registerDeploymentRoutes(instance: FastifyInstance, service: DeploymentsService): void {
+export function registerDeploymentRoutes(
+  instance: FastifyInstance,
+  service: DeploymentsService,
+  guard: StreamGuard,
+): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
 
   app.route({
@@ -34,8 +39,14 @@ export function registerDeploymentRoutes(instance: FastifyInstance, service: Dep
     },
     wsHandler: (socket, request) => {
       const { id } = request.params;
-      streamOverSocket(socket, request, (emit, signal) =>
-        service.follow(principalOf(request), id, emit, signal),
+      streamOverSocket(
+        socket,
+        request,
+        (emit, signal) => service.follow(principalOf(request), id, emit, signal),
+        {
+          everyMs: guard.recheckMs,
+          check: guard.checkFor(request, (principal) => service.visibleOr404(principal, id)),
+        },
       );
     },
   });

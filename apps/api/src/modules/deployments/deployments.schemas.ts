@@ -36,7 +36,11 @@ export const DeploymentQuery = Type.Object(
       Type.Integer({ minimum: 0, maximum: 300, description: 'Seconds to wait for a final status' }),
     ),
     after_seq: Type.Optional(
-      Type.Integer({ minimum: 0, description: 'Only log lines after this sequence number' }),
+      Type.Integer({
+        minimum: 0,
+        maximum: 2_147_483_647,
+        description: 'Only log lines after this sequence number',
+      }),
     ),
   },
   { additionalProperties: false },

@@ -60,6 +60,9 @@ export function createDeploymentsService(deps: {
   }
 
   return {
+    /** Throws not_found unless the principal may see the deployment; the stream guard calls it too. */
+    visibleOr404,
+
     /** The deployment with its log; with waitSeconds, answers once it is final or the wait ends. */
     async get(
       principal: Principal,

@@ -3,8 +3,10 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { LIMITS } from '@hostctl/domain';
 import { principalOf } from '../../plugins/access.js';
+import { parseTimestamp } from '../../http/input-bounds.js';
 import { IdParams, problemResponses, Timestamp } from '../../http/schemas.js';
 import { streamOverSocket } from '../../live/socket-stream.js';
+import type { StreamGuard } from '../../live/stream-guard.js';
 import type { LogsService } from './logs.service.js';
 
 const LogsQuery = Type.Object(
@@ -21,7 +23,7 @@ const LogsQuery = Type.Object(
 const LogEntry = Type.Object({ timestamp: Timestamp, stream: Type.String(), message: Type.String() });
 
 /** GET /api/services/:id/logs: a snapshot as JSON, or with follow=true a WebSocket of entries. */
-export function registerLogRoutes(instance: FastifyInstance, service: LogsService): void {
+export function registerLogRoutes(instance: FastifyInstance, service: LogsService, guard: StreamGuard): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   app.route({
     method: 'GET',
@@ -41,13 +43,26 @@ export function registerLogRoutes(instance: FastifyInstance, service: LogsServic
     wsHandler: (socket, request) => {
       const { id } = request.params;
       const { tail, since } = request.query as { tail?: number; since?: string };
-      streamOverSocket(socket, request, (emit, signal) =>
-        service.follow(request, id, toOptions(tail, since), (entry) => emit({ ...entry }), signal),
+      streamOverSocket(
+        socket,
+        request,
+        (emit, signal) =>
+          service.follow(
+            principalOf(request),
+            id,
+            toOptions(tail, since),
+            (entry) => emit({ ...entry }),
+            signal,
+          ),
+        {
+          everyMs: guard.recheckMs,
+          check: guard.checkFor(request, (principal) => service.visibleOr404(principal, id)),
+        },
       );
     },
   });
 }
 
 function toOptions(tail: number | undefined, since: string | undefined) {
-  return { tail: tail ?? LIMITS.logsTailDefault, ...(since ? { since: new Date(since) } : {}) };
+  return { tail: tail ?? LIMITS.logsTailDefault, ...(since ? { since: parseTimestamp(since) } : {}) };
 }

@@ -1,21 +1,12 @@
-import type { FastifyRequest } from 'fastify';
 import { customerScope, type Principal } from '@hostctl/auth-policy';
 import { DomainError } from '@hostctl/domain';
 import type { ServicesStore } from '@hostctl/db';
 import type { LogEntry } from '@hostctl/queue';
-import type { Authenticator } from '../../auth/authenticator.js';
 import { isAtOrAfter, type LogReader } from '../../live/log-reader.js';
-
-/** How often a follower's credential and the service's existence are checked again. */
-const RECHECK_MS = 5000;
 
 export type LogsService = ReturnType<typeof createLogsService>;
 
-export function createLogsService(deps: {
-  services: Pick<ServicesStore, 'findById'>;
-  reader: LogReader;
-  authenticator: Authenticator;
-}) {
+export function createLogsService(deps: { services: Pick<ServicesStore, 'findById'>; reader: LogReader }) {
   async function visibleOr404(principal: Principal, id: string): Promise<void> {
     if (!(await deps.services.findById(customerScope(principal), id))) {
       throw new DomainError('not_found', `service ${id} not found`);
@@ -23,6 +14,9 @@ export function createLogsService(deps: {
   }
 
   return {
+    /** Throws not_found unless the principal may see the service; the stream guard calls it too. */
+    visibleOr404,
+
     async snapshot(
       principal: Principal,
       id: string,
@@ -33,27 +27,24 @@ export function createLogsService(deps: {
     },
 
     /**
-     * Recent lines, then live ones. Every few seconds the credential is re-checked (a revoked key or
-     * ended session closes the stream) and the service looked up again (deletion closes it).
+     * Recent lines, then live ones, until the signal aborts. The credential and the service's
+     * visibility are re-checked by the stream guard (apps/api/src/live/stream-guard.ts).
      */
     async follow(
-      request: FastifyRequest,
+      principal: Principal,
       id: string,
       options: { tail: number; since?: Date },
       emit: (entry: LogEntry) => void,
       signal: AbortSignal,
     ): Promise<void> {
-      await visibleOr404(request.principal as Principal, id);
+      await visibleOr404(principal, id);
       const { entries, lastId } = await deps.reader.snapshot(id, options);
       entries.forEach(emit);
       // A line backfilled after a shipper gap can arrive live yet be older than `since`.
       const emitLive = (entry: LogEntry) => {
         if (isAtOrAfter(entry, options.since)) emit(entry);
       };
-      await deps.reader.follow(id, lastId, emitLive, signal, {
-        recheckMs: RECHECK_MS,
-        recheck: async () => visibleOr404(await deps.authenticator.authenticate(request), id),
-      });
+      await deps.reader.follow(id, lastId, emitLive, signal);
     },
   };
 }

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { DEPLOY_METHODS, LIMITS, SERVICE_NAME_PATTERN, SERVICE_STATUSES } from '@hostctl/domain';
-import { PageQuery, Timestamp } from '../../http/schemas.js';
+import { Id, PageQuery, Timestamp } from '../../http/schemas.js';
+import { variablesSchema } from './variables.js';
 
 /** A string enum as plain JSON Schema `enum`, so errors read "must be one of a, b, c". */
 export const literals = <const T extends readonly string[]>(values: T) =>
@@ -10,7 +11,7 @@ export const ServiceListQuery = Type.Object(
   {
     ...PageQuery,
     status: Type.Optional(literals(SERVICE_STATUSES)),
-    customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    customer_id: Type.Optional(Id),
     sort: Type.Optional(literals(['name', 'status', 'created_at', 'updated_at'] as const)),
     order: Type.Optional(literals(['asc', 'desc'] as const)),
     search: Type.Optional(Type.String({ maxLength: LIMITS.searchMax })),
@@ -73,18 +74,10 @@ export const CreateServiceBody = Type.Object(
       maxLength: LIMITS.nameMax,
       pattern: SERVICE_NAME_PATTERN,
     }),
-    customer_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+    customer_id: Type.Optional(Id),
     deploy_method: literals(DEPLOY_METHODS),
     template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    variables: Type.Optional(
-      Type.Record(
-        Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' }),
-        Type.String({ maxLength: LIMITS.variableValueMaxBytes }),
-        {
-          maxProperties: LIMITS.variablesMax,
-        },
-      ),
-    ),
+    variables: Type.Optional(variablesSchema(Type.String({ maxLength: LIMITS.variableValueMaxBytes }))),
     git_url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlMax })),
     git_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     compose: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.composeMaxBytes })),
@@ -114,23 +107,21 @@ export const RedeployResult = Type.Object({
   deploy_job_id: Type.String(),
 });
 
-/** Host names a service answers on besides its own URL; routed by the proxy, recorded in DNS. */
-export const CUSTOM_DOMAIN_PATTERN = '^(?=.{4,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\\.)+[a-z]{2,63}$';
+/**
+ * Host names a service answers on besides its own URL; routed by the proxy, recorded in DNS.
+ * The schema only bounds the size: custom-domains.ts checks the syntax (IDN → punycode first).
+ */
 
 export const UpdateServiceBody = Type.Object(
   {
     variables: Type.Optional(
-      Type.Record(
-        Type.String({ pattern: '^[A-Za-z_][A-Za-z0-9_]{0,127}$' }),
+      variablesSchema(
         Type.Union([Type.String({ maxLength: LIMITS.variableValueMaxBytes }), Type.Null()]),
-        {
-          maxProperties: LIMITS.variablesMax,
-          description: 'Merged into the current variables; null removes one',
-        },
+        'Merged into the current variables; null removes one',
       ),
     ),
     custom_domains: Type.Optional(
-      Type.Array(Type.String({ pattern: CUSTOM_DOMAIN_PATTERN }), {
+      Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
         maxItems: LIMITS.customDomainsMax,
         uniqueItems: true,
       }),

@@ -8,11 +8,19 @@ import {
   type ServiceStatus,
 } from '@hostctl/domain';
 import type { Template } from '@hostctl/templates';
-import { isUniqueViolation, type CustomersStore, type EventsStore, type ServicesStore } from '@hostctl/db';
+import {
+  isCustomDomainClaimed,
+  isUniqueViolation,
+  type CustomersStore,
+  type EventsStore,
+  type ServicesStore,
+} from '@hostctl/db';
 import type { JobQueue } from '../../queue-client.js';
 import { checkMethodFields } from './create-input.js';
 import { resolveDeploySource, revalidateVariables } from './deploy-source.js';
 import { toDetail, toListItem } from './services.mapper.js';
+import { checkVariableBytes } from './variables.js';
+import { normaliseCustomDomains } from './custom-domains.js';
 import type { CreateServiceBody, ServiceListQuery, UpdateServiceBody } from './services.schemas.js';
 
 export interface ServicesServiceDeps {
@@ -23,6 +31,8 @@ export interface ServicesServiceDeps {
   catalog: ReadonlyMap<string, Template>;
   publicUrl: (name: string) => string;
   appsDomain: string;
+  /** Hosts of the platform itself (PUBLIC_URL's, the OIDC issuer's): refused as custom domains. */
+  reservedHosts: readonly string[];
   /** GIT_ALLOWED_HOSTS, parsed: git/ai URLs on these hosts may be private and use http/git. */
   gitAllowedHosts: readonly string[];
   /** CONTAINER_* settings: compose limits above the ceilings are refused at create. */
@@ -80,6 +90,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
 
     async create(principal: Principal, body: CreateServiceBody) {
       checkMethodFields(body);
+      if (body.variables) checkVariableBytes(body.variables);
       const source = resolveDeploySource(body, deps.catalog, {
         gitAllowedHosts: deps.gitAllowedHosts,
         containerLimits: deps.containerLimits,
@@ -141,16 +152,20 @@ export function createServicesService(deps: ServicesServiceDeps) {
           if (value === null) delete merged[name];
           else merged[name] = value;
         }
+        checkVariableBytes(merged);
         changes.variables = revalidateVariables(service, merged, deps.catalog, deps.containerLimits);
       }
       if (body.custom_domains) {
-        checkDomainsOutsideAppsDomain(body.custom_domains, deps.appsDomain);
-        const claimed = await services.findDomainClaims(body.custom_domains, id);
-        if (claimed.length > 0)
-          throw new DomainError('conflict', `custom domain ${claimed.join(', ')} is used by another service`);
-        changes.customDomains = body.custom_domains;
+        const domains = normaliseCustomDomains(body.custom_domains, deps);
+        // A friendly early answer naming the domain; the unique key below is what decides races.
+        const claimed = await services.findDomainClaims(domains, id);
+        if (claimed.length > 0) throw domainTaken(claimed);
+        changes.customDomains = domains;
       }
-      const { deployment } = await services.updateAndRedeploy(id, changes);
+      const { deployment } = await services.updateAndRedeploy(id, changes).catch((error: unknown) => {
+        if (isCustomDomainClaimed(error)) throw domainTaken(changes.customDomains ?? []);
+        throw error;
+      });
       await jobs.enqueueDeploy(deployment.id);
       return { ...toDetail(await visibleOr404(principal, id)), deploy_job_id: deployment.id };
     },
@@ -179,19 +194,8 @@ export function createServicesService(deps: ServicesServiceDeps) {
   };
 }
 
-function checkDomainsOutsideAppsDomain(domains: string[], appsDomain: string): void {
-  const inside = domains.filter((d) => d === appsDomain || d.endsWith(`.${appsDomain}`));
-  if (inside.length > 0) {
-    throw new DomainError(
-      'validation_failed',
-      `/body/custom_domains: ${inside.join(', ')} is under ${appsDomain}`,
-      {
-        errors: [
-          { path: '/body/custom_domains', message: `must not be under ${appsDomain}, which names services` },
-        ],
-      },
-    );
-  }
+function domainTaken(domains: readonly string[]): DomainError {
+  return new DomainError('conflict', `custom domain ${domains.join(', ')} is used by another service`);
 }
 
 function capitalise(word: string): string {

@@ -77,7 +77,7 @@ describe('PATCH /api/services/:id', () => {
     ['unknown field', { name: 'other' }, '/body/name'],
     ['bad domain', { custom_domains: ['not a domain'] }, '/body/custom_domains/0'],
     ['duplicate domains', { custom_domains: ['a.example.com', 'a.example.com'] }, '/body/custom_domains'],
-    ['domain under the apps domain', { custom_domains: ['x.apps.localhost'] }, '/body/custom_domains'],
+    ['domain under the apps domain', { custom_domains: ['x.apps.localhost'] }, '/body/custom_domains/0'],
     [
       'template variable breaking its pattern',
       { variables: { POSTGRES_USER: 'No Way' } },
