@@ -63,11 +63,12 @@ export const HOSTILE_YAML: Record<string, () => string> = {
   'self-referencing alias': () => `x-loop: &loop [1, *loop]\n${TAIL}`,
 };
 
-/** `${A}` many times with a large variable value: 3 bytes of text each expand to 64 KiB. */
+/** `${A}` many times with a large variable value: 3 bytes of text each expand to 32 KiB. */
 export function interpolationBomb(): { compose: string; variables: Record<string, string> } {
   return {
     compose: `services:\n  web:\n    image: local/busybox:1\n    environment:\n${lines(2000, (i) => `      V${i}: "\${A}\${A}\${A}"`)}\n`,
-    variables: { A: 'a'.repeat(64 * 1024) },
+    // 32 KiB: the largest value a variable may hold (docs/limits.md); 6,000 uses blow the budget.
+    variables: { A: 'a'.repeat(32 * 1024) },
   };
 }
 

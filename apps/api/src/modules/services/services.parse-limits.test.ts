@@ -64,7 +64,7 @@ describe('POST /api/services refuses documents built to exhaust the parser', () 
 
   it('variables that would interpolate past 4 MiB → 400', async () => {
     const { compose, variables } = interpolationBomb();
-    // 64 KiB values are within the variable limits; 6,000 uses of them are not within the budget.
+    // 32 KiB values are within the variable limits; 6,000 uses of them are not within the budget.
     const response = await create(compose, variables);
     expect(response.statusCode).toBe(400);
     expect(json<Problem>(response).errors.map((error) => error.message)).toContain(
