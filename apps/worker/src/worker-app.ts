@@ -21,7 +21,7 @@ import { createDeployProcessor } from './processors/deploy.processor.js';
 import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
 import { createNetworkRouter } from './network/network-wiring.js';
 import { createReconciler } from './reconciler.js';
-import { createRepositorySources } from './sources/source-wiring.js';
+import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
 
 /**
@@ -67,6 +67,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   // The queue prefix names the installation; Docker objects carry it so reconcilers never cross.
   const instance = config.QUEUE_PREFIX;
   const readiness = options.readiness ?? { timeoutMs: 60_000, stableMs: 1000 };
+  const sourcePolicy = workerSourcePolicy(config);
 
   const notify = (deploymentId: string) => {
     connection
@@ -82,7 +83,14 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       logger,
       notify,
       deployTimeoutMs: config.DEPLOY_TIMEOUT_MS,
-      pipeline: { runtime, router, instance, readiness, sources: createRepositorySources(config) },
+      pipeline: {
+        runtime,
+        router,
+        instance,
+        readiness,
+        sources: createRepositorySources(config, sourcePolicy),
+        images: { policy: sourcePolicy.imagePolicy },
+      },
     }),
     delete: createDeleteProcessor({
       deployments,
@@ -190,6 +198,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
           body: await metrics.registry.metrics(),
         }),
       });
+      // The health port may be random (0): protected from git and registry targets once known.
+      sourcePolicy.protectedEndpoints.push({ host: config.WORKER_HEALTH_HOST, port: health.port });
       for (const worker of workers) void worker.run();
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
       watchdog.start(WATCHDOG_INTERVAL_MS);

@@ -22,6 +22,15 @@ export interface BuildContext {
   signal: AbortSignal;
 }
 
+/**
+ * The repositories the build step may tag for a service: the image policy lets a plan name them
+ * only for this service (they are reserved for everyone else, see image.policy.ts).
+ */
+export function builtImageRepositories(serviceId: string, containerNames: readonly string[]): string[] {
+  const id12 = dockerNamePrefix(serviceId).replace(/^hostctl-/, '');
+  return [`hostctl/${id12}`, ...containerNames.map((name) => `hostctl/${id12}-${name}`)];
+}
+
 export async function buildPlanImages(ctx: BuildContext, plan: Plan): Promise<Plan> {
   const id12 = dockerNamePrefix(ctx.serviceId).replace(/^hostctl-/, '');
   const builds = plan.containers.filter((container) => container.build);

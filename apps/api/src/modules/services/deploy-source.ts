@@ -1,7 +1,14 @@
 import { parseCompose } from '@hostctl/compose';
 import { DomainError, type FieldError } from '@hostctl/domain';
-import { checkBranch, checkGitUrl } from '@hostctl/source-policy';
+import {
+  checkBranch,
+  checkGitUrl,
+  type AllowedHost,
+  type Endpoint,
+  type ImagePolicy,
+} from '@hostctl/source-policy';
 import { resolveTemplateVariables, type Template } from '@hostctl/templates';
+import { checkPlanImages, inComposeField } from './plan-images.js';
 import type { CreateServiceBody } from './services.schemas.js';
 
 export interface DeploySource {
@@ -11,8 +18,11 @@ export interface DeploySource {
 }
 
 export interface DeploySourceOptions {
-  /** GIT_ALLOWED_HOSTS: hosts that may be private/loopback and use http:// or git://. */
-  gitAllowedHosts: readonly string[];
+  /** GIT_ALLOWED_HOSTS: hosts (and ports) that may be private/loopback and use http:// or git://. */
+  gitAllowedHosts: readonly AllowedHost[];
+  /** The control plane's endpoints: never a git or registry target. */
+  protectedEndpoints: readonly Endpoint[];
+  imagePolicy: ImagePolicy;
 }
 
 /**
@@ -30,7 +40,8 @@ export function resolveDeploySource(
   switch (body.deploy_method) {
     case 'compose': {
       const compose = body.compose ?? '';
-      parseCompose(compose, given);
+      const plan = inComposeField(() => parseCompose(compose, given));
+      checkPlanImages(plan, options.imagePolicy, 'compose');
       return { compose, variables: given, templateId: null };
     }
     case 'template': {
@@ -45,7 +56,7 @@ export function resolveDeploySource(
         );
       }
       const variables = resolveTemplateVariables(template, given);
-      parseCompose(template.compose, variables);
+      checkPlanImages(parseCompose(template.compose, variables), options.imagePolicy, 'variables');
       return { compose: template.compose, variables, templateId: template.id };
     }
     case 'git':
@@ -57,11 +68,11 @@ export function resolveDeploySource(
 
 function checkRepositorySource(body: CreateServiceBody, options: DeploySourceOptions): void {
   const errors: FieldError[] = [];
-  const allowedHosts = options.gitAllowedHosts;
+  const policy = { allowedHosts: options.gitAllowedHosts, protectedEndpoints: options.protectedEndpoints };
   for (const field of ['git_url', 'ai_url'] as const) {
     const url = body[field];
     if (url === undefined) continue;
-    const verdict = checkGitUrl(url, { allowedHosts });
+    const verdict = checkGitUrl(url, policy);
     if (!verdict.ok) errors.push({ path: `/body/${field}`, message: verdict.reason });
   }
   if (body.git_branch !== undefined) {
@@ -80,13 +91,16 @@ export function revalidateVariables(
   service: { deployMethod: string; templateId: string | null; compose: string },
   variables: Record<string, string>,
   catalog: ReadonlyMap<string, Template>,
+  imagePolicy: ImagePolicy,
 ): Record<string, string> {
   const template = service.templateId ? catalog.get(service.templateId) : undefined;
   if (template) {
     const resolved = resolveTemplateVariables(template, variables);
-    parseCompose(template.compose, resolved);
+    checkPlanImages(parseCompose(template.compose, resolved), imagePolicy, 'variables');
     return resolved;
   }
-  if (service.deployMethod === 'compose') parseCompose(service.compose, variables);
+  // The stored compose passed at create; changed variables can still change what an image names.
+  if (service.deployMethod === 'compose')
+    checkPlanImages(parseCompose(service.compose, variables), imagePolicy, 'variables');
   return variables;
 }

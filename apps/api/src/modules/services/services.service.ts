@@ -7,6 +7,7 @@ import {
   type ServiceStatus,
 } from '@hostctl/domain';
 import type { Template } from '@hostctl/templates';
+import type { DeploySourceOptions } from './deploy-source.js';
 import { isUniqueViolation, type CustomersStore, type EventsStore, type ServicesStore } from '@hostctl/db';
 import type { JobQueue } from '../../queue-client.js';
 import { checkMethodFields } from './create-input.js';
@@ -22,8 +23,8 @@ export interface ServicesServiceDeps {
   catalog: ReadonlyMap<string, Template>;
   publicUrl: (name: string) => string;
   appsDomain: string;
-  /** GIT_ALLOWED_HOSTS, parsed: git/ai URLs on these hosts may be private and use http/git. */
-  gitAllowedHosts: readonly string[];
+  /** GIT_ALLOWED_HOSTS, protected endpoints and the image policy (docs/security/image-policy.md). */
+  sourcePolicy: DeploySourceOptions;
 }
 
 export type ServicesService = ReturnType<typeof createServicesService>;
@@ -77,7 +78,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
 
     async create(principal: Principal, body: CreateServiceBody) {
       checkMethodFields(body);
-      const source = resolveDeploySource(body, deps.catalog, { gitAllowedHosts: deps.gitAllowedHosts });
+      const source = resolveDeploySource(body, deps.catalog, deps.sourcePolicy);
       const customerId = await resolveCustomer(principal, body.customer_id);
       try {
         const { service, deployment } = await services.createWithDeployment({
@@ -135,7 +136,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
           if (value === null) delete merged[name];
           else merged[name] = value;
         }
-        changes.variables = revalidateVariables(service, merged, deps.catalog);
+        changes.variables = revalidateVariables(service, merged, deps.catalog, deps.sourcePolicy.imagePolicy);
       }
       if (body.custom_domains) {
         checkDomainsOutsideAppsDomain(body.custom_domains, deps.appsDomain);
