@@ -1,6 +1,8 @@
 // Worker process entry: load config → build the app → start workers, reconciler and health
 // endpoints → on SIGTERM/SIGINT let running jobs finish within a bound, then exit.
 import { ConfigError, WorkerConfigSchema, loadConfig } from '@hostctl/config';
+import { AllowlistError } from '@hostctl/source-policy';
+import { installProcessGuard } from './process-guard.js';
 import { createWorkerApp } from './worker-app.js';
 
 const SHUTDOWN_GRACE_MS = 25_000;
@@ -14,7 +16,15 @@ try {
   process.exit(2);
 }
 
-const app = createWorkerApp(config);
+let app;
+try {
+  app = createWorkerApp(config);
+} catch (error) {
+  if (!(error instanceof AllowlistError)) throw error;
+  console.error(error.message);
+  process.exit(2);
+}
+installProcessGuard(app.logger);
 await app.start();
 app.logger.info(
   { healthPort: app.healthPort, concurrency: config.WORKER_CONCURRENCY, prefix: config.QUEUE_PREFIX },

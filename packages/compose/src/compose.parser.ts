@@ -10,6 +10,12 @@ import { parseTopLevelVolumes } from './volumes.parser.js';
 export interface ParseComposeOptions {
   /** Only git/ai deployments build images from the service's own repository. */
   allowBuild?: boolean;
+  /**
+   * The image policy of the caller (why an image may not run, or null), reported with every other
+   * problem of the document so a tenant fixes them in one round trip. Runs on references that
+   * passed the grammar only.
+   */
+  checkImage?: (image: string) => string | null;
 }
 
 /**
@@ -103,7 +109,13 @@ function toPlan(
   }
   if (Object.keys(services).length > MAX_SERVICES)
     problems.add('services', `at most ${MAX_SERVICES} services are allowed`);
-  const ctx = { variables, volumes: new Set(volumes), allowBuild: options.allowBuild === true, problems };
+  const ctx = {
+    variables,
+    volumes: new Set(volumes),
+    allowBuild: options.allowBuild === true,
+    problems,
+    ...(options.checkImage ? { checkImage: options.checkImage } : {}),
+  };
   const containers: PlanContainer[] = [];
   for (const [name, raw] of entries(services)) {
     if (!SERVICE_NAME.test(name)) {

@@ -16,6 +16,7 @@ export interface ServiceContext {
   volumes: ReadonlySet<string>;
   allowBuild: boolean;
   problems: Problems;
+  checkImage?: (image: string) => string | null;
 }
 
 const ALLOWED = new Set([
@@ -71,7 +72,12 @@ export function parseService(name: string, raw: unknown, ctx: ServiceContext): P
   const reference = raw.image === undefined ? undefined : parseImageReference(raw.image);
   const image = reference?.ok ? reference.image.text : undefined;
   if (reference && !reference.ok)
-    problems.add(field('image'), `must be an image reference like registry.example.com/app:1: it ${reference.reason}`);
+    problems.add(
+      field('image'),
+      `must be an image reference like registry.example.com/app:1: it ${reference.reason}`,
+    );
+  const refusal = image !== undefined ? ctx.checkImage?.(image) : null;
+  if (refusal) problems.add(field('image'), `image ${image} ${refusal}`);
   if (raw.image === undefined && raw.build === undefined) problems.add(field('image'), 'image is required');
   const ports = [
     ...parsePorts(raw.ports, field('ports'), problems),

@@ -1,6 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import Docker from 'dockerode';
+import { createDockerClient, imageSegment } from './docker-client.js';
 import { DomainError } from '@hostctl/domain';
 import { ImageBuildError, type ImageBuilder } from './image-builder.js';
 
@@ -19,7 +19,7 @@ interface BuildEvent {
  * scanned for `error` entries; dockerode's buildImage does not reject on them.
  */
 export function createDockerImageBuilder(options: { socketPath: string }): ImageBuilder {
-  const docker = new Docker({ socketPath: options.socketPath });
+  const docker = createDockerClient(options.socketPath);
 
   return {
     async build(spec, onLine, signal) {
@@ -66,7 +66,7 @@ export function createDockerImageBuilder(options: { socketPath: string }): Image
       signal.throwIfAborted();
       const failed = events.find((event) => event.error);
       if (failed) throw new ImageBuildError(failed.errorDetail?.message ?? failed.error ?? 'unknown error');
-      const image = await docker.getImage(spec.tag).inspect();
+      const image = await docker.getImage(imageSegment(spec.tag)).inspect();
       const ports = Object.keys(image.Config?.ExposedPorts ?? {})
         .filter((key) => key.endsWith('/tcp') || !key.includes('/'))
         .map((key) => Number(key.split('/')[0]))

@@ -1,5 +1,12 @@
 import Docker from 'dockerode';
 import { DomainError } from '@hostctl/domain';
+import {
+  checkedImageReference,
+  createDockerClient,
+  imageSegment,
+  isNamedBy,
+  objectSegment,
+} from './docker-client.js';
 import type { ContainerRuntime, ContainerSpec, ContainerState, Labels, NamedObject } from './runtime.js';
 import { statusOf, toRuntimeError, fail, ignoreStatus, ignoreStatuses } from './docker-errors.js';
 
@@ -9,7 +16,7 @@ import { statusOf, toRuntimeError, fail, ignoreStatus, ignoreStatuses } from './
  * "already gone" (404) on removal counts as success so every delete is idempotent.
  */
 export function createDockerRuntime(options: { socketPath: string }): ContainerRuntime {
-  const docker = new Docker({ socketPath: options.socketPath });
+  const docker = createDockerClient(options.socketPath);
   const labelFilter = (labels: Labels) =>
     JSON.stringify({ label: Object.entries(labels).map(([key, value]) => `${key}=${value}`) });
 
@@ -20,7 +27,9 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async inspectImage(reference) {
       try {
-        const image = await docker.getImage(reference).inspect();
+        const image = await docker.getImage(imageSegment(reference)).inspect();
+        // Found by id prefix rather than by name: not the image the plan names.
+        if (!isNamedBy(reference, image)) return null;
         // An image can carry digests of several repositories; only the referenced one's is meaningful.
         const repository = repositoryOf(reference);
         const digest = image.RepoDigests?.find((entry) => entry.startsWith(`${repository}@`));
@@ -32,13 +41,15 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
     },
 
     async pullImage(reference, onProgress, signal) {
-      const stream = await docker.pull(reference, { abortSignal: signal }).catch((error: unknown): never => {
-        throw statusOf(error) === 404
-          ? new DomainError('image_unavailable', `image ${reference} was not found in its registry`, {
-              cause: error,
-            })
-          : toRuntimeError(error, `cannot pull ${reference}`);
-      });
+      const stream = await docker
+        .pull(checkedImageReference(reference), { abortSignal: signal })
+        .catch((error: unknown): never => {
+          throw statusOf(error) === 404
+            ? new DomainError('image_unavailable', `image ${reference} was not found in its registry`, {
+                cause: error,
+              })
+            : toRuntimeError(error, `cannot pull ${reference}`);
+        });
       const events = await new Promise<{ status?: string; id?: string; error?: string }[]>(
         (resolve, reject) => {
           docker.modem.followProgress(
@@ -100,7 +111,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async inspectContainer(idOrName) {
       try {
-        return toState(await docker.getContainer(idOrName).inspect());
+        return toState(await docker.getContainer(objectSegment(idOrName, 'container')).inspect());
       } catch (error) {
         if (statusOf(error) === 404) return null;
         throw toRuntimeError(error, `cannot inspect container ${idOrName}`);
@@ -110,7 +121,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
     async startContainer(id) {
       // 304: already running, which is what we wanted.
       await docker
-        .getContainer(id)
+        .getContainer(objectSegment(id, 'container'))
         .start()
         .catch(ignoreStatus(304, fail(`cannot start container ${id}`)));
     },
@@ -118,28 +129,32 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
     async stopContainer(id, timeoutSeconds) {
       // 304: already stopped; 404: already gone. Both leave it stopped, which is what we wanted.
       await docker
-        .getContainer(id)
+        .getContainer(objectSegment(id, 'container'))
         .stop({ t: timeoutSeconds })
         .catch(ignoreStatuses([304, 404], fail(`cannot stop container ${id}`)));
     },
 
     async restartContainer(id, timeoutSeconds) {
       await docker
-        .getContainer(id)
+        .getContainer(objectSegment(id, 'container'))
         .restart({ t: timeoutSeconds })
         .catch(fail(`cannot restart container ${id}`));
     },
 
     async removeContainer(id) {
       await docker
-        .getContainer(id)
+        .getContainer(objectSegment(id, 'container'))
         .remove({ force: true, v: false })
         .catch(ignoreStatus(404, fail(`cannot remove container ${id}`)));
     },
 
     async containerLogs(id, tail) {
       try {
-        return demux(await docker.getContainer(id).logs({ stdout: true, stderr: true, tail, follow: false }));
+        return demux(
+          await docker
+            .getContainer(objectSegment(id, 'container'))
+            .logs({ stdout: true, stderr: true, tail, follow: false }),
+        );
       } catch {
         return '';
       }
@@ -154,7 +169,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async removeNetwork(id) {
       await docker
-        .getNetwork(id)
+        .getNetwork(objectSegment(id, 'network'))
         .remove()
         .catch(ignoreStatus(404, fail(`cannot remove network ${id}`)));
     },
@@ -172,7 +187,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async removeVolume(name) {
       await docker
-        .getVolume(name)
+        .getVolume(objectSegment(name, 'volume'))
         .remove()
         .catch(ignoreStatus(404, fail(`cannot remove volume ${name}`)));
     },
@@ -190,7 +205,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async removeImage(id) {
       await docker
-        .getImage(id)
+        .getImage(imageSegment(id))
         .remove({ force: true })
         .catch(ignoreStatus(404, fail(`cannot remove image ${id}`)));
     },

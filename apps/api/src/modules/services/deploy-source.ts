@@ -8,7 +8,7 @@ import {
   type ImagePolicy,
 } from '@hostctl/source-policy';
 import { resolveTemplateVariables, type Template } from '@hostctl/templates';
-import { checkPlanImages, inComposeField } from './plan-images.js';
+import { imageChecker, inRequestField } from './plan-images.js';
 import type { CreateServiceBody } from './services.schemas.js';
 
 export interface DeploySource {
@@ -40,8 +40,8 @@ export function resolveDeploySource(
   switch (body.deploy_method) {
     case 'compose': {
       const compose = body.compose ?? '';
-      const plan = inComposeField(() => parseCompose(compose, given));
-      checkPlanImages(plan, options.imagePolicy, 'compose');
+      const checkImage = imageChecker(options.imagePolicy);
+      inRequestField('compose', () => parseCompose(compose, given, { checkImage }));
       return { compose, variables: given, templateId: null };
     }
     case 'template': {
@@ -56,7 +56,8 @@ export function resolveDeploySource(
         );
       }
       const variables = resolveTemplateVariables(template, given);
-      checkPlanImages(parseCompose(template.compose, variables), options.imagePolicy, 'variables');
+      const checkImage = imageChecker(options.imagePolicy);
+      inRequestField('variables', () => parseCompose(template.compose, variables, { checkImage }));
       return { compose: template.compose, variables, templateId: template.id };
     }
     case 'git':
@@ -96,11 +97,14 @@ export function revalidateVariables(
   const template = service.templateId ? catalog.get(service.templateId) : undefined;
   if (template) {
     const resolved = resolveTemplateVariables(template, variables);
-    checkPlanImages(parseCompose(template.compose, resolved), imagePolicy, 'variables');
+    const checkImage = imageChecker(imagePolicy);
+    inRequestField('variables', () => parseCompose(template.compose, resolved, { checkImage }));
     return resolved;
   }
   // The stored compose passed at create; changed variables can still change what an image names.
-  if (service.deployMethod === 'compose')
-    checkPlanImages(parseCompose(service.compose, variables), imagePolicy, 'variables');
+  if (service.deployMethod === 'compose') {
+    const checkImage = imageChecker(imagePolicy);
+    inRequestField('variables', () => parseCompose(service.compose, variables, { checkImage }));
+  }
   return variables;
 }
