@@ -81,7 +81,7 @@ describe('a hostile plan that bypassed the API', () => {
     ['PowerDNS as a registry', () => 'localhost:8081/x/y:1', /control-plane endpoint/],
     ['Redis over IPv6 as a registry', () => '[::1]:6379/x:1', /control-plane endpoint/],
     ['cloud metadata as a registry', () => '169.254.169.254/latest:1', /link-local/],
-    ['an unlisted host-less image', () => 'busybox:1.36', /platform image/],
+    ['an unlisted host-less image', () => 'alpine:3.20', /platform image/],
   ];
 
   it('fails each one for good while the worker keeps deploying the next service', async () => {

@@ -113,6 +113,7 @@ export async function planFromRepository(
         checkout,
         log,
         signal: run.signal,
+        images: run.images,
       },
       draft,
     );

@@ -17,8 +17,19 @@ export function workerSourcePolicy(config: WorkerConfig): SourcePolicy {
       urls: [config.DATABASE_URL, config.REDIS_URL, config.CADDY_ADMIN_URL, config.PDNS_API_URL],
       localPorts: [config.WORKER_HEALTH_PORT],
     },
-    catalogImages(loadCatalog()),
+    // The ai analyzer's generated Dockerfiles start FROM these: operator-chosen, hence platform images.
+    [...catalogImages(loadCatalog()), ...Object.values(baseImagesOf(config))],
   );
+}
+
+function baseImagesOf(config: WorkerConfig) {
+  return {
+    node: config.AI_BASE_IMAGE_NODE,
+    python: config.AI_BASE_IMAGE_PYTHON,
+    go: config.AI_BASE_IMAGE_GO,
+    goRuntime: config.AI_BASE_IMAGE_GO_RUNTIME,
+    static: config.AI_BASE_IMAGE_STATIC,
+  };
 }
 
 /** git/ai deployment dependencies from the configuration; the LLM planner only when fully configured. */
@@ -26,13 +37,7 @@ export function createRepositorySources(
   config: WorkerConfig,
   policy: SourcePolicy = workerSourcePolicy(config),
 ): RepositorySourceDeps {
-  const images = {
-    node: config.AI_BASE_IMAGE_NODE,
-    python: config.AI_BASE_IMAGE_PYTHON,
-    go: config.AI_BASE_IMAGE_GO,
-    goRuntime: config.AI_BASE_IMAGE_GO_RUNTIME,
-    static: config.AI_BASE_IMAGE_STATIC,
-  };
+  const images = baseImagesOf(config);
   const hasPlanner = config.AI_PLANNER_URL !== '' && config.AI_PLANNER_MODEL !== '';
   return {
     git: createGitClient(),
