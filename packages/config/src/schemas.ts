@@ -35,15 +35,15 @@ export const SharedConfigSchema = Type.Object({
 // Shared by the API (create-time URL checks) and the worker (fetch-time checks): one definition.
 const gitAllowedHosts = describe(
   Type.String({ default: '' }),
-  'Comma-separated git hosts allowed to resolve to private or loopback addresses and to use http:// and git://, each host:port or host:from-to (a bare host opens only the scheme\'s default port). The control plane\'s own ports are refused regardless.',
+  "Comma-separated git hosts allowed to resolve to private or loopback addresses and to use http:// and git://, each host:port or host:from-to (a bare host opens only the scheme's default port). The control plane's own ports are refused regardless.",
 );
 const registryAllowedHosts = describe(
   Type.String({ default: '' }),
-  'Comma-separated image registries allowed to be private or loopback, each host:port or host:from-to (a bare host opens only 443). The control plane\'s own ports are refused regardless (docs/security/image-policy.md).',
+  "Comma-separated image registries allowed to be private or loopback, each host:port or host:from-to (a bare host opens only 443). The control plane's own ports are refused regardless (docs/security/image-policy.md).",
 );
 const platformImages = describe(
   Type.String({ default: '' }),
-  'Comma-separated images without a registry host that tenants may run: exact references, repositories (any tag) or * globs (local/*). The template catalog\'s images are added automatically; any other host-less image is refused.',
+  "Comma-separated images without a registry host that tenants may run: exact references, repositories (any tag) or * globs (local/*). The template catalog's images are added automatically; any other host-less image is refused.",
 );
 
 export const ApiConfigSchema = Type.Object({

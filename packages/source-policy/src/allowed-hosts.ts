@@ -83,6 +83,8 @@ export function isAllowlisted(
   return allowed.some(
     (entry) =>
       entry.host === wanted &&
-      (entry.ports ? effective >= entry.ports.from && effective <= entry.ports.to : effective === defaultPort),
+      (entry.ports
+        ? effective >= entry.ports.from && effective <= entry.ports.to
+        : effective === defaultPort),
   );
 }

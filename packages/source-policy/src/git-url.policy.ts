@@ -100,7 +100,8 @@ function finish(
   const host = normalizeHost(rawHost);
   const defaultPort = GIT_DEFAULT_PORTS[scheme];
   const endpoint = protectedEndpointAt(host, port ?? defaultPort, options.protectedEndpoints ?? []);
-  if (endpoint) return refuse(`points at a control-plane endpoint (port ${endpoint.port}), which is never allowed`);
+  if (endpoint)
+    return refuse(`points at a control-plane endpoint (port ${endpoint.port}), which is never allowed`);
   const allowlisted = isAllowlisted(host, port, defaultPort, options.allowedHosts);
   if (!allowlisted) {
     if (scheme === 'http' || scheme === 'git')

@@ -35,8 +35,7 @@ export async function resolveAndCheckHost(
   options: HostCheckOptions = {},
 ): Promise<PolicyResult<{ resolved: ResolvedHost }>> {
   const host = normalizeHost(rawHost);
-  if (isAllowlisted)
-    return { ok: true, resolved: { host, isAllowlisted: true, addresses: [] } };
+  if (isAllowlisted) return { ok: true, resolved: { host, isAllowlisted: true, addresses: [] } };
   let addresses: string[];
   if (isIpLiteral(host)) {
     addresses = [host];

@@ -8,7 +8,10 @@ import { protectedEndpoints } from './protected-endpoints.js';
 const policy: ImagePolicy = {
   platformImages: ['local/*', 'nginx:1.27', 'redis'],
   registryAllowedHosts: parseAllowedHosts('127.0.0.1:5000,registry.corp.example', 'REGISTRY_ALLOWED_HOSTS'),
-  protectedEndpoints: protectedEndpoints(['postgresql://postgres@127.0.0.1:5432/db', 'http://127.0.0.1:2019']),
+  protectedEndpoints: protectedEndpoints([
+    'postgresql://postgres@127.0.0.1:5432/db',
+    'http://127.0.0.1:2019',
+  ]),
 };
 const hex64 = 'a'.repeat(64);
 
@@ -17,8 +20,14 @@ describe('parseImageReference follows Docker reference grammar', () => {
     ['nginx', { path: 'nginx' }],
     ['nginx:1.27', { path: 'nginx', tag: '1.27' }],
     ['library/nginx:1.27-alpine', { path: 'library/nginx', tag: '1.27-alpine' }],
-    ['127.0.0.1:5000/busybox:1', { domain: '127.0.0.1:5000', host: '127.0.0.1', port: 5000, path: 'busybox' }],
-    ['registry.example.com/team/app__x/y-z.q:V_1', { domain: 'registry.example.com', path: 'team/app__x/y-z.q' }],
+    [
+      '127.0.0.1:5000/busybox:1',
+      { domain: '127.0.0.1:5000', host: '127.0.0.1', port: 5000, path: 'busybox' },
+    ],
+    [
+      'registry.example.com/team/app__x/y-z.q:V_1',
+      { domain: 'registry.example.com', path: 'team/app__x/y-z.q' },
+    ],
     ['localhost/app', { domain: 'localhost', host: 'localhost', path: 'app' }],
     ['[::1]:5000/app:1', { host: '::1', port: 5000, path: 'app' }],
     [`app@sha256:${hex64}`, { path: 'app', digest: `sha256:${hex64}` }],

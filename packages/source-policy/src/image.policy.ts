@@ -53,9 +53,7 @@ export function checkImage(
   const namespace = image.path.split('/')[0];
   const isDockerHub = image.domain === 'docker.io' || image.domain === 'index.docker.io';
   if (namespace === RESERVED_IMAGE_NAMESPACE || (isDockerHub && image.path.startsWith('library/hostctl/'))) {
-    const isOwn = (context.ownBuildPrefixes ?? []).some(
-      (prefix) => !image.domain && image.path === prefix,
-    );
+    const isOwn = (context.ownBuildPrefixes ?? []).some((prefix) => !image.domain && image.path === prefix);
     if (!isOwn)
       return refuse(
         `names the reserved "${RESERVED_IMAGE_NAMESPACE}/" namespace of images the platform builds; only the service that built an image runs it`,

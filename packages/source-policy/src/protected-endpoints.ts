@@ -32,7 +32,10 @@ const DEFAULT_PORTS: Record<string, number> = {
 };
 
 /** Endpoints out of connection URLs (unparseable or empty ones are skipped) and bare local ports. */
-export function protectedEndpoints(urls: readonly (string | undefined)[], localPorts: readonly number[] = []) {
+export function protectedEndpoints(
+  urls: readonly (string | undefined)[],
+  localPorts: readonly number[] = [],
+) {
   const endpoints: Endpoint[] = WELL_KNOWN_CONTROL_PORTS.map((port) => ({ host: '127.0.0.1', port }));
   for (const port of localPorts) if (port > 0) endpoints.push({ host: '127.0.0.1', port });
   for (const raw of urls) {

@@ -20,7 +20,8 @@ export async function assertImageAllowed(
   ownBuildPrefixes: readonly string[] = [],
 ): Promise<void> {
   const verdict = checkImage(image, guard.policy, { ownBuildPrefixes });
-  if (!verdict.ok) throw new PermanentStepError(`image ${JSON.stringify(image)} refused: it ${verdict.reason}`);
+  if (!verdict.ok)
+    throw new PermanentStepError(`image ${JSON.stringify(image)} refused: it ${verdict.reason}`);
   if (!verdict.mustResolveHost) return;
   const host = await resolveAndCheckHost(verdict.image.host ?? '', false, {
     allowlistName: 'REGISTRY_ALLOWED_HOSTS',
