@@ -42,6 +42,8 @@ export async function startApi(): Promise<Proc> {
     COOKIE_SECURE: 'false',
     // Never contacted: no benchmark signs in through OIDC (sessions are created directly).
     OIDC_ISSUER: 'http://127.0.0.1:9',
+    // The bench image (local/busybox:1) is host-less: a platform image, as in the dev stack.
+    PLATFORM_IMAGES: 'local/*',
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: unlimited,
     RATE_LIMIT_LOGIN_PER_MINUTE: unlimited,
@@ -70,6 +72,7 @@ export async function startWorker(index: number, options: { concurrency?: number
     DOCKER_SOCKET: BENCH.dockerSocket,
     CADDY_ADMIN_URL: '',
     DNS_PROVIDER: 'none',
+    PLATFORM_IMAGES: 'local/*',
     ...(concurrency !== undefined ? { WORKER_CONCURRENCY: String(concurrency) } : {}),
   });
   await waitHttp(proc, `http://127.0.0.1:${port}/readyz`);

@@ -21,7 +21,11 @@ PDNS_API_URL=http://127.0.0.1:8081
 PDNS_API_KEY=$(secret PDNS_API_KEY 32)
 PDNS_ZONE=$APPS_DOMAIN
 CADDY_ADMIN_URL=http://127.0.0.1:2019
-GIT_ALLOWED_HOSTS=127.0.0.1,localhost
+# Host *and* port: the test suites' git servers listen on ephemeral ports (32768-60999 on Linux);
+# the registry on 5000. The control plane's own ports are refused whatever these say.
+GIT_ALLOWED_HOSTS=127.0.0.1:32768-60999,localhost:32768-60999
+REGISTRY_ALLOWED_HOSTS=$REGISTRY_ADDR
+PLATFORM_IMAGES=local/*
 TEST_IMAGE=$BASE_IMAGE
 # No registry outside is reachable: the ai method's generated Dockerfiles start from images the
 # stack builds locally (scripts/lib/docker.sh); Python and Go repositories need an operator's images.

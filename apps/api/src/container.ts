@@ -13,7 +13,7 @@ import {
   type Db,
 } from '@hostctl/db';
 import { createProducer, createRedis, type Producer } from '@hostctl/queue';
-import { parseAllowedHosts } from '@hostctl/source-policy';
+import { sourcePolicyOf } from '@hostctl/source-policy';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createAuthModule } from './modules/auth/auth.module.js';
 import { registerAdminRoutes } from './modules/admin/admin.routes.js';
@@ -21,7 +21,7 @@ import { createAdminService } from './modules/admin/admin.service.js';
 import { registerHealthRoutes } from './modules/health/health.routes.js';
 import { registerServiceRoutes } from './modules/services/services.routes.js';
 import { createServicesService } from './modules/services/services.service.js';
-import { loadCatalog } from '@hostctl/templates';
+import { catalogImages, loadCatalog } from '@hostctl/templates';
 import { registerTemplateRoutes } from './modules/templates/templates.routes.js';
 import { createChangeNotifier } from './live/change-notifier.js';
 import { createLogReader } from './live/log-reader.js';
@@ -87,8 +87,17 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     publicUrl: (name) => `${config.APPS_SCHEME}://${name}.${config.APPS_DOMAIN}`,
     appsDomain: config.APPS_DOMAIN,
     reservedHosts: [config.PUBLIC_URL, config.OIDC_ISSUER].map((url) => new URL(url).hostname),
-    gitAllowedHosts: parseAllowedHosts(config.GIT_ALLOWED_HOSTS),
-    containerLimits: containerLimitPolicy(config),
+    sourcePolicy: {
+      ...sourcePolicyOf(
+        config,
+        {
+          urls: [config.DATABASE_URL, config.REDIS_URL, config.PUBLIC_URL, config.OIDC_ISSUER],
+          localPorts: [config.API_PORT],
+        },
+        catalogImages(catalog),
+      ),
+      containerLimits: containerLimitPolicy(config),
+    },
   });
 
   return {

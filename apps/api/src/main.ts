@@ -3,11 +3,13 @@ import pino from 'pino';
 import { ApiConfigSchema, assertProductionSafe, loadConfig } from '@hostctl/config';
 import { buildApp, LOG_REDACTIONS } from './app.js';
 import { createContainer } from './container.js';
+import { installProcessGuard } from './process-guard.js';
 
 const config = loadConfig(ApiConfigSchema);
 // Before anything connects: a production API with development settings must not start at all.
 assertProductionSafe(config);
 const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACTIONS });
+installProcessGuard(logger);
 const container = createContainer(config, logger);
 const app = await buildApp({
   logger,

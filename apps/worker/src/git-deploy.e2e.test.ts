@@ -26,7 +26,7 @@ const prefix = uniquePrefix('git');
 const db = createTestDb();
 const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
 const app = createWorkerApp(
-  testConfig(prefix, { GIT_ALLOWED_HOSTS: '127.0.0.1', AI_BASE_IMAGE_STATIC: TEST_IMAGE }),
+  testConfig(prefix, { GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999', AI_BASE_IMAGE_STATIC: TEST_IMAGE }),
   { logger: silentLogger, reconcile: false, observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
 );
 const created: CreatedService[] = [];

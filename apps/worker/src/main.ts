@@ -1,7 +1,9 @@
 // Worker process entry: load config → build the app → start workers, reconciler and health
 // endpoints → on SIGTERM/SIGINT let running jobs finish within a bound, then exit.
 import { ConfigError, WorkerConfigSchema, loadConfig } from '@hostctl/config';
+import { AllowlistError } from '@hostctl/source-policy';
 import { EgressPolicyError } from './egress/egress-policy.js';
+import { installProcessGuard } from './process-guard.js';
 import { createWorkerApp, type WorkerApp } from './worker-app.js';
 
 const SHUTDOWN_GRACE_MS = 25_000;
@@ -18,10 +20,12 @@ try {
 let app: WorkerApp;
 try {
   app = createWorkerApp(config);
+  installProcessGuard(app.logger);
   await app.start();
 } catch (error) {
-  // A worker that cannot enforce the egress policy must not run tenant code: say why and stop.
-  if (!(error instanceof EgressPolicyError)) throw error;
+  // A malformed allowlist, or a worker that cannot enforce the egress policy and so must not run
+  // tenant code: say why and stop.
+  if (!(error instanceof AllowlistError) && !(error instanceof EgressPolicyError)) throw error;
   console.error(error.message);
   process.exit(2);
 }

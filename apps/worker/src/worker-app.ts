@@ -24,7 +24,7 @@ import { createDeployProcessor } from './processors/deploy.processor.js';
 import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
 import { createNetworkRouter } from './network/network-wiring.js';
 import { createReconciler } from './reconciler.js';
-import { createRepositorySources } from './sources/source-wiring.js';
+import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
 import { createIptables } from './adapters/iptables.js';
 import { assertDockerNetworkNamespace, createEgressPolicy } from './egress/egress-policy.js';
@@ -73,7 +73,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   // The queue prefix names the installation; Docker objects carry it so reconcilers never cross.
   const instance = config.QUEUE_PREFIX;
   const readiness = options.readiness ?? { timeoutMs: 60_000, stableMs: 1000 };
-  const sources = createRepositorySources(config);
+  const sourcePolicy = workerSourcePolicy(config);
+  const sources = createRepositorySources(config, sourcePolicy);
   const egress = createEgressPolicy({
     iptables: createIptables(),
     ...(existsSync('/proc/net/if_inet6')
@@ -109,6 +110,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         readiness,
         sources,
         containerLimits: containerLimitPolicy(config),
+        images: { policy: sourcePolicy.imagePolicy },
       },
     }),
     delete: createDeleteProcessor({
@@ -227,6 +229,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
           body: await metrics.registry.metrics(),
         }),
       });
+      // The health port may be random (0): protected from git and registry targets once known.
+      sourcePolicy.protectedEndpoints.push({ host: config.WORKER_HEALTH_HOST, port: health.port });
       for (const worker of workers) void worker.run();
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
       watchdog.start(WATCHDOG_INTERVAL_MS);

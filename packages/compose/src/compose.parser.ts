@@ -13,6 +13,12 @@ export interface ParseComposeOptions {
   allowBuild?: boolean;
   /** Defaults and ceilings of memory, CPU and processes; DEFAULT_CONTAINER_LIMITS when absent. */
   limits?: ContainerLimitPolicy;
+  /**
+   * The image policy of the caller (why an image may not run, or null), reported with every other
+   * problem of the document so a tenant fixes them in one round trip. Runs on references that
+   * passed the grammar only.
+   */
+  checkImage?: (image: string) => string | null;
 }
 
 /**
@@ -89,6 +95,7 @@ function toPlan(
     allowBuild: options.allowBuild === true,
     limits: options.limits ?? DEFAULT_CONTAINER_LIMITS,
     problems,
+    ...(options.checkImage ? { checkImage: options.checkImage } : {}),
   };
   const containers: PlanContainer[] = [];
   for (const [name, raw] of entries(services)) {

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { ContainerLimitPolicy } from './container-limits.js';
+import { parseImageReference } from '@hostctl/source-policy';
 import { parseDeploy, parseHealthcheck, parseRestart } from './healthcheck.parser.js';
 import { parseArgv, parseDependsOn, parseEnvironment, parseLabels } from './key-values.parser.js';
 import type { PlanContainer } from './plan.js';
@@ -17,6 +18,7 @@ export interface ServiceContext {
   allowBuild: boolean;
   limits: ContainerLimitPolicy;
   problems: Problems;
+  checkImage?: (image: string) => string | null;
 }
 
 const ALLOWED = new Set([
@@ -51,7 +53,6 @@ const REASONS: Record<string, string> = {
   tmpfs: 'only named volumes can be mounted',
 };
 
-const IMAGE = /^[a-zA-Z0-9][a-zA-Z0-9._\-/:@]{0,254}$/;
 const HOSTNAME = /^[a-zA-Z0-9]([a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?$/;
 
 export function parseService(name: string, raw: unknown, ctx: ServiceContext): PlanContainer | undefined {
@@ -68,9 +69,17 @@ export function parseService(name: string, raw: unknown, ctx: ServiceContext): P
   }
   const field = (key: string) => child(at, key);
   const build = parseBuild(raw.build, field('build'), ctx);
-  const image = typeof raw.image === 'string' && IMAGE.test(raw.image) ? raw.image : undefined;
-  if (raw.image !== undefined && image === undefined)
-    problems.add(field('image'), 'must be an image reference like nginx:1.27');
+  // Docker's reference grammar (which registry, which policy applies is decided by the caller:
+  // the API and worker run checkImage over the plan).
+  const reference = raw.image === undefined ? undefined : parseImageReference(raw.image);
+  const image = reference?.ok ? reference.image.text : undefined;
+  if (reference && !reference.ok)
+    problems.add(
+      field('image'),
+      `must be an image reference like registry.example.com/app:1: it ${reference.reason}`,
+    );
+  const refusal = image !== undefined ? ctx.checkImage?.(image) : null;
+  if (refusal) problems.add(field('image'), `image ${image} ${refusal}`);
   if (raw.image === undefined && raw.build === undefined) problems.add(field('image'), 'image is required');
   const ports = [
     ...parsePorts(raw.ports, field('ports'), problems),

@@ -35,7 +35,15 @@ export const SharedConfigSchema = Type.Object({
 // Shared by the API (create-time URL checks) and the worker (fetch-time checks): one definition.
 const gitAllowedHosts = describe(
   Type.String({ default: '' }),
-  'Comma-separated git hosts (exact names or IPs) allowed to resolve to private or loopback addresses and to use http:// and git://.',
+  "Comma-separated git hosts allowed to resolve to private or loopback addresses and to use http:// and git://, each host:port or host:from-to (a bare host opens only the scheme's default port). The control plane's own ports are refused regardless.",
+);
+const registryAllowedHosts = describe(
+  Type.String({ default: '' }),
+  "Comma-separated image registries allowed to be private or loopback, each host:port or host:from-to (a bare host opens only 443). The control plane's own ports are refused regardless (docs/security/image-policy.md).",
+);
+const platformImages = describe(
+  Type.String({ default: '' }),
+  "Comma-separated images without a registry host that tenants may run: exact references, repositories (any tag) or * globs (local/*). The template catalog's images are added automatically; any other host-less image is refused.",
 );
 
 // Shared by the API (refuses a compose asking above a ceiling at create) and the worker (applies
@@ -128,6 +136,8 @@ export const ApiConfigSchema = Type.Object({
   ),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
   ...containerLimits,
+  REGISTRY_ALLOWED_HOSTS: registryAllowedHosts,
+  PLATFORM_IMAGES: platformImages,
 });
 export type ApiConfig = Static<typeof ApiConfigSchema>;
 
@@ -172,6 +182,8 @@ export const WorkerConfigSchema = Type.Object({
   ),
   PUBLIC_IP: describe(Type.String({ default: '127.0.0.1' }), 'Address the A records of services point at.'),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
+  REGISTRY_ALLOWED_HOSTS: registryAllowedHosts,
+  PLATFORM_IMAGES: platformImages,
   GIT_CLONE_TIMEOUT_MS: describe(
     Type.Integer({ default: 120000, minimum: 1000 }),
     'Upper bound of resolving and cloning one repository (git/ai deploys).',

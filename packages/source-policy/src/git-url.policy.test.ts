@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
+import { parseAllowedHosts } from './allowed-hosts.js';
 import { checkGitUrl } from './git-url.policy.js';
+import { protectedEndpoints } from './protected-endpoints.js';
 
 const open = { allowedHosts: [] };
-const lab = { allowedHosts: ['127.0.0.1', 'git.internal', '::1'] };
+const lab = {
+  allowedHosts: parseAllowedHosts('127.0.0.1:9418,127.0.0.1:8080,127.0.0.1:32768-60999,git.internal,::1'),
+  protectedEndpoints: protectedEndpoints(['postgresql://postgres@127.0.0.1:5432/x', 'http://127.0.0.1:2019']),
+};
 
 describe('checkGitUrl accepts', () => {
   it.each([
@@ -91,6 +96,7 @@ describe('checkGitUrl with an allowlist', () => {
     ['https://git.internal/org/repo.git', 'https'],
     ['http://GIT.internal./org/repo.git', 'http'],
     ['git://[::1]/repo.git', 'git'],
+    ['git://127.0.0.1:40000/repo.git', 'git'],
   ])('allows %s (private targets and http/git schemes)', (url, scheme) => {
     const result = checkGitUrl(url, lab);
     expect(result).toMatchObject({ ok: true, url: { scheme, isAllowlisted: true } });
@@ -102,6 +108,17 @@ describe('checkGitUrl with an allowlist', () => {
     ['file:///srv/repo.git', /scheme file/],
     ['ext::127.0.0.1', /remote-helper/],
     ['http://user:pw@127.0.0.1/repo.git', /credentials/],
+    // A bare entry opens the default port only; a port entry only that port or range.
+    ['http://git.internal:2019/repo.git', /GIT_ALLOWED_HOSTS/],
+    ['https://git.internal:8443/org/repo.git', /fully qualified|ok/],
+    ['git://127.0.0.1:9419/repo.git', /GIT_ALLOWED_HOSTS/],
+    ['http://127.0.0.1/repo.git', /GIT_ALLOWED_HOSTS/],
+    ['git://[::1]:5432/repo.git', /control-plane endpoint/],
+    ['http://127.0.0.1:2019/repo.git', /control-plane endpoint/],
+    ['http://127.0.0.2:5432/repo.git', /control-plane endpoint/],
+    ['http://0.0.0.0:6379/repo.git', /control-plane endpoint/],
+    ['http://localhost:8081/repo.git', /control-plane endpoint/],
+    ['https://127.0.0.1:3000/org/repo.git', /control-plane endpoint/],
   ])('still refuses %s', (url, reason) => {
     const result = checkGitUrl(url, lab);
     if (result.ok) {

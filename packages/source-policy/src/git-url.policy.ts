@@ -1,6 +1,7 @@
-import { isAllowlisted, normalizeHost } from './allowed-hosts.js';
+import { isAllowlisted, normalizeHost, type AllowedHost } from './allowed-hosts.js';
 import { isIpLiteral, nonPublicKind } from './ip-ranges.js';
 import { refuse, type PolicyResult } from './policy-result.js';
+import { protectedEndpointAt, type Endpoint } from './protected-endpoints.js';
 
 /**
  * The repository URLs a tenant may give (git_url, ai_url). Everything here is checked without any
@@ -14,7 +15,8 @@ import { refuse, type PolicyResult } from './policy-result.js';
  *    user, never a password;
  *  - canonical hosts only: `0x7f.1` or `2130706433` would reach loopback through inet_aton;
  *  - loopback, private and `*.localhost` hosts, and single-label names (resolved through search
- *    domains into the internal network) only when allowlisted;
+ *    domains into the internal network) only when allowlisted, host *and* port (allowed-hosts.ts);
+ *  - never the control plane's own endpoints, allowlisted or not (protected-endpoints.ts);
  *  - no leading `-` anywhere git could read it as an option, no query, fragment, `..`, whitespace,
  *    control or non-ASCII characters, bounded length.
  */
@@ -31,8 +33,12 @@ export interface GitUrl {
 }
 
 export interface GitUrlOptions {
-  allowedHosts: readonly string[];
+  allowedHosts: readonly AllowedHost[];
+  /** The control plane's endpoints (protectedEndpoints()); refused even when allowlisted. */
+  protectedEndpoints?: readonly Endpoint[];
 }
+
+export const GIT_DEFAULT_PORTS: Record<GitScheme, number> = { https: 443, ssh: 22, http: 80, git: 9418 };
 
 const URL_FORM =
   /^([a-z][a-z0-9+.-]*):\/\/(?:([^@/?#]*)@)?(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::([0-9]{1,5}))?(\/[^?#]*)?$/i;
@@ -92,11 +98,15 @@ function finish(
   const pathProblem = checkPath(path);
   if (pathProblem) return refuse(pathProblem);
   const host = normalizeHost(rawHost);
-  const allowlisted = isAllowlisted(host, options.allowedHosts);
+  const defaultPort = GIT_DEFAULT_PORTS[scheme];
+  const endpoint = protectedEndpointAt(host, port ?? defaultPort, options.protectedEndpoints ?? []);
+  if (endpoint)
+    return refuse(`points at a control-plane endpoint (port ${endpoint.port}), which is never allowed`);
+  const allowlisted = isAllowlisted(host, port, defaultPort, options.allowedHosts);
   if (!allowlisted) {
     if (scheme === 'http' || scheme === 'git')
       return refuse(`${scheme}:// is only allowed for hosts in GIT_ALLOWED_HOSTS; use https:// or ssh://`);
-    const targetProblem = checkPublicTarget(host);
+    const targetProblem = checkPublicTarget(host, 'GIT_ALLOWED_HOSTS');
     if (targetProblem) return refuse(targetProblem);
   }
   return {
@@ -105,7 +115,8 @@ function finish(
   };
 }
 
-function checkHostSyntax(rawHost: string): string | null {
+/** Host names and IP literals as a URL may hold them; refuses inet_aton shorthands. */
+export function checkHostSyntax(rawHost: string): string | null {
   if (rawHost.startsWith('[')) {
     return isIpLiteral(rawHost.slice(1, -1)) ? null : 'has an invalid IPv6 address';
   }
@@ -129,14 +140,14 @@ function checkPath(path: string): string | null {
 }
 
 /** Targets that are never public, decided without DNS (the worker also resolves names). */
-function checkPublicTarget(host: string): string | null {
+export function checkPublicTarget(host: string, allowlist: string): string | null {
   if (isIpLiteral(host)) {
     const kind = nonPublicKind(host);
-    return kind ? `points at a ${kind} address; only public hosts or GIT_ALLOWED_HOSTS are allowed` : null;
+    return kind ? `points at a ${kind} address; only public hosts or ${allowlist} are allowed` : null;
   }
   if (host === 'localhost' || host.endsWith('.localhost'))
-    return 'points at localhost; only public hosts or GIT_ALLOWED_HOSTS are allowed';
+    return `points at localhost; only public hosts or ${allowlist} are allowed`;
   if (!host.includes('.'))
-    return 'must use a fully qualified host name (single-label names are only allowed in GIT_ALLOWED_HOSTS)';
+    return `must use a fully qualified host name (single-label names are only allowed in ${allowlist})`;
   return null;
 }

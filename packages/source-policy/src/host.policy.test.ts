@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveAndCheckHost, type Lookup } from './host.policy.js';
 import { nonPublicKind } from './ip-ranges.js';
-import { parseAllowedHosts } from './allowed-hosts.js';
 
 // No test here sends a packet anywhere but loopback: lookups are injected (or `localhost`, which
 // the resolver answers from /etc/hosts), and nothing connects.
@@ -24,7 +23,7 @@ describe('resolveAndCheckHost', () => {
   });
 
   it('accepts a host whose every address is public, returning them for pinning', async () => {
-    expect(await resolveAndCheckHost('Public.Example.', [], { lookup })).toEqual({
+    expect(await resolveAndCheckHost('Public.Example.', false, { lookup })).toEqual({
       ok: true,
       resolved: {
         host: 'public.example',
@@ -44,20 +43,20 @@ describe('resolveAndCheckHost', () => {
     ['127.0.0.1', /loopback/],
     ['::1', /loopback/],
   ])('refuses %s', async (host, reason) => {
-    const result = await resolveAndCheckHost(host, [], { lookup });
+    const result = await resolveAndCheckHost(host, false, { lookup });
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.reason).toMatch(reason);
   });
 
   it('refuses localhost through the real resolver', async () => {
-    const result = await resolveAndCheckHost('localhost', []);
+    const result = await resolveAndCheckHost('localhost', false);
     expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/loopback/) });
   });
 
   it('does not resolve allowlisted hosts at all', async () => {
     const never: Lookup = () => Promise.reject(new Error('must not be called'));
     expect(
-      await resolveAndCheckHost('git.internal', parseAllowedHosts(' git.internal ,127.0.0.1'), {
+      await resolveAndCheckHost('git.internal', true, {
         lookup: never,
       }),
     ).toEqual({
@@ -68,7 +67,7 @@ describe('resolveAndCheckHost', () => {
 
   it('gives up on a resolver that does not answer', async () => {
     const hang: Lookup = () => new Promise(() => {});
-    const result = await resolveAndCheckHost('slow.example', [], { lookup: hang, timeoutMs: 50 });
+    const result = await resolveAndCheckHost('slow.example', false, { lookup: hang, timeoutMs: 50 });
     expect(result).toMatchObject({ ok: false, reason: expect.stringMatching(/no answer within 50 ms/) });
   });
 });

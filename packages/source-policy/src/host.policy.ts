@@ -1,12 +1,12 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { isAllowlisted, normalizeHost } from './allowed-hosts.js';
+import { normalizeHost } from './allowed-hosts.js';
 import { isIpLiteral, nonPublicKind } from './ip-ranges.js';
 import { refuse, type PolicyResult } from './policy-result.js';
 
 /**
  * The network half of the SSRF guard, run by the worker right before it fetches: resolve the
  * host and refuse when *any* address is not public (a name with one public and one internal
- * address is still a way in). Allowlisted hosts skip the check entirely. The caller pins the
+ * address is still a way in). Allowlisted hosts (the caller decides, host and port) skip it. The caller pins the
  * addresses it got for the fetch where the transport allows it (https), so a second resolution
  * by git cannot be rebound to an internal address.
  */
@@ -16,6 +16,8 @@ export interface HostCheckOptions {
   /** Injected in tests; defaults to the system resolver (getaddrinfo, like git itself). */
   lookup?: Lookup;
   timeoutMs?: number;
+  /** Named in refusals so the operator knows which list would admit the host. */
+  allowlistName?: string;
 }
 
 export interface ResolvedHost {
@@ -29,12 +31,11 @@ const systemLookup: Lookup = (host) => dnsLookup(host, { all: true, verbatim: tr
 
 export async function resolveAndCheckHost(
   rawHost: string,
-  allowedHosts: readonly string[],
+  isAllowlisted: boolean,
   options: HostCheckOptions = {},
 ): Promise<PolicyResult<{ resolved: ResolvedHost }>> {
   const host = normalizeHost(rawHost);
-  if (isAllowlisted(host, allowedHosts))
-    return { ok: true, resolved: { host, isAllowlisted: true, addresses: [] } };
+  if (isAllowlisted) return { ok: true, resolved: { host, isAllowlisted: true, addresses: [] } };
   let addresses: string[];
   if (isIpLiteral(host)) {
     addresses = [host];
@@ -52,7 +53,7 @@ export async function resolveAndCheckHost(
     const kind = nonPublicKind(address);
     if (kind)
       return refuse(
-        `host ${host} resolves to a ${kind} address (${address}); add it to GIT_ALLOWED_HOSTS if it is a trusted git server`,
+        `host ${host} resolves to a ${kind} address (${address}); add it to ${options.allowlistName ?? 'GIT_ALLOWED_HOSTS'} if it is trusted`,
       );
   }
   return { ok: true, resolved: { host, isAllowlisted: false, addresses } };

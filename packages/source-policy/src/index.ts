@@ -1,8 +1,12 @@
-// Which git repositories and branches the platform may fetch: pure checks of URLs and ref names, and
-// an address check (DNS resolved, loopback/private targets refused) that guards the worker against SSRF.
+// Which git repositories, branches and images the platform may fetch or run: pure checks of URLs, ref
+// names and image references, and an address check (DNS resolved, loopback/private targets refused) against SSRF.
 export * from './policy-result.js';
 export * from './git-url.policy.js';
 export * from './branch.policy.js';
 export * from './allowed-hosts.js';
 export * from './ip-ranges.js';
 export * from './host.policy.js';
+export * from './protected-endpoints.js';
+export * from './image-reference.js';
+export * from './image.policy.js';
+export * from './policy-config.js';

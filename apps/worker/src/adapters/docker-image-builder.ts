@@ -1,11 +1,11 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
-import Docker from 'dockerode';
 import { DEFAULT_CONTAINER_LIMITS, type ContainerLimitPolicy } from '@hostctl/compose';
 import { DomainError, OWNER_LABEL } from '@hostctl/domain';
 import { BUILD_BRIDGE, BUILD_NETWORK } from '../egress/sandbox-bridges.js';
 import { checkDockerfile, type ImageCheck } from '../sources/dockerfile-policy.js';
 import { RepositoryContentError, readRepoFile } from '../sources/repo-files.js';
+import { createDockerClient, imageSegment } from './docker-client.js';
 import { ImageBuildError, type ImageBuilder } from './image-builder.js';
 import { fail, ignoreStatus } from './docker-errors.js';
 
@@ -44,7 +44,7 @@ interface BuildEvent {
  * scanned for `error` entries; dockerode's buildImage does not reject on them.
  */
 export function createDockerImageBuilder(options: DockerImageBuilderOptions): ImageBuilder {
-  const docker = new Docker({ socketPath: options.socketPath });
+  const docker = createDockerClient(options.socketPath);
   const network = options.network ?? { name: BUILD_NETWORK, bridge: BUILD_BRIDGE };
   const limits = options.limits ?? DEFAULT_CONTAINER_LIMITS;
   const cpuPeriod = 100_000;
@@ -134,7 +134,7 @@ export function createDockerImageBuilder(options: DockerImageBuilderOptions): Im
       signal.throwIfAborted();
       const failed = events.find((event) => event.error);
       if (failed) throw new ImageBuildError(failed.errorDetail?.message ?? failed.error ?? 'unknown error');
-      const image = await docker.getImage(spec.tag).inspect();
+      const image = await docker.getImage(imageSegment(spec.tag)).inspect();
       const ports = Object.keys(image.Config?.ExposedPorts ?? {})
         .filter((key) => key.endsWith('/tcp') || !key.includes('/'))
         .map((key) => Number(key.split('/')[0]))

@@ -1,6 +1,13 @@
 import Docker from 'dockerode';
 import { CONTAINER_CAPABILITIES, DEFAULT_CONTAINER_LIMITS } from '@hostctl/compose';
 import { DomainError } from '@hostctl/domain';
+import {
+  checkedImageReference,
+  createDockerClient,
+  imageSegment,
+  isNamedBy,
+  objectSegment,
+} from './docker-client.js';
 import type { ContainerRuntime, ContainerSpec, ContainerState, Labels, NamedObject } from './runtime.js';
 import { statusOf, toRuntimeError, fail, ignoreStatus, ignoreStatuses } from './docker-errors.js';
 import { defaultBridgeName } from '../egress/sandbox-bridges.js';
@@ -13,7 +20,7 @@ const BRIDGE_NAME_OPTION = 'com.docker.network.bridge.name';
  * "already gone" (404) on removal counts as success so every delete is idempotent.
  */
 export function createDockerRuntime(options: { socketPath: string }): ContainerRuntime {
-  const docker = new Docker({ socketPath: options.socketPath });
+  const docker = createDockerClient(options.socketPath);
   const labelFilter = (labels: Labels) =>
     JSON.stringify({ label: Object.entries(labels).map(([key, value]) => `${key}=${value}`) });
 
@@ -24,7 +31,9 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async inspectImage(reference) {
       try {
-        const image = await docker.getImage(reference).inspect();
+        const image = await docker.getImage(imageSegment(reference)).inspect();
+        // Found by id prefix rather than by name: not the image the plan names.
+        if (!isNamedBy(reference, image)) return null;
         // An image can carry digests of several repositories; only the referenced one's is meaningful.
         const repository = repositoryOf(reference);
         const digest = image.RepoDigests?.find((entry) => entry.startsWith(`${repository}@`));
@@ -36,13 +45,15 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
     },
 
     async pullImage(reference, onProgress, signal) {
-      const stream = await docker.pull(reference, { abortSignal: signal }).catch((error: unknown): never => {
-        throw statusOf(error) === 404
-          ? new DomainError('image_unavailable', `image ${reference} was not found in its registry`, {
-              cause: error,
-            })
-          : toRuntimeError(error, `cannot pull ${reference}`);
-      });
+      const stream = await docker
+        .pull(checkedImageReference(reference), { abortSignal: signal })
+        .catch((error: unknown): never => {
+          throw statusOf(error) === 404
+            ? new DomainError('image_unavailable', `image ${reference} was not found in its registry`, {
+                cause: error,
+              })
+            : toRuntimeError(error, `cannot pull ${reference}`);
+        });
       const events = await new Promise<{ status?: string; id?: string; error?: string }[]>(
         (resolve, reject) => {
           docker.modem.followProgress(
@@ -110,7 +121,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async inspectContainer(idOrName) {
       try {
-        return toState(await docker.getContainer(idOrName).inspect());
+        return toState(await docker.getContainer(objectSegment(idOrName, 'container')).inspect());
       } catch (error) {
         if (statusOf(error) === 404) return null;
         throw toRuntimeError(error, `cannot inspect container ${idOrName}`);
@@ -120,7 +131,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
     async startContainer(id) {
       // 304: already running, which is what we wanted.
       await docker
-        .getContainer(id)
+        .getContainer(objectSegment(id, 'container'))
         .start()
         .catch(ignoreStatus(304, fail(`cannot start container ${id}`)));
     },
@@ -128,28 +139,32 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
     async stopContainer(id, timeoutSeconds) {
       // 304: already stopped; 404: already gone. Both leave it stopped, which is what we wanted.
       await docker
-        .getContainer(id)
+        .getContainer(objectSegment(id, 'container'))
         .stop({ t: timeoutSeconds })
         .catch(ignoreStatuses([304, 404], fail(`cannot stop container ${id}`)));
     },
 
     async restartContainer(id, timeoutSeconds) {
       await docker
-        .getContainer(id)
+        .getContainer(objectSegment(id, 'container'))
         .restart({ t: timeoutSeconds })
         .catch(fail(`cannot restart container ${id}`));
     },
 
     async removeContainer(id) {
       await docker
-        .getContainer(id)
+        .getContainer(objectSegment(id, 'container'))
         .remove({ force: true, v: false })
         .catch(ignoreStatus(404, fail(`cannot remove container ${id}`)));
     },
 
     async containerLogs(id, tail) {
       try {
-        return demux(await docker.getContainer(id).logs({ stdout: true, stderr: true, tail, follow: false }));
+        return demux(
+          await docker
+            .getContainer(objectSegment(id, 'container'))
+            .logs({ stdout: true, stderr: true, tail, follow: false }),
+        );
       } catch {
         return '';
       }
@@ -171,7 +186,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async removeNetwork(id) {
       await docker
-        .getNetwork(id)
+        .getNetwork(objectSegment(id, 'network'))
         .remove()
         .catch(ignoreStatus(404, fail(`cannot remove network ${id}`)));
     },
@@ -189,7 +204,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async removeVolume(name) {
       await docker
-        .getVolume(name)
+        .getVolume(objectSegment(name, 'volume'))
         .remove()
         .catch(ignoreStatus(404, fail(`cannot remove volume ${name}`)));
     },
@@ -207,7 +222,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
 
     async removeImage(id) {
       await docker
-        .getImage(id)
+        .getImage(imageSegment(id))
         .remove({ force: true })
         .catch(ignoreStatus(404, fail(`cannot remove image ${id}`)));
     },

@@ -1,5 +1,6 @@
 import { Writable, type Readable } from 'node:stream';
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
+import { createDockerClient, objectSegment } from './docker-client.js';
 import { DomainError } from '@hostctl/domain';
 import type { Labels } from './runtime.js';
 import type { ContainerEvent, ContainerTelemetry, ContainerUsage, OutputStream } from './telemetry.js';
@@ -11,7 +12,7 @@ import { statusOf, toRuntimeError, fail } from './docker-errors.js';
  * DomainErrors; a container that is already gone is `null`, not an error.
  */
 export function createDockerTelemetry(options: { socketPath: string }): ContainerTelemetry {
-  const docker = new Docker({ socketPath: options.socketPath });
+  const docker = createDockerClient(options.socketPath);
 
   return {
     async engineInfo() {
@@ -25,7 +26,7 @@ export function createDockerTelemetry(options: { socketPath: string }): Containe
 
     async followLogs(containerId, { since, tail }, onChunk, signal) {
       const raw = (await docker
-        .getContainer(containerId)
+        .getContainer(objectSegment(containerId, 'container'))
         .logs({
           follow: true,
           stdout: true,
@@ -87,7 +88,9 @@ export function createDockerTelemetry(options: { socketPath: string }): Containe
 
     async sampleUsage(containerId) {
       try {
-        return toUsage(await docker.getContainer(containerId).stats({ stream: false }));
+        return toUsage(
+          await docker.getContainer(objectSegment(containerId, 'container')).stats({ stream: false }),
+        );
       } catch (error) {
         if (statusOf(error) === 404) return null;
         throw toRuntimeError(error, `cannot read the usage of container ${containerId}`);
@@ -116,7 +119,7 @@ export function createDockerTelemetry(options: { socketPath: string }): Containe
 
     async lastHealthOutput(containerId) {
       try {
-        const info = await docker.getContainer(containerId).inspect();
+        const info = await docker.getContainer(objectSegment(containerId, 'container')).inspect();
         const log = (info.State as { Health?: { Log?: { Output?: string }[] } }).Health?.Log ?? [];
         const output = log.at(-1)?.Output?.trim();
         return output ? output.slice(0, 500) : undefined;

@@ -10,10 +10,12 @@ import {
   verifyContainers,
 } from './containers.step.js';
 import type { DeployLog } from './deploy-log.js';
+import type { ImageGuard } from './image-guard.js';
 import { ensureImages } from './images.step.js';
 import type { ReadinessOptions } from './readiness.js';
 import { serviceObjects } from './service-objects.js';
 import { PermanentStepError } from './step-errors.js';
+import { builtImageRepositories } from '../sources/build-images.js';
 import { planFromRepository, type RepositorySourceDeps } from '../sources/repository-source.js';
 
 /**
@@ -46,6 +48,8 @@ export interface PipelineDeps {
   readiness: Omit<ReadinessOptions, 'signal'>;
   /** CONTAINER_* settings; the built-in defaults when absent (never unlimited). */
   containerLimits?: ContainerLimitPolicy;
+  /** The image policy every plan image passes before the engine sees it. */
+  images: ImageGuard;
 }
 
 export interface PipelineRun {
@@ -80,7 +84,7 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
   const isRepository = run.service.deployMethod === 'git' || run.service.deployMethod === 'ai';
   const fromRepository =
     isRepository && deps.sources
-      ? await planFromRepository(deps.sources, { ...run, store: deps.store })
+      ? await planFromRepository(deps.sources, { ...run, store: deps.store, images: deps.images })
       : undefined;
   await run.checkpoint('validate');
   const plan = fromRepository?.plan ?? planOf(run.service, deps.containerLimits);
@@ -92,7 +96,14 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
   );
 
   await run.checkpoint('pull');
-  const digests = await ensureImages(runtime, plan, log, signal);
+  // Only a repository deployment builds, and only its own images may carry the reserved names.
+  const ownBuilds = fromRepository
+    ? builtImageRepositories(
+        run.service.id,
+        plan.containers.map((container) => container.name),
+      )
+    : [];
+  const digests = await ensureImages(runtime, plan, log, signal, deps.images, ownBuilds);
   const mainImage =
     plan.containers.find((container) => container.name === plan.web?.container)?.image ??
     plan.containers[0]?.image;

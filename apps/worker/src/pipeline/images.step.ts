@@ -2,11 +2,13 @@ import { DomainError } from '@hostctl/domain';
 import type { Plan } from '@hostctl/compose';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { DeployLog } from './deploy-log.js';
+import { assertImageAllowed, type ImageGuard } from './image-guard.js';
 
 /**
  * Makes every image of the plan available. A reference that names a registry host is pulled each
  * time (that is how a redeploy picks up a new image); one without a host must already exist on
- * the engine: no public registry is assumed to be reachable.
+ * the engine: no public registry is assumed to be reachable. Every image passes the image policy
+ * first (image-guard.ts), so nothing a tenant wrote reaches the engine unchecked.
  * Returns the digest of each image.
  */
 export function namesRegistryHost(reference: string): boolean {
@@ -21,14 +23,20 @@ export async function ensureImages(
   plan: Plan,
   log: DeployLog,
   signal: AbortSignal,
+  guard: ImageGuard,
+  ownBuildPrefixes: readonly string[] = [],
 ): Promise<Map<string, string>> {
   const digests = new Map<string, string>();
-  for (const image of new Set(plan.containers.map((container) => container.image))) {
+  const images = new Set(plan.containers.map((container) => container.image));
+  for (const image of images) {
     if (!image)
       throw new DomainError(
         'invalid_compose',
         'a container has no image (builds are not available for this deploy method)',
       );
+    await assertImageAllowed(guard, image, ownBuildPrefixes);
+  }
+  for (const image of images) {
     if (namesRegistryHost(image)) {
       await log.info(`Pulling ${image}`);
       let lastLine = '';

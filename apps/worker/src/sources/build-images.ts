@@ -2,8 +2,10 @@ import { pickWeb, type Plan } from '@hostctl/compose';
 import { OWNER_LABEL, SERVICE_LABEL, dockerNamePrefix } from '@hostctl/domain';
 import { ImageBuildError, type ImageBuilder } from '../adapters/image-builder.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
+import { assertImageAllowed, type ImageGuard } from '../pipeline/image-guard.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
-import { contextDir } from './repo-files.js';
+import { dockerfileImages } from './dockerfile-images.js';
+import { RepositoryContentError, contextDir, readRepoFile } from './repo-files.js';
 
 /**
  * Builds every `build:` container of a plan from the checkout and replaces the build with the
@@ -12,6 +14,7 @@ import { contextDir } from './repo-files.js';
  * reuses an old one. The build output goes into the deployment log as it arrives.
  */
 const MAX_LOG_LINES = 2000;
+const MAX_DOCKERFILE_BYTES = 256 * 1024;
 
 export interface BuildContext {
   builder: ImageBuilder;
@@ -20,6 +23,17 @@ export interface BuildContext {
   checkout: string;
   log: DeployLog;
   signal: AbortSignal;
+  /** The image policy the Dockerfile's FROM and COPY --from images pass before the build. */
+  images: ImageGuard;
+}
+
+/**
+ * The repositories the build step may tag for a service: the image policy lets a plan name them
+ * only for this service (they are reserved for everyone else, see image.policy.ts).
+ */
+export function builtImageRepositories(serviceId: string, containerNames: readonly string[]): string[] {
+  const id12 = dockerNamePrefix(serviceId).replace(/^hostctl-/, '');
+  return [`hostctl/${id12}`, ...containerNames.map((name) => `hostctl/${id12}-${name}`)];
 }
 
 export async function buildPlanImages(ctx: BuildContext, plan: Plan): Promise<Plan> {
@@ -49,6 +63,7 @@ export async function buildPlanImages(ctx: BuildContext, plan: Plan): Promise<Pl
 
 async function buildOne(ctx: BuildContext, target: { context: string; dockerfile: string; tag: string }) {
   const dir = await contextDir(ctx.checkout, target.context);
+  await checkBaseImages(ctx, dir, target.dockerfile);
   let lines = 0;
   // Log rows are written one after another: order matters and the pool must not be flooded.
   let pending = Promise.resolve();
@@ -76,5 +91,24 @@ async function buildOne(ctx: BuildContext, target: { context: string; dockerfile
     throw error;
   } finally {
     await pending;
+  }
+}
+
+/** The engine pulls what FROM names while building: the same policy as a plan's images, first. */
+async function checkBaseImages(ctx: BuildContext, dir: string, dockerfile: string): Promise<void> {
+  const text = await readRepoFile(dir, dockerfile, MAX_DOCKERFILE_BYTES).catch((error: unknown) => {
+    if (error instanceof RepositoryContentError)
+      throw new PermanentStepError(`${dockerfile}: ${error.message}`, { cause: error });
+    throw error;
+  });
+  const found = dockerfileImages(text);
+  if (found.problems.length > 0)
+    throw new PermanentStepError(`${dockerfile} refused: ${found.problems.join('; ')}`);
+  for (const image of found.images) {
+    try {
+      await assertImageAllowed(ctx.images, image);
+    } catch (error) {
+      throw new PermanentStepError(`${dockerfile} refused: ${(error as Error).message}`, { cause: error });
+    }
   }
 }

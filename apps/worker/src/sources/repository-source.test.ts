@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitClient } from '../adapters/git-client.js';
 import type { ImageBuilder } from '../adapters/image-builder.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
+import { parseAllowedHosts, protectedEndpoints } from '@hostctl/source-policy';
 import { planFromRepository, type RepositorySourceDeps } from './repository-source.js';
 
 // The source step's guards, without Docker: every refusal happens before git or the builder run,
@@ -23,7 +24,8 @@ const sockets = new Set<net.Socket>();
 const deps = (overrides: Partial<RepositorySourceDeps> = {}): RepositorySourceDeps => ({
   git: createGitClient(),
   builder: noBuilder,
-  allowedHosts: ['127.0.0.1'],
+  allowedHosts: parseAllowedHosts('127.0.0.1:32768-60999'),
+  protectedEndpoints: protectedEndpoints([]),
   cloneTimeoutMs: 1000,
   maxRepoBytes: 1024 * 1024,
   images: { node: 'n', python: 'p', go: 'g', goRuntime: 'gr', static: 's' },
@@ -67,6 +69,9 @@ const run = (input: Partial<WorkerService>) => ({
   },
   signal: AbortSignal.timeout(30_000),
   checkpoint: async () => {},
+  images: {
+    policy: { platformImages: [], registryAllowedHosts: [], protectedEndpoints: protectedEndpoints([]) },
+  },
 });
 
 beforeAll(async () => {
@@ -92,7 +97,7 @@ describe('planFromRepository refuses before fetching', () => {
     [{ gitUrl: 'ext::sh -c id' }, /URL refused/],
     [{ gitUrl: 'file:///etc' }, /scheme file/],
     [{ gitUrl: 'git://github.example.test/org/repo.git' }, /only allowed for hosts in GIT_ALLOWED_HOSTS/],
-    [{ gitUrl: `git://127.0.0.1:${1}/repo.git`, gitBranch: '--upload-pack=touch /tmp/x' }, /branch refused/],
+    [{ gitUrl: `git://127.0.0.1:40000/repo.git`, gitBranch: '--upload-pack=touch /tmp/x' }, /branch refused/],
     [{ deployMethod: 'ai' as const, aiUrl: 'https://internal.example.test/site.git' }, /private address/],
   ])('%j', async (input, reason) => {
     const attempt = planFromRepository(deps(), run(input));

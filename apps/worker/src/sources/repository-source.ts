@@ -8,11 +8,14 @@ import {
   checkGitUrl,
   isIpLiteral,
   resolveAndCheckHost,
+  type AllowedHost,
+  type Endpoint,
   type Lookup,
 } from '@hostctl/source-policy';
 import { GitSourceError, type GitClient, type GitFetchOptions } from '../adapters/git-client.js';
 import type { ImageBuilder } from '../adapters/image-builder.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
+import { assertImageAllowed, type ImageGuard } from '../pipeline/image-guard.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
 import { buildPlanImages } from './build-images.js';
 import type { BaseImages } from './dockerfile-templates.js';
@@ -30,8 +33,10 @@ import { RepositoryContentError, readRepoFile, treeBytes } from './repo-files.js
 export interface RepositorySourceDeps {
   git: GitClient;
   builder: ImageBuilder;
-  /** GIT_ALLOWED_HOSTS, parsed. */
-  allowedHosts: string[];
+  /** GIT_ALLOWED_HOSTS, parsed (host and port). */
+  allowedHosts: AllowedHost[];
+  /** The control plane's endpoints: never a clone target, allowlisted or not. */
+  protectedEndpoints: Endpoint[];
   cloneTimeoutMs: number;
   maxRepoBytes: number;
   images: BaseImages;
@@ -50,6 +55,8 @@ export interface RepositoryRun {
   log: DeployLog;
   signal: AbortSignal;
   checkpoint(step: 'source' | 'build'): Promise<void>;
+  /** The repository's own compose file names images too: checked before anything is built. */
+  images: ImageGuard;
 }
 
 export interface RepositoryPlan {
@@ -96,6 +103,8 @@ export async function planFromRepository(
     );
     for (const reason of analysis.reasons) await log.info(`Analysis: ${reason}`);
     const draft = await content(() => draftPlan(checkout, analysis, service.variables, deps.containerLimits));
+    for (const container of draft.containers)
+      if (!container.build && container.image) await assertImageAllowed(run.images, container.image);
 
     await run.checkpoint('build');
     const plan = await buildPlanImages(
@@ -106,6 +115,7 @@ export async function planFromRepository(
         checkout,
         log,
         signal: run.signal,
+        images: run.images,
       },
       draft,
     );
@@ -122,7 +132,10 @@ async function checkedFetchOptions(
   branch: string | undefined,
   signal: AbortSignal,
 ): Promise<GitFetchOptions> {
-  const verdict = checkGitUrl(url, { allowedHosts: deps.allowedHosts });
+  const verdict = checkGitUrl(url, {
+    allowedHosts: deps.allowedHosts,
+    protectedEndpoints: deps.protectedEndpoints,
+  });
   if (!verdict.ok) throw new PermanentStepError(`repository URL refused: it ${verdict.reason}`);
   if (branch !== undefined) {
     const branchVerdict = checkBranch(branch);
@@ -131,7 +144,7 @@ async function checkedFetchOptions(
   const target = verdict.url;
   const host = await resolveAndCheckHost(
     target.host,
-    deps.allowedHosts,
+    target.isAllowlisted,
     deps.lookup ? { lookup: deps.lookup } : {},
   );
   if (!host.ok) throw new PermanentStepError(`repository URL refused: ${host.reason}`);

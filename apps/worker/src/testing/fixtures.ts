@@ -24,6 +24,9 @@ export function testConfig(prefix: string, overrides: Record<string, string> = {
     // observer tests call runOnce() themselves.
     HEALTH_INTERVAL_MS: '3600000',
     RESOURCE_INTERVAL_MS: '3600000',
+    // As in the dev stack's env (scripts/lib/env.sh): the local base images and the test registry.
+    PLATFORM_IMAGES: 'local/*',
+    REGISTRY_ALLOWED_HOSTS: '127.0.0.1:5000',
     ...overrides,
   });
 }

@@ -1,7 +1,14 @@
 import { parseCompose, type ContainerLimitPolicy } from '@hostctl/compose';
 import { DomainError, type FieldError } from '@hostctl/domain';
-import { checkBranch, checkGitUrl } from '@hostctl/source-policy';
+import {
+  checkBranch,
+  checkGitUrl,
+  type AllowedHost,
+  type Endpoint,
+  type ImagePolicy,
+} from '@hostctl/source-policy';
 import { resolveTemplateVariables, type Template } from '@hostctl/templates';
+import { imageChecker, inRequestField } from './plan-images.js';
 import type { CreateServiceBody } from './services.schemas.js';
 
 export interface DeploySource {
@@ -11,8 +18,11 @@ export interface DeploySource {
 }
 
 export interface DeploySourceOptions {
-  /** GIT_ALLOWED_HOSTS: hosts that may be private/loopback and use http:// or git://. */
-  gitAllowedHosts: readonly string[];
+  /** GIT_ALLOWED_HOSTS: hosts (and ports) that may be private/loopback and use http:// or git://. */
+  gitAllowedHosts: readonly AllowedHost[];
+  /** The control plane's endpoints: never a git or registry target. */
+  protectedEndpoints: readonly Endpoint[];
+  imagePolicy: ImagePolicy;
   /** Defaults and ceilings of container limits (CONTAINER_*); the built-in ones when absent. */
   containerLimits?: ContainerLimitPolicy | undefined;
 }
@@ -29,11 +39,14 @@ export function resolveDeploySource(
   options: DeploySourceOptions,
 ): DeploySource {
   const given = body.variables ?? {};
-  const parseOptions = options.containerLimits ? { limits: options.containerLimits } : {};
+  const parseOptions = {
+    checkImage: imageChecker(options.imagePolicy),
+    ...(options.containerLimits ? { limits: options.containerLimits } : {}),
+  };
   switch (body.deploy_method) {
     case 'compose': {
       const compose = body.compose ?? '';
-      parseCompose(compose, given, parseOptions);
+      inRequestField('compose', () => parseCompose(compose, given, parseOptions));
       return { compose, variables: given, templateId: null };
     }
     case 'template': {
@@ -48,7 +61,7 @@ export function resolveDeploySource(
         );
       }
       const variables = resolveTemplateVariables(template, given);
-      parseCompose(template.compose, variables, parseOptions);
+      inRequestField('variables', () => parseCompose(template.compose, variables, parseOptions));
       return { compose: template.compose, variables, templateId: template.id };
     }
     case 'git':
@@ -60,11 +73,11 @@ export function resolveDeploySource(
 
 function checkRepositorySource(body: CreateServiceBody, options: DeploySourceOptions): void {
   const errors: FieldError[] = [];
-  const allowedHosts = options.gitAllowedHosts;
+  const policy = { allowedHosts: options.gitAllowedHosts, protectedEndpoints: options.protectedEndpoints };
   for (const field of ['git_url', 'ai_url'] as const) {
     const url = body[field];
     if (url === undefined) continue;
-    const verdict = checkGitUrl(url, { allowedHosts });
+    const verdict = checkGitUrl(url, policy);
     if (!verdict.ok) errors.push({ path: `/body/${field}`, message: verdict.reason });
   }
   if (body.git_branch !== undefined) {
@@ -83,15 +96,21 @@ export function revalidateVariables(
   service: { deployMethod: string; templateId: string | null; compose: string },
   variables: Record<string, string>,
   catalog: ReadonlyMap<string, Template>,
-  containerLimits?: ContainerLimitPolicy,
+  options: Pick<DeploySourceOptions, 'imagePolicy' | 'containerLimits'>,
 ): Record<string, string> {
-  const parseOptions = containerLimits ? { limits: containerLimits } : {};
+  const parseOptions = {
+    checkImage: imageChecker(options.imagePolicy),
+    ...(options.containerLimits ? { limits: options.containerLimits } : {}),
+  };
   const template = service.templateId ? catalog.get(service.templateId) : undefined;
   if (template) {
     const resolved = resolveTemplateVariables(template, variables);
-    parseCompose(template.compose, resolved, parseOptions);
+    inRequestField('variables', () => parseCompose(template.compose, resolved, parseOptions));
     return resolved;
   }
-  if (service.deployMethod === 'compose') parseCompose(service.compose, variables, parseOptions);
+  // The stored compose passed at create; changed variables can still change what an image names.
+  if (service.deployMethod === 'compose') {
+    inRequestField('variables', () => parseCompose(service.compose, variables, parseOptions));
+  }
   return variables;
 }

@@ -1,4 +1,3 @@
-import type { ContainerLimitPolicy } from '@hostctl/compose';
 import { customerScope, scopeAllows, type Principal } from '@hostctl/auth-policy';
 import {
   DomainError,
@@ -8,6 +7,7 @@ import {
   type ServiceStatus,
 } from '@hostctl/domain';
 import type { Template } from '@hostctl/templates';
+import type { DeploySourceOptions } from './deploy-source.js';
 import {
   isCustomDomainClaimed,
   isUniqueViolation,
@@ -33,10 +33,11 @@ export interface ServicesServiceDeps {
   appsDomain: string;
   /** Hosts of the platform itself (PUBLIC_URL's, the OIDC issuer's): refused as custom domains. */
   reservedHosts: readonly string[];
-  /** GIT_ALLOWED_HOSTS, parsed: git/ai URLs on these hosts may be private and use http/git. */
-  gitAllowedHosts: readonly string[];
-  /** CONTAINER_* settings: compose limits above the ceilings are refused at create. */
-  containerLimits?: ContainerLimitPolicy;
+  /**
+   * GIT_ALLOWED_HOSTS, protected endpoints, the image policy (docs/security/image-policy.md) and
+   * the CONTAINER_* limits, whose ceilings refuse a compose at create.
+   */
+  sourcePolicy: DeploySourceOptions;
 }
 
 export type ServicesService = ReturnType<typeof createServicesService>;
@@ -91,10 +92,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
     async create(principal: Principal, body: CreateServiceBody) {
       checkMethodFields(body);
       if (body.variables) checkVariableBytes(body.variables);
-      const source = resolveDeploySource(body, deps.catalog, {
-        gitAllowedHosts: deps.gitAllowedHosts,
-        containerLimits: deps.containerLimits,
-      });
+      const source = resolveDeploySource(body, deps.catalog, deps.sourcePolicy);
       const customerId = await resolveCustomer(principal, body.customer_id);
       try {
         const { service, deployment } = await services.createWithDeployment({
@@ -153,7 +151,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
           else merged[name] = value;
         }
         checkVariableBytes(merged);
-        changes.variables = revalidateVariables(service, merged, deps.catalog, deps.containerLimits);
+        changes.variables = revalidateVariables(service, merged, deps.catalog, deps.sourcePolicy);
       }
       if (body.custom_domains) {
         const domains = normaliseCustomDomains(body.custom_domains, deps);

@@ -1,0 +1,36 @@
+import { parseAllowedHosts, type AllowedHost } from './allowed-hosts.js';
+import { parsePlatformImages, type ImagePolicy } from './image.policy.js';
+import { protectedEndpoints, type Endpoint } from './protected-endpoints.js';
+
+/**
+ * The whole source policy out of configuration, built the same way by the API and the worker so
+ * both refuse the same things. Throws AllowlistError naming the variable on a malformed entry.
+ */
+export interface SourcePolicyConfig {
+  GIT_ALLOWED_HOSTS: string;
+  REGISTRY_ALLOWED_HOSTS: string;
+  PLATFORM_IMAGES: string;
+}
+
+export interface SourcePolicy {
+  gitAllowedHosts: AllowedHost[];
+  protectedEndpoints: Endpoint[];
+  imagePolicy: ImagePolicy;
+}
+
+export function sourcePolicyOf(
+  config: SourcePolicyConfig,
+  controlPlane: { urls: readonly (string | undefined)[]; localPorts?: readonly number[] },
+  catalogImages: readonly string[],
+): SourcePolicy {
+  const endpoints = protectedEndpoints(controlPlane.urls, controlPlane.localPorts);
+  return {
+    gitAllowedHosts: parseAllowedHosts(config.GIT_ALLOWED_HOSTS, 'GIT_ALLOWED_HOSTS'),
+    protectedEndpoints: endpoints,
+    imagePolicy: {
+      platformImages: [...parsePlatformImages(config.PLATFORM_IMAGES), ...catalogImages],
+      registryAllowedHosts: parseAllowedHosts(config.REGISTRY_ALLOWED_HOSTS, 'REGISTRY_ALLOWED_HOSTS'),
+      protectedEndpoints: endpoints,
+    },
+  };
+}
