@@ -4,7 +4,7 @@ import { ImageBuildError, type ImageBuilder } from '../adapters/image-builder.js
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import { assertImageAllowed, type ImageGuard } from '../pipeline/image-guard.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
-import { dockerfileImages } from './dockerfile-images.js';
+import { checkDockerfile } from './dockerfile-policy.js';
 import { RepositoryContentError, contextDir, readRepoFile } from './repo-files.js';
 
 /**
@@ -101,9 +101,10 @@ async function checkBaseImages(ctx: BuildContext, dir: string, dockerfile: strin
       throw new PermanentStepError(`${dockerfile}: ${error.message}`, { cause: error });
     throw error;
   });
-  const found = dockerfileImages(text);
-  if (found.problems.length > 0)
-    throw new PermanentStepError(`${dockerfile} refused: ${found.problems.join('; ')}`);
+  // The one Dockerfile reading the builder also applies (remote ADD, COPY --from=<image>, …);
+  // here its FROM images go through the image policy, which needs DNS and so is asynchronous.
+  const found = checkDockerfile(text, { name: dockerfile });
+  if (found.problems.length > 0) throw new PermanentStepError(`refused: ${found.problems.join('; ')}`);
   for (const image of found.images) {
     try {
       await assertImageAllowed(ctx.images, image);

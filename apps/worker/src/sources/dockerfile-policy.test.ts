@@ -116,3 +116,39 @@ describe('the FROM hook (image policy)', () => {
     );
   });
 });
+
+describe('the images a Dockerfile makes the engine pull', () => {
+  it('are the FROM images, global ARG defaults expanded, stages and scratch skipped', () => {
+    const text = [
+      'ARG BASE=local/busybox:1',
+      'ARG TAG',
+      'FROM --platform=linux/amd64 ${BASE} AS build',
+      'RUN echo \\',
+      '  FROM not/an-instruction:1',
+      'FROM build AS second',
+      'FROM scratch',
+      'COPY --from=build /a /a',
+      'COPY --from=0 /a /b',
+      'from hostctl/0123456789ab:${TAG:-deadbeef}',
+    ].join('\n');
+    expect(checkDockerfile(text)).toEqual({
+      ok: true,
+      problems: [],
+      images: ['local/busybox:1', 'hostctl/0123456789ab:deadbeef'],
+    });
+  });
+
+  it('refuse a FROM whose variable no global ARG resolves, instead of guessing', () => {
+    expect(checkDockerfile('FROM ${IMAGE}\n').problems).toEqual([
+      'Dockerfile line 1: FROM ${IMAGE} uses a variable without a value',
+    ]);
+    // An ARG after the first FROM does not apply to FROM lines.
+    expect(checkDockerfile('FROM local/busybox:1\nARG X=evil\nFROM $X\n').ok).toBe(false);
+  });
+
+  it('honour the backtick escape directive for continuations', () => {
+    expect(checkDockerfile('# escape=`\nFROM `\n  127.0.0.1:2019/x:1\n').images).toEqual([
+      '127.0.0.1:2019/x:1',
+    ]);
+  });
+});
