@@ -26,7 +26,13 @@ const prefix = uniquePrefix('git');
 const db = createTestDb();
 const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
 const app = createWorkerApp(
-  testConfig(prefix, { GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999', AI_BASE_IMAGE_STATIC: TEST_IMAGE }),
+  testConfig(prefix, {
+    GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999',
+    AI_BASE_IMAGE_STATIC: TEST_IMAGE,
+    // Built by the stack scripts from this machine's Node.js (scripts/lib/docker.sh): no registry
+    // outside is reachable, and the ai method must work offline in the dev stack.
+    AI_BASE_IMAGE_NODE: 'local/node:20',
+  }),
   { logger: silentLogger, reconcile: false, observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
 );
 const created: CreatedService[] = [];
@@ -44,11 +50,11 @@ async function deploy(input: Parameters<typeof createRepositoryService>[1]) {
   return { service, deployment: await waitForDeployment(db, service.deploymentId) };
 }
 
-async function served(serviceId: string): Promise<string> {
+async function served(serviceId: string, port = 8080): Promise<string> {
   const [web] = await runtime.listContainers({ [SERVICE_LABEL]: serviceId, [COMPONENT_LABEL]: 'web' });
   const state = web ? await runtime.inspectContainer(web.id) : null;
   if (!state?.ip) throw new Error('web container has no address');
-  return (await httpGet(state.ip, 8080, '/')).body;
+  return (await httpGet(state.ip, port, '/')).body;
 }
 
 beforeAll(async () => {
@@ -187,5 +193,18 @@ describe('ai deployments', () => {
     });
     const row = await db.service.findUniqueOrThrow({ where: { id: service.serviceId } });
     expect(row.compose).toMatch(/image: hostctl\/\w+:[0-9a-f]{40}/);
+  });
+
+  it('builds a Node.js repository on the stack’s local node image and serves it', async () => {
+    const repo = await server.repo('node-app');
+    await repo.push({
+      'package.json': JSON.stringify({ name: 'hello-node', scripts: { start: 'node server.js' } }),
+      'server.js':
+        "require('http').createServer((q, s) => s.end('node ' + process.version)).listen(process.env.PORT);\n",
+    });
+    const { service, deployment } = await deploy({ method: 'ai', url: repo.url });
+    expect(deployment).toMatchObject({ status: 'succeeded', error: null });
+    expect(deployment.plan).toMatchObject({ web: { port: 3000 }, source: { analysis: { stack: 'node' } } });
+    expect(await served(service.serviceId, 3000)).toMatch(/^node v\d+/);
   });
 });
