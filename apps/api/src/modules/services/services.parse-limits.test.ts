@@ -59,7 +59,7 @@ describe('POST /api/services refuses documents built to exhaust the parser', () 
     expect(response.statusCode).toBe(400);
     const problem = json<Problem>(response);
     expect(problem.code).toBe('invalid_compose');
-    expect(problem.errors).toEqual([{ path: '(root)', message: expect.stringMatching(bound[name]!) }]);
+    expect(problem.errors).toEqual([{ path: '/body/compose', message: expect.stringMatching(bound[name]!) }]);
   });
 
   it('variables that would interpolate past 4 MiB → 400', async () => {
@@ -112,7 +112,7 @@ describe('POST /api/services refuses limits above the ceilings', () => {
     const response = await create(service(limits));
     expect(response.statusCode).toBe(400);
     expect(json<Problem>(response).errors).toContainEqual({
-      path: `services.web.deploy.resources.limits.${key}`,
+      path: `/body/compose/services/web/deploy/resources/limits/${key}`,
       message: expect.stringMatching(message),
     });
   });
