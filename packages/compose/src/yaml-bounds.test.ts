@@ -45,7 +45,7 @@ describe('hostile documents are refused by a named bound', () => {
   });
 
   it('refuses one string of many ${A} without building it whole', () => {
-    const compose = `services:\n  web:\n    image: a\n    command: "${'${A}'.repeat(40_000)}"\n`;
+    const compose = `services:\n  web:\n    image: app:1\n    command: "${'${A}'.repeat(40_000)}"\n`;
     const problems = problemsOf(compose, { A: 'a'.repeat(64 * 1024) });
     expect(problems.map((problem) => problem.message)).toContain(
       'after interpolation the document exceeds 4 MiB',
@@ -54,13 +54,13 @@ describe('hostile documents are refused by a named bound', () => {
 
   it('refuses nested interpolation defaults past 8 levels', () => {
     const nested = `${'${U:-'.repeat(5000)}x${'}'.repeat(5000)}`;
-    const problems = problemsOf(`services:\n  web:\n    image: a\n    command: "${nested}"\n`);
+    const problems = problemsOf(`services:\n  web:\n    image: app:1\n    command: "${nested}"\n`);
     expect(problems.map((problem) => problem.message)).toContain('interpolation nested deeper than 8 levels');
   });
 
   it('lists at most 100 problems, counting the rest in the message', () => {
     const keys = Array.from({ length: 5000 }, (_, i) => `    bad${i}: 1`).join('\n');
-    const text = `services:\n  web:\n    image: a\n${keys}\n`;
+    const text = `services:\n  web:\n    image: app:1\n${keys}\n`;
     expect(problemsOf(text)).toHaveLength(100);
     expect(() => parseCompose(text, {})).toThrow(/and 4999 more/);
   });
@@ -76,25 +76,25 @@ describe('honest documents near the bounds are accepted', () => {
   });
 
   it('nesting 60 levels deep in an extension field', () => {
-    const text = `x-deep: ${'['.repeat(60)}1${']'.repeat(60)}\nservices:\n  web:\n    image: a\n`;
+    const text = `x-deep: ${'['.repeat(60)}1${']'.repeat(60)}\nservices:\n  web:\n    image: app:1\n`;
     expect(problemsOf(text)).toEqual([]);
   });
 
   it('a 1,000-item list aliased 90 times (90,000 nodes, under the node bound)', () => {
     const list = Array.from({ length: 1000 }, (_, i) => `  - i${i}`).join('\n');
     const uses = Array.from({ length: 90 }, () => '  - *l').join('\n');
-    const text = `x-l: &l\n${list}\nx-u:\n${uses}\nservices:\n  web:\n    image: a\n`;
+    const text = `x-l: &l\n${list}\nx-u:\n${uses}\nservices:\n  web:\n    image: app:1\n`;
     expect(problemsOf(text)).toEqual([]);
   });
 
   it('14,000 environment entries in a block mapping (220 KB, about 100,000 tokens)', () => {
     const env = Array.from({ length: 14_000 }, (_, i) => `      K${i}: v`).join('\n');
-    const plan = parseCompose(`services:\n  web:\n    image: a\n    environment:\n${env}\n`, {});
+    const plan = parseCompose(`services:\n  web:\n    image: app:1\n    environment:\n${env}\n`, {});
     expect(Object.keys(plan.containers[0]!.environment)).toHaveLength(14_000);
   });
 
   it('variables of 64 KiB used a few times', () => {
-    const text = `services:\n  web:\n    image: a\n    environment:\n      A: "\${A}"\n      B: "\${A}\${A}"\n`;
+    const text = `services:\n  web:\n    image: app:1\n    environment:\n      A: "\${A}"\n      B: "\${A}\${A}"\n`;
     const plan = parseCompose(text, { A: 'a'.repeat(64 * 1024) });
     expect(plan.containers[0]!.environment.B).toHaveLength(128 * 1024);
   });
@@ -111,14 +111,14 @@ describe('honest documents near the bounds are accepted', () => {
 
 describe('expansion keeps YAML semantics', () => {
   it('an alias refers to the last anchor of its name before it', () => {
-    const text = 'x-a: &a {v: 1}\nx-b: {inner: &a {v: 2}}\nservices:\n  web:\n    image: a\n    labels: *a\n';
+    const text = 'x-a: &a {v: 1}\nx-b: {inner: &a {v: 2}}\nservices:\n  web:\n    image: app:1\n    labels: *a\n';
     expect(parseCompose(text, {}).containers[0]!.labels).toEqual({ v: '2' });
   });
 
   it('keys written in a map win over merged ones; earlier merge sources win over later ones', () => {
     const text =
       'x-a: &a {A: from-a, B: from-a}\nx-b: &b {A: from-b, C: from-b}\n' +
-      'services:\n  web:\n    image: a\n    environment:\n      <<: [*a, *b]\n      B: own\n';
+      'services:\n  web:\n    image: app:1\n    environment:\n      <<: [*a, *b]\n      B: own\n';
     expect(parseCompose(text, {}).containers[0]!.environment).toEqual({ A: 'from-a', B: 'own', C: 'from-b' });
   });
 
@@ -127,7 +127,7 @@ describe('expansion keeps YAML semantics', () => {
   });
 
   it('refuses several documents in one definition', () => {
-    expect(problemsOf('services:\n  web:\n    image: a\n---\nservices: {}\n')).toEqual([
+    expect(problemsOf('services:\n  web:\n    image: app:1\n---\nservices: {}\n')).toEqual([
       { path: '(root)', message: expect.stringMatching(/exactly one YAML document/) },
     ]);
   });
