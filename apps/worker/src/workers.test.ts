@@ -48,9 +48,10 @@ afterAll(async () => {
 async function settle(queueName: QueueName, name: string, data: unknown, attempts = 5) {
   const job = await queue(queueName).add(name, data, { attempts, backoff: { type: 'fixed', delay: 10 } });
   for (let i = 0; i < 200; i++) {
-    const found = await queue(queueName).getJob(job.id!);
-    const state = await found?.getState();
-    if (state === 'completed' || state === 'failed') return { state, job: found! };
+    const state = await queue(queueName).getJobState(job.id!);
+    // Read the job after it settled: a copy read before holds no failedReason yet.
+    if (state === 'completed' || state === 'failed')
+      return { state, job: (await queue(queueName).getJob(job.id!))! };
     await sleep(50);
   }
   throw new Error(`job ${name} did not settle`);

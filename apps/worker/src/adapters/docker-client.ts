@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import Docker from 'dockerode';
+import modemHttp from 'docker-modem/lib/http.js';
 import { DomainError } from '@hostctl/domain';
 import { parseImageReference } from '@hostctl/source-policy';
 
@@ -17,8 +17,8 @@ import { parseImageReference } from '@hostctl/source-policy';
  *  - Every name is validated (image references by Docker's grammar, other names by Docker's name
  *    rules) and then encoded, so nothing a tenant wrote can add path segments, a query or a fragment.
  */
-const require = createRequire(import.meta.url);
-const modemHttp = require('docker-modem/lib/http.js') as { maxRedirects: number };
+// A static import, not require(): the production images bundle the worker (docker/bundle.mjs), and
+// only an import lets the bundler see the module and share one instance with docker-modem's own.
 modemHttp.maxRedirects = 0;
 
 export function createDockerClient(socketPath: string): Docker {
