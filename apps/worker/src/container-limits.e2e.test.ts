@@ -1,39 +1,17 @@
 import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import { QUEUES } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
-import {
-  createComposeService,
-  createTestDb,
-  deleteServiceRows,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitFor,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
-import { createWorkerApp } from './worker-app.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createComposeService, waitFor, waitForDeployment, type CreatedService } from './testing/fixtures.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // Tenant containers are limited by default, against the real engine: what Docker reports for a
 // deployed container, and what a process inside it can and cannot do.
-const prefix = uniquePrefix('limits');
-const db = createTestDb();
+const { db, runtime, app, created } = useWorkerApp('limits', {
+  env: { CONTAINER_DEFAULT_MEMORY_MB: '128', CONTAINER_DEFAULT_CPUS: '0.5', CONTAINER_DEFAULT_PIDS: '64' },
+  app: { readiness: { timeoutMs: 20_000, stableMs: 500 } },
+});
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(
-  testConfig(prefix, {
-    CONTAINER_DEFAULT_MEMORY_MB: '128',
-    CONTAINER_DEFAULT_CPUS: '0.5',
-    CONTAINER_DEFAULT_PIDS: '64',
-  }),
-  { logger: silentLogger, reconcile: false, readiness: { timeoutMs: 20_000, stableMs: 500 } },
-);
-const created: CreatedService[] = [];
 const MIB = 1024 * 1024;
 
 // `bomb` forks sleepers forever (each in a subshell, so a failed fork does not end the loop); only
@@ -73,22 +51,12 @@ async function exec(component: string, cmd: string[]): Promise<{ code: number; o
 }
 
 beforeAll(async () => {
-  await app.start();
   service = await createComposeService(db, { compose: COMPOSE });
   created.push(service);
   await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
   const deployment = await waitForDeployment(db, service.deploymentId);
   expect(deployment).toMatchObject({ status: 'succeeded' });
 }, 120_000);
-
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(5000);
-  await db.$disconnect();
-});
 
 describe('container limits on the real engine', () => {
   it('a service that sets nothing gets the operator defaults, swap included in the limit', async () => {

@@ -1,32 +1,12 @@
 import { SERVICE_LABEL } from '@hostctl/domain';
-import { QUEUES } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
-import {
-  createComposeService,
-  createTestDb,
-  deleteServiceRows,
-  httpGet,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
-import { createWorkerApp } from './worker-app.js';
+import { describe, expect, it } from 'vitest';
+import { createComposeService, httpGet, waitForDeployment } from './testing/fixtures.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // Failed deployments must end failed (not retried forever) with an error a person can act on.
-const prefix = uniquePrefix('failures');
-const db = createTestDb();
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(testConfig(prefix), {
-  logger: silentLogger,
-  reconcile: false,
-  readiness: { timeoutMs: 3000, stableMs: 500 },
+const { db, runtime, app, created } = useWorkerApp('failures', {
+  app: { readiness: { timeoutMs: 3000, stableMs: 500 } },
 });
-const created: CreatedService[] = [];
 // The stack scripts always start the local registry: a missing one is a failed set-up, not a skip.
 await httpGet('127.0.0.1', 5000, '/v2/').catch(() => {
   throw new Error('the local registry on 127.0.0.1:5000 is not running: run scripts/setup-services.sh');
@@ -51,17 +31,6 @@ async function deploy(
   });
   return { service, deployment, row, events, logs };
 }
-
-beforeAll(() => app.start());
-
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(5000);
-  await db.$disconnect();
-});
 
 describe('failing deployments', () => {
   it('fails at once when the image is not on the host and names no registry', async () => {

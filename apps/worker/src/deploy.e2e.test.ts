@@ -1,4 +1,3 @@
-import { QueueEvents } from 'bullmq';
 import Docker from 'dockerode';
 import {
   COMPONENT_LABEL,
@@ -7,41 +6,31 @@ import {
   SERVICE_LABEL,
   INSTANCE_LABEL,
 } from '@hostctl/domain';
-import { QUEUES, createRedis, serviceLogStreamKey, type LifecycleResult } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
+import { createRedis, serviceLogStreamKey, type LifecycleResult } from '@hostctl/queue';
+import { describe, expect, it } from 'vitest';
 import {
   createComposeService,
   createRedeployment,
-  createTestDb,
-  deleteServiceRows,
   httpGet,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
   waitFor,
   waitForDeployment,
   type CreatedService,
 } from './testing/fixtures.js';
 import { TEST_REDIS_URL } from './testing/test-env.js';
-import { createWorkerApp } from './worker-app.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // End to end through a real BullMQ queue, a real worker, PostgreSQL and the Docker engine.
-const prefix = uniquePrefix('deploy');
-const db = createTestDb();
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(testConfig(prefix), {
-  logger: silentLogger,
-  reconcile: false,
-  readiness: { timeoutMs: 20_000, stableMs: 500 },
-});
-const queueEvents = new QueueEvents(QUEUES.operations, {
-  connection: createRedis(TEST_REDIS_URL, 'worker'),
+const {
   prefix,
+  db,
+  runtime,
+  app,
+  created,
+  operationEvents: queueEvents,
+} = useWorkerApp('deploy', {
+  app: { readiness: { timeoutMs: 20_000, stableMs: 500 } },
+  operationEvents: true,
 });
-const created: CreatedService[] = [];
 
 const COMPOSE = `services:
   web:
@@ -76,21 +65,6 @@ async function webAddress(serviceId: string): Promise<string> {
   if (!state?.ip) throw new Error('web container has no address');
   return state.ip;
 }
-
-beforeAll(async () => {
-  await app.start();
-  await queueEvents.waitUntilReady();
-});
-
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await queueEvents.close();
-  await app.close(5000);
-  await db.$disconnect();
-});
 
 describe('a compose service, end to end', () => {
   let service: CreatedService;

@@ -1,45 +1,23 @@
 // The deploy, lifecycle and delete processors end to end through real BullMQ, PostgreSQL and the
 // worker app as production wires it, with the fake runtime instead of an engine: the pipeline's
 // logic in seconds. The same runtime promises are checked against Docker by the contract suite.
-import { QueueEvents } from 'bullmq';
 import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import { QUEUES, createRedis, type LifecycleResult } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LifecycleResult } from '@hostctl/queue';
+import { describe, expect, it } from 'vitest';
 import { noopRouter } from './adapters/router.js';
 import { connects } from './health/port-probe.js';
 import { serviceObjects } from './pipeline/service-objects.js';
 import { createFakeRuntime } from './testing/fake-runtime.js';
-import {
-  createComposeService,
-  createRedeployment,
-  createTestDb,
-  deleteServiceRows,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitFor,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
-import { TEST_IMAGE, TEST_REDIS_URL } from './testing/test-env.js';
-import { createWorkerApp } from './worker-app.js';
+import { createRedeployment, waitFor, waitForDeployment, type CreatedService } from './testing/fixtures.js';
+import { TEST_IMAGE } from './testing/test-env.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
-const prefix = uniquePrefix('logic');
-const db = createTestDb();
-const runtime = createFakeRuntime({ images: [TEST_IMAGE] });
-const app = createWorkerApp(testConfig(prefix), {
-  logger: silentLogger,
-  runtime,
-  router: noopRouter,
-  reconcile: false,
-  observe: false,
-  readiness: { timeoutMs: 5000, stableMs: 200 },
+const fixture = useWorkerApp('logic', {
+  runtime: createFakeRuntime({ images: [TEST_IMAGE] }),
+  app: { router: noopRouter, observe: false, readiness: { timeoutMs: 5000, stableMs: 200 } },
+  operationEvents: true,
 });
-const queueEvents = new QueueEvents(QUEUES.operations, {
-  connection: createRedis(TEST_REDIS_URL, 'worker'),
-  prefix,
-});
-const created: CreatedService[] = [];
+const { prefix, db, runtime, app, operationEvents: queueEvents } = fixture;
 
 const compose = (webEnvironment = '') => `services:
   web:
@@ -55,30 +33,12 @@ volumes:
 
 const containersOf = (serviceId: string) => runtime.listContainers({ [SERVICE_LABEL]: serviceId });
 
-async function deploy(composeText: string): Promise<CreatedService> {
-  const service = await createComposeService(db, { compose: composeText });
-  created.push(service);
-  await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
-  return service;
-}
+const deploy = (composeText: string): Promise<CreatedService> => fixture.deploy({ compose: composeText });
 
 async function lifecycle(serviceId: string, action: 'start' | 'stop' | 'restart'): Promise<LifecycleResult> {
   const job = await app.producer.enqueue('lifecycle', { serviceId, action });
   return (await job.waitUntilFinished(queueEvents, 30_000)) as LifecycleResult;
 }
-
-beforeAll(async () => {
-  await app.start();
-  await queueEvents.waitUntilReady();
-});
-
-afterAll(async () => {
-  await deleteServiceRows(db, created);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await queueEvents.close();
-  await app.close(5000);
-  await db.$disconnect();
-});
 
 describe('worker logic on the fake runtime', () => {
   let service: CreatedService;

@@ -8,29 +8,16 @@ import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { dockerNamePrefix } from '@hostctl/domain';
-import { QUEUES } from '@hostctl/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerImageBuilder } from './adapters/docker-image-builder.js';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { ImageBuildError } from './adapters/image-builder.js';
-import { noopRouter } from './adapters/router.js';
 import { EGRESS_CHAIN, HOST_CHAIN } from './egress/egress-policy.js';
 import { BUILD_BRIDGE, BUILD_NETWORK, serviceBridge } from './egress/sandbox-bridges.js';
-import { removeAll } from './processors/delete.processor.js';
-import {
-  createComposeService,
-  createTestDb,
-  deleteServiceRows,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
+import { createComposeService, waitForDeployment } from './testing/fixtures.js';
 import { startStandIn, type StandIn } from './testing/netns-standin.js';
 import { CADDY_ADMIN_URL, viaCaddy } from './testing/network-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
-import { createWorkerApp } from './worker-app.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // Tenant code (a service container deployed by the real worker, a build RUN step on the real
 // engine) against stand-ins the test builds: a server in its own network namespace on a
@@ -41,22 +28,35 @@ const run = promisify(execFile);
 const iptables = (args: string[]) => run('iptables', args);
 const ip6tables = (args: string[]) => run('ip6tables', args);
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const prefix = uniquePrefix('egress');
-const db = createTestDb();
-const app = createWorkerApp(testConfig(prefix, { CADDY_ADMIN_URL, EGRESS_POLICY: 'enforce' }), {
-  logger: silentLogger,
-  reconcile: false,
-  observe: false,
-  readiness: { timeoutMs: 20_000, stableMs: 300 },
-});
 const id = randomUUID().slice(0, 8);
 const plainNetwork = `hostctl-test-plain-${id}`;
-const created: CreatedService[] = [];
 const cleanups: (() => Promise<unknown>)[] = [];
 let standIn: StandIn;
 let plainBridge = '';
 let buildGateway = '';
+const { db, app, created } = useWorkerApp('egress', {
+  env: { CADDY_ADMIN_URL, EGRESS_POLICY: 'enforce' },
+  app: { observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
+  hookTimeoutMs: 60_000,
+  beforeStart: async () => {
+    standIn = await startStandIn();
+    cleanups.push(() => standIn.close());
+    await docker.createNetwork({
+      Name: plainNetwork,
+      Driver: 'bridge',
+      Labels: { 'hostctl-test': 'egress' },
+    });
+    cleanups.push(() => docker.getNetwork(plainNetwork).remove());
+    plainBridge = `br-${(await docker.getNetwork(plainNetwork).inspect()).Id.slice(0, 12)}`;
+  },
+  afterStart: async () => {
+    buildGateway = await gatewayOf(BUILD_NETWORK);
+    await standIn.listenOn(buildGateway);
+  },
+  cleanup: async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  },
+});
 
 async function gatewayOf(network: string): Promise<string> {
   const info = await docker.getNetwork(network).inspect();
@@ -86,27 +86,6 @@ async function probe(container: string, target: string): Promise<{ reached: bool
   await new Promise((resolve) => stream.on('end', resolve));
   return { reached: output.includes(standIn.body), output };
 }
-
-beforeAll(async () => {
-  standIn = await startStandIn();
-  cleanups.push(() => standIn.close());
-  await docker.createNetwork({ Name: plainNetwork, Driver: 'bridge', Labels: { 'hostctl-test': 'egress' } });
-  cleanups.push(() => docker.getNetwork(plainNetwork).remove());
-  plainBridge = `br-${(await docker.getNetwork(plainNetwork).inspect()).Id.slice(0, 12)}`;
-  await app.start();
-  buildGateway = await gatewayOf(BUILD_NETWORK);
-  await standIn.listenOn(buildGateway);
-}, 60_000);
-
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(5000);
-  await db.$disconnect();
-}, 60_000);
 
 describe('the worker installs the egress policy', () => {
   it('jumps to its chains from DOCKER-USER and INPUT for every tenant bridge', async () => {

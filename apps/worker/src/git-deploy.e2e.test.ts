@@ -1,42 +1,28 @@
 import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import { QUEUES } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
+import { describe, expect, it } from 'vitest';
 import { noopRouter } from './adapters/router.js';
 import { removeAll } from './processors/delete.processor.js';
-import {
-  createRedeployment,
-  createTestDb,
-  deleteServiceRows,
-  httpGet,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
+import { createRedeployment, httpGet, waitForDeployment } from './testing/fixtures.js';
 import { startGitServer, type GitServer } from './testing/git-server.js';
 import { createRepositoryService, deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
-import { createWorkerApp } from './worker-app.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // git and ai deployments end to end: a real git daemon on loopback, real clones and builds on the
 // Docker engine. 127.0.0.1 is allowlisted, which is what lets git:// and a loopback host through.
-const prefix = uniquePrefix('git');
-const db = createTestDb();
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(
-  testConfig(prefix, {
+let server: GitServer;
+const { prefix, db, runtime, app, created } = useWorkerApp('git', {
+  env: {
     GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999',
     AI_BASE_IMAGE_STATIC: TEST_IMAGE,
     // Built by the stack scripts from this machine's Node.js (scripts/lib/docker.sh): no registry
     // outside is reachable, and the ai method must work offline in the dev stack.
     AI_BASE_IMAGE_NODE: 'local/node:20',
-  }),
-  { logger: silentLogger, reconcile: false, observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
-);
-const created: CreatedService[] = [];
-let server: GitServer;
+  },
+  app: { observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
+  beforeStart: async () => (server = await startGitServer()),
+  afterClose: () => server.close(),
+});
 
 const page = (text: string) => ({
   Dockerfile: `FROM ${TEST_IMAGE}\nCOPY index.html /www/index.html\nEXPOSE 8080\n`,
@@ -56,22 +42,6 @@ async function served(serviceId: string, port = 8080): Promise<string> {
   if (!state?.ip) throw new Error('web container has no address');
   return (await httpGet(state.ip, port, '/')).body;
 }
-
-beforeAll(async () => {
-  server = await startGitServer();
-  await app.start();
-});
-
-afterAll(async () => {
-  for (const item of created) {
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  }
-  await deleteServiceRows(db, created);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(5000);
-  await server.close();
-  await db.$disconnect();
-});
 
 describe('git deployments', () => {
   it('builds the default branch, serves it, and a redeploy builds the new head', async () => {

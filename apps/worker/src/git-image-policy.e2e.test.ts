@@ -1,59 +1,31 @@
 import { randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
-import { QUEUES } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
-import {
-  createTestDb,
-  deleteServiceRows,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
+import { describe, expect, it } from 'vitest';
+import { waitForDeployment } from './testing/fixtures.js';
 import { startGitServer, type GitServer } from './testing/git-server.js';
 import { createRepositoryService, deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
-import { createWorkerApp } from './worker-app.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // A repository is tenant input too: its Dockerfile's FROM and its compose file's images pass the
 // same image policy before the engine builds or pulls anything. Real git daemon and engine.
-const prefix = uniquePrefix('git-images');
-const db = createTestDb();
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(testConfig(prefix, { GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999' }), {
-  logger: silentLogger,
-  reconcile: false,
-  observe: false,
-  readiness: { timeoutMs: 20_000, stableMs: 300 },
-});
-const created: CreatedService[] = [];
 const foreignBuild = `hostctl/${randomUUID().replace(/-/g, '').slice(0, 12)}:${'cd'.repeat(20)}`;
 let server: GitServer;
-
-beforeAll(async () => {
-  server = await startGitServer();
-  await app.start();
-  const [repo, tag] = foreignBuild.split(':') as [string, string];
-  await docker.getImage(TEST_IMAGE).tag({ repo, tag });
-});
-
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  await docker
-    .getImage(foreignBuild)
-    .remove({ noprune: true })
-    .catch(() => undefined);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(5000);
-  await server.close();
-  await db.$disconnect();
+const { db, app, created } = useWorkerApp('git-images', {
+  env: { GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999' },
+  app: { observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
+  beforeStart: async () => (server = await startGitServer()),
+  afterStart: async () => {
+    const [repo, tag] = foreignBuild.split(':') as [string, string];
+    await docker.getImage(TEST_IMAGE).tag({ repo, tag });
+  },
+  cleanup: () =>
+    docker
+      .getImage(foreignBuild)
+      .remove({ noprune: true })
+      .catch(() => undefined),
+  afterClose: () => server.close(),
 });
 
 describe('repository images', () => {

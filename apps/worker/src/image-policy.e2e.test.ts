@@ -1,62 +1,33 @@
 import { randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
-import { QUEUES } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDockerClient } from './adapters/docker-client.js';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
-import {
-  createComposeService,
-  createTestDb,
-  deleteServiceRows,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
+import { createComposeService, waitForDeployment } from './testing/fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
-import { createWorkerApp } from './worker-app.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // Hostile plans written straight into the database (the API would have refused them): each fails
 // its own deployment for good, nothing reaches the engine's API paths or the control plane, and
 // the same worker goes on to deploy the next service. The registry allowlist here is deliberately
 // too wide (every loopback port): the control plane's endpoints must stay refused regardless.
-const prefix = uniquePrefix('images');
-const db = createTestDb();
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(testConfig(prefix, { REGISTRY_ALLOWED_HOSTS: '127.0.0.1:1-65535' }), {
-  logger: silentLogger,
-  reconcile: false,
-  observe: false,
-  readiness: { timeoutMs: 20_000, stableMs: 300 },
-});
-const created: CreatedService[] = [];
 // Another service's build, as the builder would tag it: present on the engine, never nameable.
 const foreignBuild = `hostctl/${randomUUID().replace(/-/g, '').slice(0, 12)}:${'ab'.repeat(20)}`;
 let busyboxId = '';
-
-beforeAll(async () => {
-  await app.start();
-  busyboxId = (await docker.getImage(TEST_IMAGE).inspect()).Id;
-  const [repo, tag] = foreignBuild.split(':') as [string, string];
-  await docker.getImage(TEST_IMAGE).tag({ repo, tag });
-});
-
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  await docker
-    .getImage(foreignBuild)
-    .remove({ noprune: true })
-    .catch(() => undefined);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(5000);
-  await db.$disconnect();
+const { db, runtime, app, created } = useWorkerApp('images', {
+  env: { REGISTRY_ALLOWED_HOSTS: '127.0.0.1:1-65535' },
+  app: { observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
+  afterStart: async () => {
+    busyboxId = (await docker.getImage(TEST_IMAGE).inspect()).Id;
+    const [repo, tag] = foreignBuild.split(':') as [string, string];
+    await docker.getImage(TEST_IMAGE).tag({ repo, tag });
+  },
+  cleanup: () =>
+    docker
+      .getImage(foreignBuild)
+      .remove({ noprune: true })
+      .catch(() => undefined),
 });
 
 async function deploy(image: string) {

@@ -1,83 +1,56 @@
 import { randomUUID } from 'node:crypto';
 import { Resolver } from 'node:dns/promises';
-import { QUEUES } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { routeId } from './adapters/caddy-routes.js';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
-import {
-  createComposeService,
-  createTestDb,
-  deleteServiceRows,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitFor,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
+import { createComposeService, waitFor, waitForDeployment, type CreatedService } from './testing/fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
 import { CADDY_ADMIN_URL, PDNS_API_URL, pdns, pdnsApiKey, viaCaddy } from './testing/network-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
-import { createWorkerApp } from './worker-app.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // Public URLs through the real Caddy (127.0.0.1:80) and records in the real PowerDNS (:5300):
 // routes and owned records appear on deploy, come back after Caddy forgets them, and disappear on
 // delete, while a record and a route the platform did not make are left alone.
-const prefix = uniquePrefix('net');
-const db = createTestDb();
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(
-  testConfig(prefix, {
+const suffix = randomUUID().slice(0, 8);
+const zone = `hostctl-test-${suffix}.test`;
+const foreignRouteId = `hostctl-test-foreign-${suffix}`;
+const { prefix, db, app, created } = useWorkerApp('net', {
+  env: {
     CADDY_ADMIN_URL,
     DNS_PROVIDER: 'powerdns',
     PDNS_API_URL,
     PDNS_API_KEY: pdnsApiKey(),
     PUBLIC_IP: '127.0.0.1',
     APPS_DOMAIN: 'apps.localhost',
-  }),
-  { logger: silentLogger, reconcile: false, observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
-);
-const suffix = randomUUID().slice(0, 8);
-const zone = `hostctl-test-${suffix}.test`;
-const foreignRouteId = `hostctl-test-foreign-${suffix}`;
-const created: CreatedService[] = [];
+  },
+  app: { observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
+  beforeStart: async () => {
+    expect(await pdns('POST', '/zones', { name: `${zone}.`, kind: 'Native', nameservers: [] })).toBe(201);
+    // Someone else's record inside a zone the platform may write to.
+    expect(
+      await pdns('PATCH', `/zones/${zone}.`, {
+        rrsets: [
+          {
+            name: `foreign.${zone}.`,
+            type: 'A',
+            ttl: 60,
+            changetype: 'REPLACE',
+            records: [{ content: '192.0.2.10', disabled: false }],
+          },
+        ],
+      }),
+    ).toBe(204);
+  },
+  cleanup: async () => {
+    await fetch(`${CADDY_ADMIN_URL}/id/${foreignRouteId}`, { method: 'DELETE' }).catch(() => undefined);
+    await pdns('DELETE', `/zones/${zone}.`);
+  },
+});
 const resolver = new Resolver();
 resolver.setServers(['127.0.0.1:5300']);
 
 const lookup = (name: string) =>
   resolver.resolve4(name).catch((error: { code?: string }) => error.code ?? 'error');
-
-beforeAll(async () => {
-  expect(await pdns('POST', '/zones', { name: `${zone}.`, kind: 'Native', nameservers: [] })).toBe(201);
-  // Someone else's record inside a zone the platform may write to.
-  expect(
-    await pdns('PATCH', `/zones/${zone}.`, {
-      rrsets: [
-        {
-          name: `foreign.${zone}.`,
-          type: 'A',
-          ttl: 60,
-          changetype: 'REPLACE',
-          records: [{ content: '192.0.2.10', disabled: false }],
-        },
-      ],
-    }),
-  ).toBe(204);
-  await app.start();
-});
-
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  await fetch(`${CADDY_ADMIN_URL}/id/${foreignRouteId}`, { method: 'DELETE' }).catch(() => undefined);
-  await pdns('DELETE', `/zones/${zone}.`);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(5000);
-  await db.$disconnect();
-});
 
 describe('routes and DNS records of a service', () => {
   let service: CreatedService;

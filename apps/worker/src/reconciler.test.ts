@@ -2,29 +2,17 @@ import { randomUUID } from 'node:crypto';
 import { OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import { QUEUES, jobIds } from '@hostctl/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
-import {
-  createComposeService,
-  createTestDb,
-  deleteServiceRows,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitFor,
-  type CreatedService,
-} from './testing/fixtures.js';
+import { createComposeService, waitFor } from './testing/fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
-import { createWorkerApp } from './worker-app.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // The reconciler repairs what it owns and never touches anything else. Workers are not started
 // here: the sweep alone must do the repairs.
-const prefix = uniquePrefix('reconcile');
-const db = createTestDb();
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(testConfig(prefix), { logger: silentLogger, reconcile: false });
-const created: CreatedService[] = [];
+// Only the sweep's own code runs: no workers, no timer.
+const { prefix, db, runtime, app, created } = useWorkerApp('reconcile', {
+  start: false,
+  closeTimeoutMs: 1000,
+});
 const strays: string[] = [];
 
 async function container(name: string, labels: Record<string, string>): Promise<string> {
@@ -47,18 +35,12 @@ async function container(name: string, labels: Record<string, string>): Promise<
 }
 
 beforeAll(async () => {
-  // Only the sweep's own code runs: no workers, no timer.
   await app.producer.queue(QUEUES.deployments).waitUntilReady();
 });
 
+// Runs before the fixture's teardown (after-hooks run in stack order): strays go before services.
 afterAll(async () => {
   for (const id of strays) await runtime.removeContainer(id);
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(1000);
-  await db.$disconnect();
 });
 
 describe('reconciler', () => {

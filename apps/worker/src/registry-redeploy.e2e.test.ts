@@ -4,48 +4,41 @@ import os from 'node:os';
 import path from 'node:path';
 import Docker from 'dockerode';
 import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import { QUEUES } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDockerImageBuilder } from './adapters/docker-image-builder.js';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
-import {
-  createComposeService,
-  createRedeployment,
-  createTestDb,
-  deleteServiceRows,
-  httpGet,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
+import { createComposeService, createRedeployment, httpGet, waitForDeployment } from './testing/fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
-import { createWorkerApp } from './worker-app.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // "Redeploy pulls the latest image": v1 and then v2 are pushed under one tag of the local
 // registry; the engine's own copy of the tag is pointed back at v1 before the redeploy, so only a
 // real pull can make the service serve v2.
-const prefix = uniquePrefix('registry');
-const db = createTestDb();
 const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
 const builder = createDockerImageBuilder({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(testConfig(prefix), {
-  logger: silentLogger,
-  reconcile: false,
-  observe: false,
-  readiness: { timeoutMs: 20_000, stableMs: 300 },
-});
 const repository = `127.0.0.1:5000/hostctl-test-${randomUUID().slice(0, 8)}`;
 const tag = `${repository}:latest`;
-const created: CreatedService[] = [];
 const imageIds: string[] = [];
 const digests = new Set<string>();
 let workDir: string;
+const { db, runtime, app, created } = useWorkerApp('registry', {
+  app: { observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
+  beforeStart: async () => (workDir = await mkdtemp(path.join(os.tmpdir(), 'hostctl-registry-test-'))),
+  cleanup: async () => {
+    for (const id of imageIds)
+      await docker
+        .getImage(id)
+        .remove({ force: true })
+        .catch(() => undefined);
+    // Leave the registry as we found it (deletes are enabled there).
+    const name = repository.replace('127.0.0.1:5000/', '');
+    for (const digest of [...digests, ...(await registryDigests(name))])
+      await fetch(`http://127.0.0.1:5000/v2/${name}/manifests/${digest}`, { method: 'DELETE' }).catch(
+        () => undefined,
+      );
+  },
+  afterClose: () => rm(workDir, { recursive: true, force: true }),
+});
 
 async function buildAndPush(text: string): Promise<string> {
   await writeFile(path.join(workDir, 'index.html'), text);
@@ -74,32 +67,6 @@ async function served(serviceId: string): Promise<string> {
   if (!state?.ip) throw new Error('web container has no address');
   return (await httpGet(state.ip, 8080, '/')).body;
 }
-
-beforeAll(async () => {
-  workDir = await mkdtemp(path.join(os.tmpdir(), 'hostctl-registry-test-'));
-  await app.start();
-});
-
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  for (const id of imageIds)
-    await docker
-      .getImage(id)
-      .remove({ force: true })
-      .catch(() => undefined);
-  // Leave the registry as we found it (deletes are enabled there).
-  const name = repository.replace('127.0.0.1:5000/', '');
-  for (const digest of [...digests, ...(await registryDigests(name))])
-    await fetch(`http://127.0.0.1:5000/v2/${name}/manifests/${digest}`, { method: 'DELETE' }).catch(
-      () => undefined,
-    );
-  for (const queue of Object.values(QUEUES)) await app.producer.queue(queue).obliterate({ force: true });
-  await app.close(5000);
-  await rm(workDir, { recursive: true, force: true });
-  await db.$disconnect();
-});
 
 async function registryDigests(name: string): Promise<string[]> {
   const response = await fetch(`http://127.0.0.1:5000/v2/${name}/manifests/latest`, {

@@ -1,34 +1,14 @@
 import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import { QUEUES } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { RESTORE_BUDGET } from './service-restorer.js';
-import {
-  createComposeService,
-  createTestDb,
-  deleteServiceRows,
-  httpGet,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
-import { createWorkerApp } from './worker-app.js';
+import { createComposeService, httpGet, waitForDeployment, type CreatedService } from './testing/fixtures.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // A running service whose containers died behind our back (Docker restarted, `docker rm` by hand)
 // is rebuilt by the reconciler from its last successful deployment; one that keeps dying is failed.
-const prefix = uniquePrefix('restore');
-const db = createTestDb();
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(testConfig(prefix), {
-  logger: silentLogger,
-  reconcile: false,
-  readiness: { timeoutMs: 30_000, stableMs: 300 },
+const { db, runtime, app, created } = useWorkerApp('restore', {
+  app: { readiness: { timeoutMs: 30_000, stableMs: 300 } },
 });
-const created: CreatedService[] = [];
 const WEB = 'services:\n  web:\n    image: local/busybox:1\n    ports: ["8080"]\n';
 let service: CreatedService;
 
@@ -44,20 +24,10 @@ const eventsOf = async () =>
   ).map((event) => `${event.type} ${event.status}: ${event.message}`);
 
 beforeAll(async () => {
-  await app.start();
   service = await createComposeService(db, { compose: WEB });
   created.push(service);
   await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
   expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
-});
-
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(5000);
-  await db.$disconnect();
 });
 
 describe('the reconciler restores running services', () => {

@@ -1,43 +1,15 @@
-import { QUEUES } from '@hostctl/queue';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
-import {
-  createComposeService,
-  createTestDb,
-  deleteServiceRows,
-  silentLogger,
-  testConfig,
-  uniquePrefix,
-  waitForDeployment,
-  type CreatedService,
-} from './testing/fixtures.js';
-import { createWorkerApp } from './worker-app.js';
+import { describe, expect, it } from 'vitest';
+import { createComposeService, waitForDeployment } from './testing/fixtures.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
 
 // WORKER_CONCURRENCY bounds the jobs one replica runs at once (per queue): with 2, three slow
 // deploys of different services run two at a time, never three, and all finish.
-const prefix = uniquePrefix('slots');
-const db = createTestDb();
-const runtime = createDockerRuntime({ socketPath: '/var/run/docker.sock' });
-const app = createWorkerApp(testConfig(prefix, { WORKER_CONCURRENCY: '2' }), {
-  logger: silentLogger,
-  reconcile: false,
-  readiness: { timeoutMs: 30_000, stableMs: 300 },
+const { db, app, created } = useWorkerApp('slots', {
+  env: { WORKER_CONCURRENCY: '2' },
+  app: { readiness: { timeoutMs: 30_000, stableMs: 300 } },
 });
-const created: CreatedService[] = [];
 const SLOW =
   'services:\n  web:\n    image: local/busybox:1\n    command: ["sh", "-c", "sleep 2; exec httpd -f -p 8080 -h /www"]\n    ports: ["8080"]\n';
-
-beforeAll(() => app.start());
-afterAll(async () => {
-  for (const item of created)
-    await removeAll({ runtime, router: noopRouter, instance: prefix }, item.serviceId).catch(() => undefined);
-  await deleteServiceRows(db, created);
-  for (const name of Object.values(QUEUES)) await app.producer.queue(name).obliterate({ force: true });
-  await app.close(5000);
-  await db.$disconnect();
-});
 
 async function activeDeployJobs(): Promise<number> {
   const text = await app.metrics.registry.getSingleMetricAsString('hostctl_worker_active_jobs');
