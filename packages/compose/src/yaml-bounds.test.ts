@@ -111,7 +111,8 @@ describe('honest documents near the bounds are accepted', () => {
 
 describe('expansion keeps YAML semantics', () => {
   it('an alias refers to the last anchor of its name before it', () => {
-    const text = 'x-a: &a {v: 1}\nx-b: {inner: &a {v: 2}}\nservices:\n  web:\n    image: app:1\n    labels: *a\n';
+    const text =
+      'x-a: &a {v: 1}\nx-b: {inner: &a {v: 2}}\nservices:\n  web:\n    image: app:1\n    labels: *a\n';
     expect(parseCompose(text, {}).containers[0]!.labels).toEqual({ v: '2' });
   });
 
