@@ -15,8 +15,8 @@ import { defaultBridgeName } from '../egress/sandbox-bridges.js';
 const BRIDGE_NAME_OPTION = 'com.docker.network.bridge.name';
 
 /**
- * ContainerRuntime on one Docker engine through dockerode; the only file that imports it. Docker
- * errors are turned into DomainErrors (runtime_error is retryable, image_unavailable is not), and
+ * ContainerRuntime on one Docker engine through dockerode (lint keeps dockerode inside these
+ * adapters; docker-client.ts makes the client and encodes every name). Docker errors are turned into DomainErrors (runtime_error is retryable, image_unavailable is not), and
  * "already gone" (404) on removal counts as success so every delete is idempotent.
  */
 export function createDockerRuntime(options: { socketPath: string }): ContainerRuntime {

@@ -7,8 +7,8 @@ import type { ContainerEvent, ContainerTelemetry, ContainerUsage, OutputStream }
 import { statusOf, toRuntimeError, fail } from './docker-errors.js';
 
 /**
- * ContainerTelemetry on one Docker engine through dockerode (with docker-runtime.ts, the only
- * files importing it). Reads only: it never changes a container. Failures become runtime_error
+ * ContainerTelemetry on one Docker engine through dockerode (lint keeps dockerode inside these
+ * adapters; docker-client.ts is where clients are made and names encoded). Reads only: it never changes a container. Failures become runtime_error
  * DomainErrors; a container that is already gone is `null`, not an error.
  */
 export function createDockerTelemetry(options: { socketPath: string }): ContainerTelemetry {
