@@ -1,9 +1,8 @@
 // API process: load config → build the container → build the app → listen; drain on SIGTERM.
 import pino from 'pino';
-import { ApiConfigSchema, assertProductionSafe, loadConfig } from '@hostctl/config';
+import { ApiConfigSchema, assertProductionSafe, installProcessGuard, loadConfig } from '@hostctl/config';
 import { buildApp, LOG_REDACTIONS } from './app.js';
 import { createContainer } from './container.js';
-import { installProcessGuard } from './process-guard.js';
 
 const config = loadConfig(ApiConfigSchema);
 // Before anything connects: a production API with development settings must not start at all.

@@ -1,9 +1,8 @@
 // Worker process entry: load config → build the app → start workers, reconciler and health
 // endpoints → on SIGTERM/SIGINT let running jobs finish within a bound, then exit.
-import { ConfigError, WorkerConfigSchema, loadConfig } from '@hostctl/config';
+import { ConfigError, WorkerConfigSchema, installProcessGuard, loadConfig } from '@hostctl/config';
 import { AllowlistError } from '@hostctl/source-policy';
 import { EgressPolicyError } from './egress/egress-policy.js';
-import { installProcessGuard } from './process-guard.js';
 import { createWorkerApp, type WorkerApp } from './worker-app.js';
 
 const SHUTDOWN_GRACE_MS = 25_000;

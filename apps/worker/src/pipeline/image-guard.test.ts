@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { parseAllowedHosts, protectedEndpoints, type Lookup } from '@hostctl/source-policy';
 import { describe, expect, it } from 'vitest';
 import { isNamedBy } from '../adapters/docker-client.js';
-import { installProcessGuard } from '../process-guard.js';
+import { installProcessGuard } from '@hostctl/config';
 import { assertImageAllowed, type ImageGuard } from './image-guard.js';
 import { PermanentStepError } from './step-errors.js';
 
