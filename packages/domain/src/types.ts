@@ -17,6 +17,7 @@ export const DEPLOYMENT_STATUSES = [
   'failed',
   'superseded',
   'cancelled',
+  'rolled_back',
 ] as const;
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
@@ -27,6 +28,7 @@ export type HealthStatus = (typeof HEALTH_STATUSES)[number];
 export const EVENT_TYPES = [
   'deploy',
   'redeploy',
+  'rollback',
   'start',
   'stop',
   'restart',
@@ -36,7 +38,16 @@ export const EVENT_TYPES = [
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
-export const EVENT_STATUSES = ['started', 'success', 'failed', 'healthy', 'unhealthy', 'info'] as const;
+export const EVENT_STATUSES = [
+  'started',
+  'success',
+  'failed',
+  'rolled_back',
+  'cancelled',
+  'healthy',
+  'unhealthy',
+  'info',
+] as const;
 export type EventStatus = (typeof EVENT_STATUSES)[number];
 
 /** Labels that mark Docker objects as ours; the reconciler never touches anything without them. */
