@@ -34,6 +34,7 @@ const BODILESS = new Set([
   'POST /api/services/:id/stop',
   'POST /api/services/:id/restart',
   'POST /api/services/:id/redeploy',
+  'POST /api/deployments/:id/cancel',
   'POST /api/auth/logout',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
@@ -188,6 +189,7 @@ describe('every /api route', () => {
     expect(idempotent.map((route) => route.url).sort()).toEqual([
       '/api/services',
       '/api/services/:id/redeploy',
+      '/api/services/:id/rollback',
     ]);
     for (const route of idempotent) {
       const operation = document.paths[openApiPath(route.url)]?.post;
