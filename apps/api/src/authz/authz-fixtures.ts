@@ -81,7 +81,10 @@ export async function buildFixtures(h: Harness): Promise<Fixtures> {
       return id;
     },
     async freshReleases() {
-      const { id, deploy_job_id } = await h.createService(root, { customer_id: a.id, name: uniqueName('authz') });
+      const { id, deploy_job_id } = await h.createService(root, {
+        customer_id: a.id,
+        name: uniqueName('authz'),
+      });
       await settleFirst(h, id, deploy_job_id, { at: 0 });
       await addDeployment(h, id, { at: 60 });
       return id;

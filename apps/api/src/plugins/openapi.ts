@@ -102,7 +102,8 @@ const idempotencyHeaders = {
 
 function tagOf(url: string): string {
   const segment = url.split('/')[2] ?? '';
-  if (segment === 'deployments' || url.endsWith('/logs') || url.endsWith('/deployments')) return 'deployments';
+  if (segment === 'deployments' || url.endsWith('/logs') || url.endsWith('/deployments'))
+    return 'deployments';
   return segment;
 }
 

@@ -99,7 +99,10 @@ export function createDeploymentsStore(db: Db) {
           RETURNING d.service_id AS "serviceId", d.trigger, before.status::text AS was`;
         const row = updated[0];
         if (row === undefined) {
-          const current = await tx.deployment.findUnique({ where: { id }, select: { status: true, step: true } });
+          const current = await tx.deployment.findUnique({
+            where: { id },
+            select: { status: true, step: true },
+          });
           return { cancelled: false, status: current?.status ?? null, step: current?.step ?? null };
         }
         await tx.serviceEvent.create({

@@ -78,9 +78,7 @@ export async function requestRollback(
       data: {
         status: 'deploying',
         ...(target.sourceCompose !== null ? { compose: target.sourceCompose } : {}),
-        ...(target.sourceVariables !== null
-          ? { variables: target.sourceVariables as InputJsonValue }
-          : {}),
+        ...(target.sourceVariables !== null ? { variables: target.sourceVariables as InputJsonValue } : {}),
       },
     });
     const deployment = await tx.deployment.create({
@@ -108,7 +106,8 @@ function refusalOf(
 ): RollbackRefusal | null {
   if (targetId !== undefined) {
     if (!target) return { reason: 'target_not_found', targetId };
-    if (target.status !== 'succeeded') return { reason: 'target_not_succeeded', targetId, status: target.status };
+    if (target.status !== 'succeeded')
+      return { reason: 'target_not_succeeded', targetId, status: target.status };
   } else {
     if (!current) return { reason: 'no_release' };
     if (!target) return { reason: 'no_previous_release', currentId: current.id };

@@ -39,7 +39,9 @@ async function releasedWithQueuedRedeploy() {
 
 describe('cancel a queued deployment (no worker claimed it)', () => {
   it('ends it cancelled and gives a service without a release the status failed', async () => {
-    const { id: serviceId, deploy_job_id } = await h.createService(operator.auth, { customer_id: customerId });
+    const { id: serviceId, deploy_job_id } = await h.createService(operator.auth, {
+      customer_id: customerId,
+    });
     const response = await cancel(deploy_job_id);
     expect(response.statusCode).toBe(200);
     expect(json(response)).toMatchObject({
@@ -74,7 +76,7 @@ describe('cancel a queued deployment (no worker claimed it)', () => {
   it('answers a follower waiting for the outcome', async () => {
     const { queuedId } = await releasedWithQueuedRedeploy();
     const waiting = h.app.inject({
-      url: `/api/deployments/${queuedId}?wait=30`,
+      url: `/api/deployments/${queuedId}?wait=300`, // past the test timeout: only a final status answers
       headers: { authorization: operator.auth },
     });
     expect((await cancel(queuedId)).statusCode).toBe(200);
@@ -98,7 +100,12 @@ describe('cancel a running deployment', () => {
 
   it('a rollback is cancelled under its own event type', async () => {
     const { serviceId } = await releasedWithQueuedRedeploy();
-    const rollback = await addDeployment(h, serviceId, { at: 90, trigger: 'rollback', status: 'running', step: 'pull' });
+    const rollback = await addDeployment(h, serviceId, {
+      at: 90,
+      trigger: 'rollback',
+      status: 'running',
+      step: 'pull',
+    });
     expect((await cancel(rollback)).statusCode).toBe(200);
     expect(await lastEvent(serviceId)).toMatchObject({ type: 'rollback', status: 'cancelled' });
   });
@@ -121,7 +128,9 @@ describe('cancel a running deployment', () => {
 
   it('exactly one of many concurrent cancels wins', async () => {
     const { serviceId, queuedId } = await releasedWithQueuedRedeploy();
-    const statuses = await Promise.all(Array.from({ length: 6 }, async () => (await cancel(queuedId)).statusCode));
+    const statuses = await Promise.all(
+      Array.from({ length: 6 }, async () => (await cancel(queuedId)).statusCode),
+    );
     expect(statuses.sort()).toEqual([200, 409, 409, 409, 409, 409]);
     expect(await h.container.db.serviceEvent.count({ where: { serviceId, status: 'cancelled' } })).toBe(1);
   });

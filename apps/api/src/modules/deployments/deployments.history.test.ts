@@ -97,7 +97,11 @@ describe('GET /api/services/:id/deployments', () => {
       created_at: '2026-01-01T00:02:00.000Z',
       finished_at: '2026-01-01T00:02:01.000Z',
     });
-    expect(byId.get(ids[0] ?? '')).toMatchObject({ trigger: 'create', image_digests: null, update_order: null });
+    expect(byId.get(ids[0] ?? '')).toMatchObject({
+      trigger: 'create',
+      image_digests: null,
+      update_order: null,
+    });
     expect(byId.get(ids[1] ?? '')).toMatchObject({ status: 'failed', commit: 'a'.repeat(40) });
     expect(byId.get(ids[3] ?? '')).toMatchObject({ status: 'rolled_back', update_order: 'stop-first' });
     expect(byId.get(ids[4] ?? '')).toMatchObject({ status: 'running', step: 'pull', finished_at: null });

@@ -25,6 +25,8 @@ export function toSummary(row: DeploymentSummaryRow): DeploymentSummary {
 /** The worker writes {component: reference}; anything else (not recorded yet) shows as null. */
 function imageDigestsOf(value: unknown): Record<string, string> | null {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const entries = Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string');
+  const entries = Object.entries(value).filter(
+    (entry): entry is [string, string] => typeof entry[1] === 'string',
+  );
   return Object.fromEntries(entries);
 }

@@ -25,11 +25,14 @@ const summaryFields = {
   image_digest: nullable(Type.String()),
   image_digests: nullable(
     Type.Record(Type.String(), Type.String(), {
-      description: 'Compose service → the image reference that ran, pinned (repo@sha256:… or a local image id)',
+      description:
+        'Compose service → the image reference that ran, pinned (repo@sha256:… or a local image id)',
     }),
   ),
   update_order: nullable(literals(UPDATE_ORDERS)),
-  rollback_of: nullable(Type.String({ description: 'rollback: the deployment whose release this one runs again' })),
+  rollback_of: nullable(
+    Type.String({ description: 'rollback: the deployment whose release this one runs again' }),
+  ),
   error: nullable(Type.String()),
   created_at: Timestamp,
   started_at: nullable(Timestamp),
