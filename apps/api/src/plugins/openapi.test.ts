@@ -16,7 +16,7 @@ const routes: RouteOptions[] = [];
 
 interface Operation {
   parameters?: { in: string; name: string }[];
-  requestBody?: unknown;
+  requestBody?: { required?: boolean };
   responses: Record<string, { content?: Record<string, unknown> }>;
   security?: unknown[];
 }
@@ -198,6 +198,18 @@ describe('every /api route', () => {
       );
       expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['409', '422']));
     }
+  });
+});
+
+describe('optional bodies', () => {
+  it('documents the rollback body as optional and every other body as required', () => {
+    const bodies = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) => operation.requestBody !== undefined)
+        .map(([method, operation]) => [`${method} ${path}`, operation.requestBody?.required]),
+    );
+    expect(bodies).toContainEqual(['post /api/services/{id}/rollback', false]);
+    expect(bodies.filter(([, required]) => required !== true)).toHaveLength(1);
   });
 });
 
