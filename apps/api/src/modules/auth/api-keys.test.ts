@@ -63,8 +63,12 @@ describe('POST /api/auth/api-keys', () => {
     const response = await create({ name: 'ci deploys' });
     expect(response.statusCode).toBe(201);
     const body = json<Created>(response);
-    expect(Object.keys(body).sort()).toEqual(['created_at', 'expires_at', 'id', 'key', 'name']);
-    expect(body).toMatchObject({ name: 'ci deploys', expires_at: null });
+    expect(Object.keys(body).sort()).toEqual(['created_at', 'expires_at', 'id', 'key', 'limits', 'name']);
+    expect(body).toMatchObject({
+      name: 'ci deploys',
+      expires_at: null,
+      limits: { service_id: null, customer_id: null, actions: null },
+    });
     expect(body.key).toMatch(/^hsk_[0-9A-Za-z]{36}$/);
     expect(hasApiKeyShape(body.key)).toBe(true);
     const row = await a.container.db.apiKey.findUniqueOrThrow({ where: { id: body.id } });
@@ -164,6 +168,7 @@ describe('GET /api/auth/api-keys', () => {
         'expires_at',
         'id',
         'last_used_at',
+        'limits',
         'name',
       ]);
       expect(usedItem.last_used_at).toEqual(expect.any(String));
