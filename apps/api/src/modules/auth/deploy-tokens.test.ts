@@ -154,6 +154,30 @@ describe('a customer-limited token', () => {
   });
 });
 
+describe('idempotent replays', () => {
+  it("a limited key never replays what its owner's wider key did under the same Idempotency-Key", async () => {
+    const owner = caller('operator', 'unscoped');
+    const limited = await keyOf(owner, { customer_id: f.customerA });
+    const body = {
+      name: `idem-${randomUUID().slice(0, 8)}`,
+      customer_id: f.customerB,
+      deploy_method: 'compose',
+      compose: 'services:\n  web:\n    image: local/busybox:1\n',
+    };
+    const post = (auth: string) =>
+      h.app.inject({
+        method: 'POST',
+        url: '/api/services',
+        headers: { authorization: auth, 'idempotency-key': `idem-${body.name}` },
+        payload: body,
+      });
+    expect((await post(owner.auth)).statusCode).toBe(201);
+    const replayed = await post(limited);
+    expect(replayed.statusCode).toBe(403);
+    expect(replayed.body).not.toContain(body.name);
+  });
+});
+
 describe('a read-only token', () => {
   it('reads and cannot redeploy', async () => {
     const key = await keyOf(caller('admin', 'unscoped'), { actions: ['read'] });
