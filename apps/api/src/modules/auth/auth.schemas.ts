@@ -59,7 +59,7 @@ export const CreateApiKeyBody = Type.Object(
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
 
 /** A key's limits; null fields are not limited (actions null: every action the owner's role allows). */
-export const ApiKeyLimits = Type.Object({
+const ApiKeyLimits = Type.Object({
   service_id: Type.Union([Type.String(), Type.Null()]),
   customer_id: Type.Union([Type.String(), Type.Null()]),
   actions: Type.Union([Type.Array(Type.String()), Type.Null()]),
