@@ -1,6 +1,7 @@
 import { customerScope, type Principal } from '@hostctl/auth-policy';
 import type { AuditEvent, AuditStore } from '@hostctl/db';
 import { LIMITS, validationError } from '@hostctl/domain';
+import { parseTimestamp } from '../../http/input-bounds.js';
 import type { AuditEventItem, AuditEventsQuery } from './audit.schemas.js';
 
 export type AuditService = ReturnType<typeof createAuditService>;
@@ -11,8 +12,9 @@ export function createAuditService(deps: { store: Pick<AuditStore, 'list'> }) {
     async list(principal: Principal, query: AuditEventsQuery) {
       const page = query.page ?? 1;
       const perPage = query.per_page ?? LIMITS.perPageDefault;
-      const since = query.since !== undefined ? new Date(query.since) : undefined;
-      const until = query.until !== undefined ? new Date(query.until) : undefined;
+      // parseTimestamp reads a leap second as the second before (`…23:59:60Z` stays in year 9999).
+      const since = query.since !== undefined ? parseTimestamp(query.since) : undefined;
+      const until = query.until !== undefined ? parseTimestamp(query.until) : undefined;
       if (since && until && since.getTime() > until.getTime()) {
         throw validationError('/querystring/until', 'must not be before since');
       }
