@@ -7,6 +7,7 @@ import {
   type KeyTargetsStore,
 } from '@hostctl/db';
 import { DomainError, LIMITS, validationError } from '@hostctl/domain';
+import { parseTimestamp } from '../../http/input-bounds.js';
 import type { ApiKeyListItem, CreateApiKeyBody } from './auth.schemas.js';
 import { decideKeyLimitsAtCreation } from './key-limits-at-creation.js';
 
@@ -38,7 +39,7 @@ export function createApiKeysService(deps: {
         );
       }
       const at = now();
-      const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
+      const expiresAt = body.expires_at ? parseTimestamp(body.expires_at) : null;
       if (expiresAt && expiresAt.getTime() <= at.getTime())
         throw validationError('/body/expires_at', 'must be in the future');
       const limits = await decideKeyLimitsAtCreation(principal, body, deps);

@@ -109,6 +109,9 @@ describe('POST /api/auth/api-keys', () => {
     expect(json<Created>(await create({ name: 'tomorrow', expires_at: at })).expires_at).toBe(at);
     const offset = json<Created>(await create({ name: 'offset', expires_at: '2999-01-01T02:00:00+02:00' }));
     expect(offset.expires_at).toBe('2999-01-01T00:00:00.000Z');
+    // A leap second at the very end of year 9999 stays in 9999 (new Date() would roll into 10000).
+    const last = json<Created>(await create({ name: 'last', expires_at: '9999-12-31T23:59:60Z' }));
+    expect(last.expires_at).toBe('9999-12-31T23:59:59.000Z');
   });
 
   it('allows at most 100 active keys per user (revoked and expired ones do not count)', async () => {
