@@ -5,6 +5,9 @@ import { LIMITS } from '@hostctl/domain';
 import type { Authenticator } from './auth/authenticator.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerAccessControl } from './plugins/access.js';
+import { registerAudit } from './plugins/audit.js';
+import type { KeyLimitCheck } from './plugins/key-limits.js';
+import type { AuditRecorder } from './modules/audit/audit-recorder.js';
 import { answerClientError, registerErrorHandlers, sendProblem, toDomain } from './plugins/errors.js';
 import { registerJsonBodies } from './plugins/json-bodies.js';
 import { registerOpenApi } from './plugins/openapi.js';
@@ -13,6 +16,10 @@ export interface AppOptions {
   logger: FastifyBaseLogger;
   trustProxy: boolean;
   authenticator: Authenticator;
+  /** Deploy-token limits, checked after the role for a limited key. */
+  keyLimits: KeyLimitCheck;
+  /** Every state-changing request is recorded here after its response. */
+  audit: AuditRecorder;
   /** Cross-cutting plugins that must see the request before authentication (session cookies, rate limits, Origin check). */
   plugins?: (app: FastifyInstance) => void | Promise<void>;
   /** Registers the feature modules; called after the cross-cutting plugins. */
@@ -38,11 +45,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandlers(app);
   registerJsonBodies(app);
+  // First of the hooks: a request refused by a later plugin (rate limit, Origin) is audited too.
+  registerAudit(app, options.audit);
   if (options.plugins) await options.plugins(app);
   // Before access control: its onRequest hook marks upgrade requests (request.ws), which a refused
   // upgrade needs so the raw socket is destroyed after the 401/403 reply.
   await app.register(websocket, { options: { maxPayload: 64 * 1024 } });
-  registerAccessControl(app, options.authenticator);
+  registerAccessControl(app, options.authenticator, options.keyLimits);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
     reply.header('cache-control', 'no-store');

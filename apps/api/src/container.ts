@@ -3,11 +3,13 @@ import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { ApiConfig } from '@hostctl/config';
 import {
+  createAuditStore,
   createCustomersStore,
   createDeploymentsStore,
   createDatabase,
   createEventsStore,
   createIdentityStore,
+  createKeyTargetsStore,
   createServicesStore,
   createUsersStore,
   type Db,
@@ -33,6 +35,14 @@ import { createLogsService } from './modules/logs/logs.service.js';
 import { createJobQueue, type JobQueue } from './queue-client.js';
 import { registerIdempotency } from './plugins/idempotency.js';
 import { createApiMetrics, registerMetrics } from './plugins/metrics.js';
+import { createKeyLimitCheck, type KeyLimitCheck } from './plugins/key-limits.js';
+import {
+  createAuditRecorder,
+  startAuditRetention,
+  type AuditRecorder,
+} from './modules/audit/audit-recorder.js';
+import { registerAuditRoutes } from './modules/audit/audit.routes.js';
+import { createAuditService } from './modules/audit/audit.service.js';
 
 export interface Container {
   config: ApiConfig;
@@ -41,6 +51,10 @@ export interface Container {
   producer: Producer;
   jobs: JobQueue;
   authenticator: ReturnType<typeof createAuthenticator>;
+  /** The deploy-token check access control runs for limited keys. */
+  keyLimits: KeyLimitCheck;
+  /** Where the audit plugin writes its events. */
+  audit: AuditRecorder;
   /** Cross-cutting plugins that must run before access control (session cookies, rate limits, Origin check). */
   plugins: (app: FastifyInstance) => Promise<void>;
   routes: (app: FastifyInstance) => Promise<void>;
@@ -61,8 +75,13 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     log,
   });
   const identity = createIdentityStore(db, sql);
-  const auth = createAuthModule({ config, db, redis, identity, log });
+  const keyTargets = createKeyTargetsStore(sql);
+  const auth = createAuthModule({ config, db, redis, identity, keyTargets, log });
   const authenticator = createAuthenticator({ identity, sessions: auth.sessions });
+  const keyLimits = createKeyLimitCheck({ targets: keyTargets });
+  const auditStore = createAuditStore(db, sql);
+  const audit = createAuditRecorder({ store: auditStore });
+  const retention = startAuditRetention({ store: auditStore, days: config.AUDIT_RETENTION_DAYS, log });
   const catalog = loadCatalog();
   const customers = createCustomersStore(db);
   const admin = createAdminService({ customers, users: createUsersStore(db) });
@@ -110,6 +129,8 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     producer,
     jobs,
     authenticator,
+    keyLimits,
+    audit,
     plugins: auth.plugins,
     async routes(app) {
       registerIdempotency(app, { redis, prefix: config.QUEUE_PREFIX });
@@ -120,9 +141,13 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerAdminRoutes(app, admin);
       registerDeploymentRoutes(app, deployments, streamGuard);
       registerLogRoutes(app, logs, streamGuard);
+      registerAuditRoutes(app, createAuditService({ store: auditStore }));
       auth.routes(app);
     },
     async close() {
+      retention.stop();
+      // The events of the last requests are written before the database connection goes.
+      await audit.flush();
       await jobs.close();
       await notifier.close();
       await producer.close();

@@ -14,6 +14,8 @@ const app = await buildApp({
   logger,
   trustProxy: config.TRUST_PROXY,
   authenticator: container.authenticator,
+  keyLimits: container.keyLimits,
+  audit: container.audit,
   plugins: container.plugins,
   routes: container.routes,
 });

@@ -6,3 +6,4 @@ export * from './scope.js';
 export * from './api-key.js';
 export * from './cookie-keys.js';
 export * from './user-admin.js';
+export * from './key-limits.js';

@@ -12,6 +12,7 @@ export const PERMISSIONS = [
   'users:manage',
   'profile:read',
   'api_keys:manage',
+  'audit:read',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

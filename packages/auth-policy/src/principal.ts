@@ -1,4 +1,5 @@
 import type { Role } from '@hostctl/domain';
+import type { KeyLimits } from './key-limits.js';
 
 /** The authenticated caller, however they authenticated. Permissions are read fresh per request. */
 export interface Principal {
@@ -12,4 +13,6 @@ export interface Principal {
   sessionId?: string;
   /** Present when via === 'api_key'. */
   apiKeyId?: string;
+  /** Present for a limited API key (a deploy token): what it is limited to, on top of the role. */
+  limits?: KeyLimits;
 }

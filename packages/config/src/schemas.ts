@@ -118,6 +118,10 @@ export const ApiConfigSchema = Type.Object({
     Type.Integer({ default: 5000, minimum: 50, maximum: 60000 }),
     'How often an open deployment or log WebSocket re-checks its credential, role and scope; the longest a revoked key, logout, role or customer change keeps a stream open.',
   ),
+  AUDIT_RETENTION_DAYS: describe(
+    Type.Integer({ default: 90, minimum: 1, maximum: 36500 }),
+    'How many days audit events are kept; an hourly job in each API process deletes older ones (docs/audit.md). The table refuses deleting events younger than a day.',
+  ),
   RATE_LIMIT_PER_MINUTE: describe(
     Type.Integer({ default: 600, minimum: 1 }),
     'Requests per minute per credential or IP.',

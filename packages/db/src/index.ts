@@ -20,3 +20,5 @@ export * from './stores/deployments.store.js';
 export * from './stores/api-keys.store.js';
 export * from './stores/oidc-identity.store.js';
 export * from './stores/users.store.js';
+export * from './stores/key-targets.store.js';
+export * from './stores/audit.store.js';

@@ -1,5 +1,14 @@
 import type { FastifyRequest } from 'fastify';
-import { digestApiKey, hasApiKeyShape, type Principal } from '@hostctl/auth-policy';
+import {
+  digestApiKey,
+  hasApiKeyShape,
+  isLimited,
+  KEY_ACTIONS,
+  narrowToKey,
+  type KeyAction,
+  type KeyLimits,
+  type Principal,
+} from '@hostctl/auth-policy';
 import { DomainError } from '@hostctl/domain';
 import type { IdentityStore, User } from '@hostctl/db';
 
@@ -35,7 +44,17 @@ export function createAuthenticator(deps: {
         request.log.warn({ err: error }, 'could not record API key use');
       });
     }
-    return { ...principalOf(found.user), via: 'api_key', apiKeyId: found.id };
+    const owner: Principal = { ...principalOf(found.user), via: 'api_key', apiKeyId: found.id };
+    const limits = limitsOf(found);
+    if (!isLimited(limits)) return owner;
+    const narrowed = narrowToKey(owner, limits);
+    if (!narrowed) {
+      throw new DomainError(
+        'forbidden',
+        `this API key is limited to customer ${limits.customerId ?? ''}, which its owner may no longer access`,
+      );
+    }
+    return narrowed;
   }
 
   return {
@@ -51,6 +70,21 @@ export function createAuthenticator(deps: {
 
 export function principalOf(user: User): Omit<Principal, 'via'> {
   return { userId: user.id, email: user.email, role: user.role, customerId: user.customerId };
+}
+
+/** The stored limits; an action outside the vocabulary (the CHECK forbids it) would only narrow. */
+function limitsOf(key: {
+  serviceId: string | null;
+  customerId: string | null;
+  actions: string[];
+}): KeyLimits {
+  const actions = key.actions.filter((a): a is KeyAction => (KEY_ACTIONS as readonly string[]).includes(a));
+  return {
+    serviceId: key.serviceId,
+    customerId: key.customerId,
+    // An empty list means "not limited by action"; a list whose every entry is unknown must not.
+    actions: key.actions.length === 0 ? null : actions,
+  };
 }
 
 /** last_used_at is recorded at most about once a minute per key. */

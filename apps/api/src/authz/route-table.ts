@@ -230,6 +230,13 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
     () => ({ url: '/api/customers', payload: { name: uniqueName('authz') } }),
   ),
 
+  // The audit log: admins only; a scoped admin sees its customer's events (audit.test.ts).
+  'GET /api/audit-events': one(
+    'list (filtered, see audit tests)',
+    adminsOnly([200, 200, 200]),
+    fixed('/api/audit-events'),
+  ),
+
   // Users: admins only, scoped admins within their customer and below admin.
   'GET /api/users': one('list (filtered, see scope tests)', adminsOnly([200, 200, 200]), fixed('/api/users')),
   'POST /api/users': {

@@ -78,7 +78,11 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
       throw new DomainError('validation_failed', `${path} ${message}`, { errors: [{ path, message }] });
     }
     const route = `${request.method} ${request.routeOptions.url ?? ''}`;
-    const key = `${options.prefix}:idempotency:${request.principal.userId}:${sha256(`${route}\n${idempotencyKey}`)}`;
+    // A deploy token has its own key space: it must never replay what its owner's wider
+    // credentials did (a create for another customer, say) under the same Idempotency-Key.
+    const { userId, limits, apiKeyId } = request.principal;
+    const owner = limits ? `${userId}:key:${apiKeyId ?? ''}` : userId;
+    const key = `${options.prefix}:idempotency:${owner}:${sha256(`${route}\n${idempotencyKey}`)}`;
     const fingerprint = fingerprintOf(request);
 
     const deadline = Date.now() + waitMs;

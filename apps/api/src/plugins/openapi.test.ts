@@ -49,6 +49,8 @@ beforeAll(async () => {
     logger: pino({ level: 'silent' }),
     trustProxy: false,
     authenticator: h.container.authenticator,
+    keyLimits: h.container.keyLimits,
+    audit: h.container.audit,
     routes: async (instance) => {
       instance.addHook('onRoute', (route) => {
         if (route.url.startsWith('/api/') && route.method !== 'HEAD') routes.push(route);

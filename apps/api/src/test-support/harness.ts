@@ -58,6 +58,8 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
     logger,
     trustProxy: false,
     authenticator: container.authenticator,
+    keyLimits: container.keyLimits,
+    audit: container.audit,
     plugins: async (instance) => {
       instance.addHook('onRoute', (route) => void routes.push(route));
       await container.plugins(instance);

@@ -32,7 +32,16 @@ export function createApiKeysStore(db: Db) {
      * row is locked for the transaction so two concurrent requests cannot both pass the count.
      */
     async createWithinLimit(
-      input: { userId: string; name: string; digest: string; expiresAt: Date | null },
+      input: {
+        userId: string;
+        name: string;
+        digest: string;
+        expiresAt: Date | null;
+        serviceId?: string | null;
+        customerId?: string | null;
+        /** Empty: not limited by action. */
+        actions?: string[];
+      },
       max: number,
       now: Date,
     ): Promise<ApiKey | 'limit_reached'> {

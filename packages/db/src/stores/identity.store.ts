@@ -4,7 +4,10 @@ import type { ApiKey, User } from '../generated/client.ts';
 export type IdentityStore = ReturnType<typeof createIdentityStore>;
 
 /** What authentication needs of a key: whether it still works, and whose it is. */
-export type ApiKeyWithUser = Pick<ApiKey, 'id' | 'expiresAt' | 'lastUsedAt' | 'revokedAt'> & { user: User };
+export type ApiKeyWithUser = Pick<
+  ApiKey,
+  'id' | 'expiresAt' | 'lastUsedAt' | 'revokedAt' | 'serviceId' | 'customerId' | 'actions'
+> & { user: User };
 
 const USER_COLUMNS = `u.id, u.email, u.name, u.role, u.customer_id AS "customerId",
   u.oidc_issuer AS "oidcIssuer", u.oidc_subject AS "oidcSubject",
@@ -29,15 +32,26 @@ export function createIdentityStore(db: Db, sql: SqlPool) {
       const { rows } = await sql.query<KeyRow>({
         name: 'identity-api-key-by-digest',
         text: `SELECT k.id AS "keyId", k.expires_at AS "expiresAt", k.last_used_at AS "lastUsedAt",
-                      k.revoked_at AS "revokedAt", ${USER_COLUMNS}
+                      k.revoked_at AS "revokedAt", k.service_id AS "keyServiceId",
+                      k.customer_id AS "keyCustomerId", k.actions AS "keyActions", ${USER_COLUMNS}
                FROM api_keys k JOIN users u ON u.id = k.user_id
                WHERE k.digest = $1`,
         values: [digest],
       });
       const row = rows[0];
       if (!row) return null;
-      const { keyId, expiresAt, lastUsedAt, revokedAt, ...user } = row;
-      return { id: keyId, expiresAt, lastUsedAt, revokedAt, user };
+      const { keyId, expiresAt, lastUsedAt, revokedAt, keyServiceId, keyCustomerId, keyActions, ...user } =
+        row;
+      return {
+        id: keyId,
+        expiresAt,
+        lastUsedAt,
+        revokedAt,
+        serviceId: keyServiceId,
+        customerId: keyCustomerId,
+        actions: keyActions,
+        user,
+      };
     },
 
     /** At most one write a minute per key: a hot key must not turn every read into a write. */
@@ -51,4 +65,9 @@ export function createIdentityStore(db: Db, sql: SqlPool) {
   };
 }
 
-type KeyRow = User & { keyId: string } & Pick<ApiKey, 'expiresAt' | 'lastUsedAt' | 'revokedAt'>;
+type KeyRow = User & {
+  keyId: string;
+  keyServiceId: string | null;
+  keyCustomerId: string | null;
+  keyActions: string[];
+} & Pick<ApiKey, 'expiresAt' | 'lastUsedAt' | 'revokedAt'>;

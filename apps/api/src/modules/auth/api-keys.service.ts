@@ -1,12 +1,25 @@
 import { generateApiKey, keyRevokeScope, type Principal } from '@hostctl/auth-policy';
-import { toDomainError, type ApiKey, type ApiKeysStore } from '@hostctl/db';
+import {
+  toDomainError,
+  type ApiKey,
+  type ApiKeysStore,
+  type CustomersStore,
+  type KeyTargetsStore,
+} from '@hostctl/db';
 import { DomainError, LIMITS, validationError } from '@hostctl/domain';
+import { parseTimestamp } from '../../http/input-bounds.js';
 import type { ApiKeyListItem, CreateApiKeyBody } from './auth.schemas.js';
+import { decideKeyLimitsAtCreation } from './key-limits-at-creation.js';
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
 
 /** API keys act as their user: the key is shown once, only its SHA-256 digest is stored. */
-export function createApiKeysService(deps: { store: ApiKeysStore; now?: () => Date }) {
+export function createApiKeysService(deps: {
+  store: ApiKeysStore;
+  services: Pick<KeyTargetsStore, 'serviceOwner'>;
+  customers: Pick<CustomersStore, 'findVisible'>;
+  now?: () => Date;
+}) {
   const now = deps.now ?? (() => new Date());
   const db = async <T>(run: () => Promise<T>): Promise<T> => {
     try {
@@ -26,13 +39,22 @@ export function createApiKeysService(deps: { store: ApiKeysStore; now?: () => Da
         );
       }
       const at = now();
-      const expiresAt = body.expires_at ? new Date(body.expires_at) : null;
+      const expiresAt = body.expires_at ? parseTimestamp(body.expires_at) : null;
       if (expiresAt && expiresAt.getTime() <= at.getTime())
         throw validationError('/body/expires_at', 'must be in the future');
+      const limits = await decideKeyLimitsAtCreation(principal, body, deps);
       const { key, digest } = generateApiKey();
       const created = await db(() =>
         deps.store.createWithinLimit(
-          { userId: principal.userId, name: body.name, digest, expiresAt },
+          {
+            userId: principal.userId,
+            name: body.name,
+            digest,
+            expiresAt,
+            serviceId: limits.serviceId,
+            customerId: limits.customerId,
+            actions: [...(limits.actions ?? [])],
+          },
           LIMITS.apiKeysPerUser,
           at,
         ),
@@ -49,6 +71,7 @@ export function createApiKeysService(deps: { store: ApiKeysStore; now?: () => Da
         key,
         created_at: iso(created.createdAt),
         expires_at: isoOrNull(created.expiresAt),
+        limits: limitsOf(created),
       };
     },
 
@@ -69,6 +92,14 @@ export function createApiKeysService(deps: { store: ApiKeysStore; now?: () => Da
   };
 }
 
+function limitsOf(key: ApiKey): ApiKeyListItem['limits'] {
+  return {
+    service_id: key.serviceId,
+    customer_id: key.customerId,
+    actions: key.actions.length > 0 ? key.actions : null,
+  };
+}
+
 function toListItem(key: ApiKey): ApiKeyListItem {
   return {
     id: key.id,
@@ -76,6 +107,7 @@ function toListItem(key: ApiKey): ApiKeyListItem {
     created_at: iso(key.createdAt),
     expires_at: isoOrNull(key.expiresAt),
     last_used_at: isoOrNull(key.lastUsedAt),
+    limits: limitsOf(key),
   };
 }
 

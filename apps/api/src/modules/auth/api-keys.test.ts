@@ -63,8 +63,12 @@ describe('POST /api/auth/api-keys', () => {
     const response = await create({ name: 'ci deploys' });
     expect(response.statusCode).toBe(201);
     const body = json<Created>(response);
-    expect(Object.keys(body).sort()).toEqual(['created_at', 'expires_at', 'id', 'key', 'name']);
-    expect(body).toMatchObject({ name: 'ci deploys', expires_at: null });
+    expect(Object.keys(body).sort()).toEqual(['created_at', 'expires_at', 'id', 'key', 'limits', 'name']);
+    expect(body).toMatchObject({
+      name: 'ci deploys',
+      expires_at: null,
+      limits: { service_id: null, customer_id: null, actions: null },
+    });
     expect(body.key).toMatch(/^hsk_[0-9A-Za-z]{36}$/);
     expect(hasApiKeyShape(body.key)).toBe(true);
     const row = await a.container.db.apiKey.findUniqueOrThrow({ where: { id: body.id } });
@@ -105,6 +109,9 @@ describe('POST /api/auth/api-keys', () => {
     expect(json<Created>(await create({ name: 'tomorrow', expires_at: at })).expires_at).toBe(at);
     const offset = json<Created>(await create({ name: 'offset', expires_at: '2999-01-01T02:00:00+02:00' }));
     expect(offset.expires_at).toBe('2999-01-01T00:00:00.000Z');
+    // A leap second at the very end of year 9999 stays in 9999 (new Date() would roll into 10000).
+    const last = json<Created>(await create({ name: 'last', expires_at: '9999-12-31T23:59:60Z' }));
+    expect(last.expires_at).toBe('9999-12-31T23:59:59.000Z');
   });
 
   it('allows at most 100 active keys per user (revoked and expired ones do not count)', async () => {
@@ -164,6 +171,7 @@ describe('GET /api/auth/api-keys', () => {
         'expires_at',
         'id',
         'last_used_at',
+        'limits',
         'name',
       ]);
       expect(usedItem.last_used_at).toEqual(expect.any(String));

@@ -1,7 +1,14 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import type { Redis } from 'ioredis';
 import type { ApiConfig } from '@hostctl/config';
-import { createApiKeysStore, createOidcIdentityStore, type Db, type IdentityStore } from '@hostctl/db';
+import {
+  createApiKeysStore,
+  createCustomersStore,
+  createOidcIdentityStore,
+  type Db,
+  type IdentityStore,
+  type KeyTargetsStore,
+} from '@hostctl/db';
 import type { SessionAuthenticator } from '../../auth/authenticator.js';
 import { createSessionAuthenticator } from '../../auth/session-authenticator.js';
 import { LOGIN_TTL_SECONDS, registerSessionCookies } from '../../auth/session-cookies.js';
@@ -30,6 +37,8 @@ export function createAuthModule(deps: {
   db: Db;
   redis: Redis;
   identity: IdentityStore;
+  /** Where a deploy token's service is looked up when the key is created. */
+  keyTargets: Pick<KeyTargetsStore, 'serviceOwner'>;
   log: FastifyBaseLogger;
 }): AuthModule {
   const { config, redis, log } = deps;
@@ -60,7 +69,11 @@ export function createAuthModule(deps: {
     publicUrl,
     unknownUsers: config.OIDC_UNKNOWN_USERS,
   });
-  const apiKeys = createApiKeysService({ store: createApiKeysStore(deps.db) });
+  const apiKeys = createApiKeysService({
+    store: createApiKeysStore(deps.db),
+    services: deps.keyTargets,
+    customers: createCustomersStore(deps.db),
+  });
 
   return {
     sessions: createSessionAuthenticator({ sessions: sessionStore, users: deps.identity }),

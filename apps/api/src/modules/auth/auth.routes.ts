@@ -10,6 +10,7 @@ import {
 } from '../../auth/session-cookies.js';
 import { problemResponses, ProblemSchema } from '../../http/schemas.js';
 import { principalOf } from '../../plugins/access.js';
+import { noteAuditActor } from '../../plugins/audit.js';
 import { CallbackQuery, LoginQuery, LogoutResult, UserProfile } from './auth.schemas.js';
 import { redirectLocation } from './redirect-target.js';
 import type { SignInService } from './sign-in.service.js';
@@ -36,7 +37,8 @@ export function registerAuthRoutes(
   });
 
   app.get('/api/auth/callback', {
-    config: { permission: 'public' },
+    // A GET that changes state: sign-in is audited, failed attempts included.
+    config: { permission: 'public', audit: 'auth.sign_in' },
     // The URL carries the one-time authorization code: keep it out of the per-request info logs.
     logLevel: 'warn',
     schema: { querystring: CallbackQuery, response: { 302: Type.Null(), ...publicProblems(403) } },
@@ -49,13 +51,14 @@ export function registerAuthRoutes(
         previousSecret: readSessionSecret(request),
       });
       issueSessionCookie(request, result.secret);
+      noteAuditActor(request, result.userId);
       instance.log.info({ reqId: request.id, userId: result.userId }, 'signed in');
       return reply.redirect(redirectLocation(result.redirect, deps.publicUrl), 302);
     },
   });
 
   app.post('/api/auth/logout', {
-    config: { permission: 'profile:read' },
+    config: { permission: 'profile:read', audit: 'auth.sign_out' },
     schema: { response: { 200: LogoutResult, ...problemResponses() } },
     handler: async (request) => {
       const result = await signIn.logout(principalOf(request));

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
+import { KEY_ACTIONS } from '@hostctl/auth-policy';
 import { LIMITS } from '@hostctl/domain';
-import { Timestamp } from '../../http/schemas.js';
+import { Id, Timestamp } from '../../http/schemas.js';
 import { REDIRECT_MAX_LENGTH } from './redirect-target.js';
 
 export const LoginQuery = Type.Object(
@@ -25,6 +26,15 @@ export const LogoutResult = Type.Object({
 
 export { UserProfile } from '../../http/user-profile.js';
 
+/** The deploy-token action vocabulary (auth-policy KEY_ACTIONS; the test of key-limits compares them). */
+const KeyActionSchema = Type.Union([
+  Type.Literal('read'),
+  Type.Literal('deploy'),
+  Type.Literal('operate'),
+  Type.Literal('manage'),
+]);
+const _sameVocabulary: readonly Static<typeof KeyActionSchema>[] = KEY_ACTIONS;
+
 export const CreateApiKeyBody = Type.Object(
   {
     name: Type.String({
@@ -33,10 +43,27 @@ export const CreateApiKeyBody = Type.Object(
       pattern: '^[^\\u0000-\\u001f\\u007f]*\\S[^\\u0000-\\u001f\\u007f]*$',
     }),
     expires_at: Type.Optional(Type.Union([Timestamp, Type.Null()])),
+    /** Deploy-token limits (docs/auth.md#deploy-tokens): one service or one customer, and actions. */
+    service_id: Type.Optional(Id),
+    customer_id: Type.Optional(Id),
+    actions: Type.Optional(
+      Type.Array(KeyActionSchema, {
+        minItems: 1,
+        maxItems: KEY_ACTIONS.length,
+        uniqueItems: true,
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 export type CreateApiKeyBody = Static<typeof CreateApiKeyBody>;
+
+/** A key's limits; null fields are not limited (actions null: every action the owner's role allows). */
+const ApiKeyLimits = Type.Object({
+  service_id: Type.Union([Type.String(), Type.Null()]),
+  customer_id: Type.Union([Type.String(), Type.Null()]),
+  actions: Type.Union([Type.Array(Type.String()), Type.Null()]),
+});
 
 export const ApiKeyCreated = Type.Object({
   id: Type.String(),
@@ -45,6 +72,7 @@ export const ApiKeyCreated = Type.Object({
   key: Type.String(),
   created_at: Timestamp,
   expires_at: Type.Union([Timestamp, Type.Null()]),
+  limits: ApiKeyLimits,
 });
 
 export const ApiKeyListItem = Type.Object({
@@ -53,6 +81,7 @@ export const ApiKeyListItem = Type.Object({
   created_at: Timestamp,
   expires_at: Type.Union([Timestamp, Type.Null()]),
   last_used_at: Type.Union([Timestamp, Type.Null()]),
+  limits: ApiKeyLimits,
 });
 export type ApiKeyListItem = Static<typeof ApiKeyListItem>;
 

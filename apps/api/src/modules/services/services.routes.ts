@@ -33,7 +33,8 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/api/services', {
-    config: { permission: 'services:read' },
+    // A service-limited key lists its one service (services.service.ts list).
+    config: { permission: 'services:read', appliesServiceLimit: true },
     schema: { querystring: ServiceListQuery, response: { 200: ServiceList, ...problemResponses(400) } },
     handler: (request) => service.list(principalOf(request), request.query),
   });
@@ -56,14 +57,14 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
 
   for (const action of LIFECYCLE_ACTIONS) {
     app.post(`/api/services/:id/${action}`, {
-      config: { permission: 'services:operate' },
+      config: { permission: 'services:operate', keyAction: 'operate' },
       schema: { params: IdParams, response: { 200: LifecycleResult, ...problemResponses(404, 409, 500) } },
       handler: (request) => service.lifecycle(principalOf(request), request.params.id, action),
     });
   }
 
   app.post('/api/services/:id/redeploy', {
-    config: { permission: 'services:operate', idempotent: true },
+    config: { permission: 'services:operate', keyAction: 'deploy', idempotent: true },
     schema: { params: IdParams, response: { 200: RedeployResult, ...problemResponses(404) } },
     handler: (request) => service.redeploy(principalOf(request), request.params.id),
   });
@@ -80,7 +81,7 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
   });
 
   app.patch('/api/services/:id', {
-    config: { permission: 'services:operate' },
+    config: { permission: 'services:operate', keyAction: 'manage' },
     schema: {
       params: IdParams,
       body: UpdateServiceBody,

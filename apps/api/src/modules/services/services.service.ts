@@ -52,6 +52,25 @@ export function createServicesService(deps: ServicesServiceDeps) {
     return service;
   }
 
+  /** A service-limited key's list: its one service, when it matches the filters (docs/auth.md). */
+  async function listLimitedTo(
+    principal: Principal,
+    serviceId: string,
+    query: ServiceListQuery,
+    page: number,
+    perPage: number,
+  ) {
+    const found = await services.findById(customerScope(principal), serviceId);
+    const search = query.search?.toLowerCase();
+    const matches =
+      found !== null &&
+      (query.status === undefined || found.status === query.status) &&
+      (query.customer_id === undefined || found.customerId === query.customer_id) &&
+      (search === undefined || found.name.toLowerCase().includes(search));
+    const rows = matches && page === 1 ? [found] : [];
+    return { data: rows.map(toListItem), total: matches ? 1 : 0, page, per_page: perPage };
+  }
+
   async function resolveCustomer(principal: Principal, requested: string | undefined): Promise<string> {
     const customerId = requested ?? principal.customerId ?? undefined;
     if (customerId === undefined) {
@@ -74,6 +93,8 @@ export function createServicesService(deps: ServicesServiceDeps) {
     async list(principal: Principal, query: ServiceListQuery) {
       const page = query.page ?? 1;
       const perPage = query.per_page ?? 20;
+      const limitedTo = principal.limits?.serviceId ?? null;
+      if (limitedTo !== null) return listLimitedTo(principal, limitedTo, query, page, perPage);
       const { rows, total } = await services.list(customerScope(principal), {
         page,
         perPage,

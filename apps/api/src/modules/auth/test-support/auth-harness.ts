@@ -53,6 +53,8 @@ export async function createAuthHarness(env: Record<string, string>): Promise<Au
     logger,
     trustProxy: false,
     authenticator: container.authenticator,
+    keyLimits: container.keyLimits,
+    audit: container.audit,
     plugins: container.plugins,
     routes: async (instance) => {
       await container.routes(instance);

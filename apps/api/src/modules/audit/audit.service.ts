@@ -1,0 +1,57 @@
+import { customerScope, type Principal } from '@hostctl/auth-policy';
+import type { AuditEvent, AuditStore } from '@hostctl/db';
+import { LIMITS, validationError } from '@hostctl/domain';
+import { parseTimestamp } from '../../http/input-bounds.js';
+import type { AuditEventItem, AuditEventsQuery } from './audit.schemas.js';
+
+export type AuditService = ReturnType<typeof createAuditService>;
+
+/** Reading the audit log: admins only (the route's permission), a scoped admin its customer's events. */
+export function createAuditService(deps: { store: Pick<AuditStore, 'list'> }) {
+  return {
+    async list(principal: Principal, query: AuditEventsQuery) {
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? LIMITS.perPageDefault;
+      // parseTimestamp reads a leap second as the second before (`…23:59:60Z` stays in year 9999).
+      const since = query.since !== undefined ? parseTimestamp(query.since) : undefined;
+      const until = query.until !== undefined ? parseTimestamp(query.until) : undefined;
+      if (since && until && since.getTime() > until.getTime()) {
+        throw validationError('/querystring/until', 'must not be before since');
+      }
+      const { rows, total } = await deps.store.list(customerScope(principal), {
+        page,
+        perPage,
+        ...(query.actor_user_id !== undefined ? { actorUserId: query.actor_user_id } : {}),
+        ...(query.actor_api_key_id !== undefined ? { actorApiKeyId: query.actor_api_key_id } : {}),
+        ...(query.action !== undefined ? { action: query.action } : {}),
+        ...(query.target_type !== undefined ? { targetType: query.target_type } : {}),
+        ...(query.target_id !== undefined ? { targetId: query.target_id } : {}),
+        ...(since ? { since } : {}),
+        ...(until ? { until } : {}),
+      });
+      return { data: rows.map(toItem), total, page, per_page: perPage };
+    },
+  };
+}
+
+function toItem(row: AuditEvent): AuditEventItem {
+  return {
+    id: row.id,
+    occurred_at: row.occurredAt.toISOString(),
+    actor: {
+      type: row.actorType as AuditEventItem['actor']['type'],
+      user_id: row.actorUserId,
+      api_key_id: row.actorApiKeyId,
+    },
+    method: row.method,
+    route: row.route,
+    action: row.action,
+    target:
+      row.targetType !== null && row.targetId !== null ? { type: row.targetType, id: row.targetId } : null,
+    customer_id: row.customerId,
+    status_code: row.statusCode,
+    error_code: row.errorCode,
+    source_address: row.sourceAddress,
+    request_id: row.requestId,
+  };
+}
