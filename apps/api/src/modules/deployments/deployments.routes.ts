@@ -69,7 +69,7 @@ export function registerDeploymentRoutes(
 
   // Same permission as redeploy: stopping a release is operating the service.
   app.post('/api/deployments/:id/cancel', {
-    config: { permission: 'services:operate' },
+    config: { permission: 'services:operate', keyAction: 'deploy' },
     schema: { params: IdParams, response: { 200: Deployment, ...problemResponses(404, 409) } },
     handler: (request) => service.cancel(principalOf(request), request.params.id),
   });

@@ -70,7 +70,7 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
   });
 
   app.post('/api/services/:id/rollback', {
-    config: { permission: 'services:operate', idempotent: true },
+    config: { permission: 'services:operate', keyAction: 'deploy', idempotent: true },
     schema: {
       params: IdParams,
       body: RollbackBody,
