@@ -15,6 +15,7 @@ import {
   stopService,
 } from './commands/services.commands.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
+import type * as Operator from './operator.js';
 import { USAGE } from './usage.js';
 
 /** Commands by their words; two-word commands first so `services list` wins over `services`. */
@@ -45,6 +46,11 @@ export interface CliIo {
   readStdin: () => Promise<string>;
   /** Node's fetch unless a test answers instead. */
   fetchImpl?: typeof fetch;
+  /**
+   * The operator bootstrap commands, loaded only when one runs: they need Prisma, which the API
+   * commands do not, and the CLI image's entry (client-main.ts) leaves them out altogether.
+   */
+  loadOperator?: () => Promise<typeof Operator>;
 }
 
 export const USER_AGENT = 'hostctl-cli/0.1';
@@ -59,13 +65,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
     const args = parseArgs(argv);
     const words = args.positional.slice(0, 2).join(' ');
     if (OPERATOR_COMMAND_NAMES.has(words)) {
-      // Dynamic: only these commands need Prisma, and the CLI image has none (docs/ci.md).
-      const operator = await import('./operator.js').catch((error: unknown) => {
+      if (!io.loadOperator)
         throw new CliError(
-          `operator commands are not available in this build (${(error as Error).message})`,
+          'the operator commands are not in this build (they need the database): run them from the api image or the repository',
           EXIT.usage,
         );
-      });
+      const operator = await io.loadOperator();
       const command = operator.OPERATOR_COMMANDS[words];
       if (command) return await operator.runOperatorCommand(command, args, io);
     }
