@@ -46,6 +46,16 @@ describe('where URL and token come from', () => {
     expect(configFilePath(env)).toBe(file());
   });
 
+  it('sends a stored token only to the URL it was stored with', () => {
+    store({ url: 'https://stored.example', token: 'stored' }, 0o600);
+    expect(loadClientConfig({ ...env, HOSTCTL_URL: 'https://stored.example/' }).token).toBe('stored');
+    expect(() => loadClientConfig({ ...env, HOSTCTL_URL: 'https://elsewhere.example' })).toThrow(
+      'is not the API the stored login is for',
+    );
+    // A token variable replaces the stored login entirely, URL included.
+    expect(loadClientConfig({ ...env, HOSTCTL_TOKEN: 't' })).toEqual({ url: DEFAULT_API_URL, token: 't' });
+  });
+
   it.each([0o640, 0o604, 0o644])('refuses a stored file with mode %o', (mode) => {
     store({ token: 'stored' }, mode);
     expect(() => loadClientConfig(env)).toThrow(`run \`chmod 600 ${file()}\``);

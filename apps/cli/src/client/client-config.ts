@@ -20,22 +20,28 @@ export function configFilePath(env: Env = process.env): string {
 }
 
 /**
- * URL and token, in this order: HOSTCTL_URL / HOSTCTL_TOKEN (or HOSTCTL_TOKEN_FILE, for secret
- * files), then the file `hostctl login` wrote, then the dev stack's URL. A CI job sets the two
- * variables and never touches the file.
+ * URL and token: HOSTCTL_TOKEN (or HOSTCTL_TOKEN_FILE, for secret files) with HOSTCTL_URL or the dev
+ * stack's URL; without a token variable, the file `hostctl login` wrote, URL and token together. A
+ * token is only ever sent to the URL it came with: a stored token with a different HOSTCTL_URL is
+ * refused rather than sent to that other server. A CI job sets the variables and never has a file.
  */
 export function loadClientConfig(env: Env = process.env): ClientConfig {
   const envToken = tokenFromEnv(env);
-  const stored =
-    envToken !== undefined && env.HOSTCTL_URL ? undefined : readStoredConfig(configFilePath(env));
-  const url = validUrl(env.HOSTCTL_URL || stored?.url || DEFAULT_API_URL);
-  const token = envToken ?? stored?.token;
-  if (!token)
+  if (envToken !== undefined) return { url: validUrl(env.HOSTCTL_URL || DEFAULT_API_URL), token: envToken };
+  const file = configFilePath(env);
+  const stored = readStoredConfig(file);
+  if (!stored?.token)
     throw new CliError(
       'no API token: set HOSTCTL_TOKEN (or HOSTCTL_TOKEN_FILE), or run `hostctl login`',
       EXIT.usage,
     );
-  return { url, token };
+  const url = validUrl(stored.url || DEFAULT_API_URL);
+  if (env.HOSTCTL_URL && validUrl(env.HOSTCTL_URL) !== url)
+    throw new CliError(
+      `HOSTCTL_URL (${validUrl(env.HOSTCTL_URL)}) is not the API the stored login is for (${url}): set HOSTCTL_TOKEN too, or \`hostctl login --url\` again`,
+      EXIT.usage,
+    );
+  return { url, token: stored.token };
 }
 
 function tokenFromEnv(env: Env): string | undefined {
