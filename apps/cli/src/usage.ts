@@ -10,9 +10,9 @@ API client (HOSTCTL_URL, default http://127.0.0.1:3000; HOSTCTL_TOKEN or \`hostc
   hostctl services create --name NAME [--customer ID] --compose-file FILE|-
                         | --method template --template ID [--var K=V]...
                         | --method git --git-url URL [--git-branch B] | --method ai --ai-url URL
-                        [--wait [--timeout S]]
-  hostctl deploy SERVICE [--wait [--timeout S]]  redeploy (latest image or commit)
-  hostctl rollback SERVICE [--to DEPLOYMENT] [--wait [--timeout S]]
+                        [--wait [--timeout S]] [--idempotency-key K]
+  hostctl deploy SERVICE [--wait [--timeout S]] [--idempotency-key K]   redeploy (latest image or commit)
+  hostctl rollback SERVICE [--to DEPLOYMENT] [--wait [--timeout S]] [--idempotency-key K]
   hostctl cancel DEPLOYMENT
   hostctl deployments SERVICE [--page N] [--per-page N]
   hostctl logs SERVICE [--tail N] [--since RFC3339] [--follow] [--timestamps]

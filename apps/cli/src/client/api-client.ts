@@ -35,13 +35,14 @@ export interface RequestOptions {
   body?: unknown;
   /** Bounds the whole request; long-polls pass their wait plus a margin. */
   timeoutMs?: number;
+  headers?: Record<string, string>;
 }
 
 export interface ApiClient {
   readonly baseUrl: string;
   request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
   get<T>(path: string, query?: RequestOptions['query']): Promise<T>;
-  post<T>(path: string, body?: unknown): Promise<T>;
+  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   /** The bearer header for the WebSocket handshake; never printed. */
   authorization(): string;
 }
@@ -66,6 +67,7 @@ export function createApiClient(options: {
     for (const [key, value] of Object.entries(request.query ?? {}))
       if (value !== undefined) url.searchParams.set(key, String(value));
     const headers: Record<string, string> = {
+      ...request.headers,
       authorization: `Bearer ${options.token}`,
       accept: 'application/json, application/problem+json',
       'user-agent': options.userAgent,
@@ -102,7 +104,8 @@ export function createApiClient(options: {
     baseUrl,
     request,
     get: (path, query) => request('GET', path, query ? { query } : {}),
-    post: (path, body) => request('POST', path, body === undefined ? {} : { body }),
+    post: (path, body, headers) =>
+      request('POST', path, { ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) }),
     authorization: () => `Bearer ${options.token}`,
   };
 }

@@ -118,6 +118,14 @@ describe('deploy --wait', () => {
       status: 'deploying',
       deploy_job_id: DEPLOYMENT,
     });
+    expect(api.requests.find((r) => r.method === 'POST')?.idempotencyKey).toBeNull();
+  });
+
+  it('passes --idempotency-key on, so a retried pipeline gets the same deployment', async () => {
+    const api = deployApi();
+    const result = await run(['deploy', 'web', '--idempotency-key', 'run-42-1'], api.fetchImpl);
+    expect(result.code).toBe(0);
+    expect(api.requests.find((r) => r.method === 'POST')?.idempotencyKey).toBe('run-42-1');
   });
 });
 

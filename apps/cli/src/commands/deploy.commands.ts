@@ -14,7 +14,16 @@ interface DeployAccepted {
   deploy_job_id: string;
 }
 
-const WAIT_FLAGS = ['wait', 'timeout'] as const;
+const WAIT_FLAGS = ['wait', 'timeout', 'idempotency-key'] as const;
+
+/**
+ * `--idempotency-key K` (docs/idempotency.md): a pipeline that retries the command after a dropped
+ * connection gets the same deployment back, and waits on it, instead of queueing a second one.
+ */
+export function idempotencyHeaders(context: CommandContext): Record<string, string> | undefined {
+  const key = optionalFlag(context.args, 'idempotency-key');
+  return key === undefined ? undefined : { 'idempotency-key': key };
+}
 
 /** `deploy SERVICE`: a redeploy (latest image, or latest commit for git). */
 export const deploy: ClientCommand = async (context) => {
@@ -22,7 +31,11 @@ export const deploy: ClientCommand = async (context) => {
   const [ref = ''] = operands(context.args, 1, ['SERVICE']);
   const client = context.client();
   const service = await resolveService(client, ref);
-  const accepted = await client.post<DeployAccepted>(`/api/services/${service.id}/redeploy`);
+  const accepted = await client.post<DeployAccepted>(
+    `/api/services/${service.id}/redeploy`,
+    undefined,
+    idempotencyHeaders(context),
+  );
   return afterAccepted(context, accepted, service.name, 'redeploy');
 };
 
@@ -36,6 +49,7 @@ export const rollback: ClientCommand = async (context) => {
   const accepted = await client.post<DeployAccepted>(
     `/api/services/${service.id}/rollback`,
     target === undefined ? undefined : { deployment_id: target },
+    idempotencyHeaders(context),
   );
   return afterAccepted(context, accepted, service.name, 'rollback');
 };

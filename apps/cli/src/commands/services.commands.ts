@@ -9,7 +9,7 @@ import {
   type CommandContext,
 } from '../client/context.js';
 import { EXIT } from '../exit-codes.js';
-import { followDeployment } from './deploy.commands.js';
+import { followDeployment, idempotencyHeaders } from './deploy.commands.js';
 
 interface ServiceListItem {
   id: string;
@@ -83,6 +83,7 @@ export const createService: ClientCommand = async (context) => {
     'ai-url',
     'wait',
     'timeout',
+    'idempotency-key',
   ]);
   operands(args, 2, []);
   const composeFile = optionalFlag(args, 'compose-file');
@@ -103,7 +104,11 @@ export const createService: ClientCommand = async (context) => {
     body.compose = composeFile === '-' ? await context.readStdin() : readComposeFile(composeFile);
   const created = await context
     .client()
-    .post<{ id: string; name: string; deploy_job_id: string; url: string }>('/api/services', body);
+    .post<{ id: string; name: string; deploy_job_id: string; url: string }>(
+      '/api/services',
+      body,
+      idempotencyHeaders(context),
+    );
   if (args.flags.get('wait') === true) return followDeployment(context, created.deploy_job_id, created.name);
   if (context.json) printJson(context, created);
   else

@@ -12,6 +12,7 @@ export interface Recorded {
   method: string;
   url: URL;
   authorization: string | null;
+  idempotencyKey: string | null;
   body: string | undefined;
 }
 
@@ -28,6 +29,7 @@ export function fakeApi(routes: Record<string, Handler>) {
       method,
       url,
       authorization: headers.get('authorization'),
+      idempotencyKey: headers.get('idempotency-key'),
       body: typeof init?.body === 'string' ? init.body : undefined,
     });
     const key = `${method} ${url.pathname}`;
