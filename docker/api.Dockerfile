@@ -9,7 +9,7 @@ FROM ${BASE_IMAGE} AS build
 LABEL org.hostctl.stage=build
 WORKDIR /src
 COPY . .
-RUN node docker/bundle.mjs /out api worker dev-idp
+RUN node docker/bundle.mjs /out api worker dev-idp cli
 
 FROM ${BASE_IMAGE}
 WORKDIR /app

@@ -44,6 +44,14 @@ const APPS = {
     assets: {},
     files: ['templates'],
   },
+  // The CI image: the API client alone. client-main.ts leaves out the operator commands, so no
+  // database client (Prisma) is bundled; ws's optional native speed-ups are never installed here.
+  cli: {
+    entries: { hostctl: 'apps/cli/src/client-main.ts' },
+    external: [],
+    assets: {},
+    files: [],
+  },
   'dev-idp': {
     entries: { main: 'apps/dev-idp/src/main.ts' },
     external: [],

@@ -32,7 +32,8 @@ function start(entry: string, env: Record<string, string>, logs: string[]): Chil
   return child;
 }
 
-async function waitFor(url: string, logs: string[], timeoutMs = 60_000): Promise<void> {
+// A ceiling, not a measurement: a cold tsx start of the API takes ~50 s on a loaded 2-core machine.
+async function waitFor(url: string, logs: string[], timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {
@@ -69,7 +70,11 @@ export async function startStack(
   for (let i = 0; i < (options.workers ?? 1); i++)
     processes.push(start('apps/worker/src/main.ts', env, logs));
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  await waitFor(`${apiUrl}/readyz`, logs);
+  await waitFor(`${apiUrl}/readyz`, logs).catch((error: unknown) => {
+    // The caller never gets a Stack to stop: do not leave the processes running.
+    for (const child of processes) child.kill('SIGKILL');
+    throw error;
+  });
 
   return {
     apiUrl,

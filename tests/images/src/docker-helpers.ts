@@ -14,6 +14,7 @@ export const IMAGES = {
   api: { dockerfile: 'docker/api.Dockerfile', repository: 'hostctl/api' },
   worker: { dockerfile: 'docker/worker.Dockerfile', repository: 'hostctl/worker' },
   'dev-idp': { dockerfile: 'docker/dev-idp.Dockerfile', repository: 'hostctl/dev-idp' },
+  cli: { dockerfile: 'docker/cli.Dockerfile', repository: 'hostctl/cli' },
 } as const;
 export type AppImage = keyof typeof IMAGES;
 export const imageName = (app: AppImage) => `${IMAGES[app].repository}:${TAG}`;
@@ -76,6 +77,8 @@ export async function buildImage(app: AppImage, files: string[]): Promise<{ id: 
 export interface RunOptions {
   env: Record<string, string>;
   cmd?: string[];
+  /** Replaces the image's entrypoint (the CLI image's is `hostctl`). */
+  entrypoint?: string[];
   binds?: string[];
   groupAdd?: string[];
 }
@@ -86,6 +89,7 @@ export async function startContainer(image: string, options: RunOptions): Promis
     Image: image,
     Env: Object.entries(options.env).map(([key, value]) => `${key}=${value}`),
     ...(options.cmd ? { Cmd: options.cmd } : {}),
+    ...(options.entrypoint ? { Entrypoint: options.entrypoint } : {}),
     Labels: { 'io.hostctl.test': 'images' },
     HostConfig: {
       NetworkMode: 'host',

@@ -26,10 +26,10 @@ import {
 } from './docker-helpers.js';
 import { freePort } from '@hostctl/testing';
 
-// Builds the three images from docker/*.Dockerfile against a base image made from this machine's
+// Builds the four images from docker/*.Dockerfile against a base image made from this machine's
 // binaries, then runs them against the host's PostgreSQL and Redis: the API on a database it
-// migrated itself (in production mode, secrets from files), the worker with the Docker socket, and
-// the dev identity provider.
+// migrated itself (in production mode, secrets from files), the worker with the Docker socket, the
+// dev identity provider, and the CI client image against that API.
 const ADMIN_URL = process.env.TEST_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/hostctl_test';
 const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const database = `hostctl_images_${randomUUID().slice(0, 8)}`;
@@ -82,12 +82,14 @@ describe('the images', () => {
     async (app) => {
       const image = await docker.getImage(imageName(app)).inspect();
       expect(image.Config.User).toBe('10001:10001');
-      expect(image.Config.Healthcheck?.Test?.join(' ')).toContain('fetch(');
+      // The CLI is a one-shot command: nothing to probe, and it says so rather than inheriting one.
+      if (app === 'cli') expect(image.Config.Healthcheck?.Test).toEqual(['NONE']);
+      else expect(image.Config.Healthcheck?.Test?.join(' ')).toContain('fetch(');
       // Only the bundle and its data: no TypeScript sources, no tsx, no pnpm store, nothing writable.
       const { output } = await runToEnd(imageName(app), {
         env: {},
+        entrypoint: ['find'],
         cmd: [
-          'find',
           '/app',
           '(',
           '-name',
@@ -174,6 +176,35 @@ describe('api image', () => {
     });
     expect(code, output).toBe(0);
     expect(output).toContain(`"name":"${name}"`);
+  });
+
+  it('is what the cli image talks to, with a key from the bootstrap CLI', async () => {
+    const databaseSecret = secretFile('database_url', databaseUrl);
+    const email = `ci-${randomUUID().slice(0, 8)}@images.test`;
+    const bootstrap = (...args: string[]) =>
+      runToEnd(imageName('api'), {
+        cmd: ['node', 'apps/api/dist/cli.mjs', ...args, '--json'],
+        env: { DATABASE_URL_FILE: databaseSecret.path },
+        binds: [databaseSecret.bind],
+      });
+    expect(
+      (await bootstrap('users', 'create', '--email', email, '--name', 'CI', '--role', 'viewer')).code,
+    ).toBe(0);
+    const created = await bootstrap('api-keys', 'create', '--email', email, '--name', 'ci');
+    const key = /"key":"(hsk_[^"]+)"/.exec(created.output)?.[1];
+    expect(key, created.output).toBeDefined();
+
+    const cli = (token: string, ...cmd: string[]) =>
+      runToEnd(imageName('cli'), { env: { HOSTCTL_URL: baseUrl, HOSTCTL_TOKEN: token }, cmd });
+    const listed = await cli(key ?? '', 'services', 'list', '--json');
+    expect(listed.code, listed.output).toBe(0);
+    expect(listed.output).toContain('"total": 0');
+    const refused = await cli('hsk_not_a_key', 'services', 'list');
+    expect(refused.code, refused.output).toBe(5);
+    // The image has no database client: the operator commands say where they are instead.
+    const operator = await cli(key ?? '', 'customers', 'create', '--name', 'x');
+    expect(operator.code).toBe(2);
+    expect(operator.output).toContain('not in this build');
   });
 
   it('refuses to start in production with development settings', async () => {

@@ -1,0 +1,140 @@
+import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
+
+/** An RFC 9457 problem answer (docs/api-decisions.md), or a non-JSON error answer. */
+export class ApiError extends CliError {
+  constructor(
+    readonly status: number,
+    readonly code: string | undefined,
+    message: string,
+    /** Seconds from Retry-After on 429/503, when the API sent it. */
+    readonly retryAfterSeconds: number | undefined,
+  ) {
+    super(message, exitCodeForHttpStatus(status));
+  }
+}
+
+/** The API could not be reached or did not answer in time. */
+export class NetworkError extends CliError {
+  constructor(message: string) {
+    super(message, EXIT.failed);
+  }
+}
+
+export function exitCodeForHttpStatus(status: number): ExitCode {
+  return status === 401 || status === 403 ? EXIT.auth : EXIT.failed;
+}
+
+/** Worth asking again within a wait: the answer may differ in a few seconds. */
+export function isTransient(error: unknown): boolean {
+  if (error instanceof NetworkError) return true;
+  return error instanceof ApiError && [429, 502, 503, 504].includes(error.status);
+}
+
+export interface RequestOptions {
+  query?: Record<string, string | number | boolean | undefined>;
+  body?: unknown;
+  /** Bounds the whole request; long-polls pass their wait plus a margin. */
+  timeoutMs?: number;
+  headers?: Record<string, string>;
+}
+
+export interface ApiClient {
+  readonly baseUrl: string;
+  request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
+  get<T>(path: string, query?: RequestOptions['query']): Promise<T>;
+  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
+  /** The bearer header for the WebSocket handshake; never printed. */
+  authorization(): string;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/**
+ * A JSON client bound to one API and one bearer token. `fetchImpl` is injectable so the unit tests
+ * can answer without a network; the CLI passes Node's fetch.
+ */
+export function createApiClient(options: {
+  baseUrl: string;
+  token: string;
+  userAgent: string;
+  fetchImpl?: typeof fetch;
+}): ApiClient {
+  const baseUrl = options.baseUrl.replace(/\/+$/, '');
+  const fetchImpl = options.fetchImpl ?? fetch;
+
+  async function request<T>(method: string, path: string, request: RequestOptions = {}): Promise<T> {
+    const url = new URL(`${baseUrl}${path}`);
+    for (const [key, value] of Object.entries(request.query ?? {}))
+      if (value !== undefined) url.searchParams.set(key, String(value));
+    const headers: Record<string, string> = {
+      ...request.headers,
+      authorization: `Bearer ${options.token}`,
+      accept: 'application/json, application/problem+json',
+      'user-agent': options.userAgent,
+    };
+    // No content-type without a body: the API refuses a declared JSON body that is not there.
+    if (request.body !== undefined) headers['content-type'] = 'application/json';
+    let response: Response;
+    try {
+      response = await fetchImpl(url, {
+        method,
+        headers,
+        signal: AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
+        ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+      });
+    } catch (error) {
+      throw new NetworkError(describeNetworkError(baseUrl, error));
+    }
+    const text = await response.text().catch(() => '');
+    if (!response.ok) throw problemError(response, text);
+    if (text === '') return undefined as T;
+    try {
+      return JSON.parse(text) as T;
+    } catch {
+      throw new ApiError(
+        response.status,
+        undefined,
+        `the API answered ${method} ${path} with something that is not JSON`,
+        undefined,
+      );
+    }
+  }
+
+  return {
+    baseUrl,
+    request,
+    get: (path, query) => request('GET', path, query ? { query } : {}),
+    post: (path, body, headers) =>
+      request('POST', path, { ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) }),
+    authorization: () => `Bearer ${options.token}`,
+  };
+}
+
+/** "title: detail" from a problem body; the status line when the body is not a problem. */
+function problemError(response: Response, text: string): ApiError {
+  let problem: { title?: unknown; detail?: unknown; code?: unknown; request_id?: unknown } = {};
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (parsed && typeof parsed === 'object') problem = parsed;
+  } catch {
+    // a proxy's HTML error page: fall back to the status line
+  }
+  const title =
+    typeof problem.title === 'string' ? problem.title : `${response.status} ${response.statusText}`.trim();
+  const detail = typeof problem.detail === 'string' && problem.detail !== title ? `: ${problem.detail}` : '';
+  const requestId = typeof problem.request_id === 'string' ? ` (request id ${problem.request_id})` : '';
+  const retryAfter = Number(response.headers.get('retry-after'));
+  return new ApiError(
+    response.status,
+    typeof problem.code === 'string' ? problem.code : undefined,
+    `${title}${detail}${requestId}`,
+    Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
+  );
+}
+
+function describeNetworkError(baseUrl: string, error: unknown): string {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  if ((error as Error).name === 'TimeoutError') return `no answer from the API at ${baseUrl} in time`;
+  const reason = cause?.code ?? cause?.message ?? (error as Error).message;
+  return `cannot reach the API at ${baseUrl} (${reason}); check HOSTCTL_URL`;
+}

@@ -1,0 +1,178 @@
+import { readFileSync } from 'node:fs';
+import { assertKnownFlags, integerFlag, operands, optionalFlag, requireFlag, UsageError } from '../args.js';
+import { resolveService } from '../client/resolve-service.js';
+import {
+  cellText,
+  formatTable,
+  printJson,
+  type ClientCommand,
+  type CommandContext,
+} from '../client/context.js';
+import { EXIT } from '../exit-codes.js';
+import { followDeployment, idempotencyHeaders } from './deploy.commands.js';
+
+interface ServiceListItem {
+  id: string;
+  name: string;
+  status: string;
+  url: string;
+  deploy_method: string;
+  [field: string]: unknown;
+}
+
+export const listServices: ClientCommand = async (context) => {
+  const { args } = context;
+  assertKnownFlags(args, ['status', 'customer', 'search', 'sort', 'order', 'page', 'per-page']);
+  operands(args, 2, []);
+  const page = await context
+    .client()
+    .get<{ data: ServiceListItem[]; total: number; page: number; per_page: number }>('/api/services', {
+      status: optionalFlag(args, 'status'),
+      customer_id: optionalFlag(args, 'customer'),
+      search: optionalFlag(args, 'search'),
+      sort: optionalFlag(args, 'sort'),
+      order: optionalFlag(args, 'order'),
+      page: integerFlag(args, 'page'),
+      per_page: integerFlag(args, 'per-page', 100),
+    });
+  if (context.json) printJson(context, page);
+  else {
+    context.out(formatTable(page.data, ['id', 'name', 'status', 'deploy_method', 'url']));
+    if (page.total > page.data.length)
+      context.err(`page ${page.page}: ${page.data.length} of ${page.total} services (--page, --per-page)`);
+  }
+  return EXIT.ok;
+};
+
+export const getService: ClientCommand = async (context) => {
+  assertKnownFlags(context.args, []);
+  const [ref = ''] = operands(context.args, 2, ['SERVICE']);
+  const client = context.client();
+  const { id } = await resolveService(client, ref);
+  const service = await client.get<Record<string, unknown>>(`/api/services/${id}`);
+  if (context.json) printJson(context, service);
+  else printServiceDetail(context, service);
+  return EXIT.ok;
+};
+
+/** Variable values may be secrets: text output names them only (--json shows the API's answer). */
+function printServiceDetail(context: CommandContext, service: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(service)) {
+    if (key === 'compose') continue;
+    if (key === 'variables' && value && typeof value === 'object') {
+      const names = Object.keys(value);
+      context.out(
+        `variables: ${names.length === 0 ? '(none)' : `${names.join(', ')} (values hidden; --json shows them)`}`,
+      );
+    } else context.out(`${key}: ${cellText(value)}`);
+  }
+}
+
+/** `--compose-file FILE` (or `-` for stdin), `--var NAME=VALUE` repeated. */
+export const createService: ClientCommand = async (context) => {
+  const { args } = context;
+  assertKnownFlags(args, [
+    'name',
+    'customer',
+    'method',
+    'compose-file',
+    'template',
+    'var',
+    'git-url',
+    'git-branch',
+    'ai-url',
+    'wait',
+    'timeout',
+    'idempotency-key',
+  ]);
+  operands(args, 2, []);
+  const composeFile = optionalFlag(args, 'compose-file');
+  const method = optionalFlag(args, 'method') ?? (composeFile !== undefined ? 'compose' : undefined);
+  if (method === undefined) throw new UsageError('--method compose|git|template|ai is required');
+  const variables = parseVariables(args.repeated.get('var') ?? []);
+  const body: Record<string, unknown> = {
+    name: requireFlag(args, 'name'),
+    deploy_method: method,
+    ...optionalBody('customer_id', optionalFlag(args, 'customer')),
+    ...optionalBody('template_id', optionalFlag(args, 'template')),
+    ...optionalBody('git_url', optionalFlag(args, 'git-url')),
+    ...optionalBody('git_branch', optionalFlag(args, 'git-branch')),
+    ...optionalBody('ai_url', optionalFlag(args, 'ai-url')),
+    ...(Object.keys(variables).length > 0 ? { variables } : {}),
+  };
+  if (composeFile !== undefined)
+    body.compose = composeFile === '-' ? await context.readStdin() : readComposeFile(composeFile);
+  const created = await context
+    .client()
+    .post<{ id: string; name: string; deploy_job_id: string; url: string }>(
+      '/api/services',
+      body,
+      idempotencyHeaders(context),
+    );
+  if (args.flags.get('wait') === true) return followDeployment(context, created.deploy_job_id, created.name);
+  if (context.json) printJson(context, created);
+  else
+    context.out(
+      `service ${created.name} (${created.id}) created at ${created.url}; deployment ${created.deploy_job_id}`,
+    );
+  return EXIT.ok;
+};
+
+function optionalBody(key: string, value: string | undefined): Record<string, string> {
+  return value === undefined ? {} : { [key]: value };
+}
+
+function readComposeFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(
+      `--compose-file: cannot read ${file} (${(error as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
+  }
+}
+
+export function parseVariables(pairs: readonly string[]): Record<string, string> {
+  const variables: Record<string, string> = {};
+  for (const pair of pairs) {
+    const equals = pair.indexOf('=');
+    if (equals <= 0) throw new UsageError(`--var must be NAME=VALUE, not ${JSON.stringify(pair)}`);
+    variables[pair.slice(0, equals)] = pair.slice(equals + 1);
+  }
+  return variables;
+}
+
+/** Deleting needs --yes: a pipeline with a mistyped name must not remove the wrong service. */
+export const deleteService: ClientCommand = async (context) => {
+  assertKnownFlags(context.args, ['yes']);
+  const [ref = ''] = operands(context.args, 2, ['SERVICE']);
+  const client = context.client();
+  const service = await resolveService(client, ref);
+  if (context.args.flags.get('yes') !== true)
+    throw new UsageError(
+      `deleting ${service.name} (${service.id}) removes its containers and volumes: add --yes`,
+    );
+  await client.request('DELETE', `/api/services/${service.id}`);
+  if (context.json) printJson(context, { id: service.id, name: service.name, deleted: true });
+  else context.out(`service ${service.name} (${service.id}) deleted`);
+  return EXIT.ok;
+};
+
+const lifecycle =
+  (action: 'start' | 'stop' | 'restart'): ClientCommand =>
+  async (context) => {
+    assertKnownFlags(context.args, []);
+    const [ref = ''] = operands(context.args, 2, ['SERVICE']);
+    const client = context.client();
+    const service = await resolveService(client, ref);
+    const result = await client.post<{ id: string; status: string; message?: string }>(
+      `/api/services/${service.id}/${action}`,
+    );
+    if (context.json) printJson(context, result);
+    else context.out(`${service.name}: ${result.message ?? result.status}`);
+    return EXIT.ok;
+  };
+
+export const startService = lifecycle('start');
+export const stopService = lifecycle('stop');
+export const restartService = lifecycle('restart');

@@ -1,0 +1,27 @@
+export const USAGE = `usage: hostctl COMMAND [options] [--json]
+
+API client (HOSTCTL_URL, default http://127.0.0.1:3000; HOSTCTL_TOKEN or \`hostctl login\`):
+  hostctl login [--url URL] [--token-stdin]      check a token and store it (0600)
+  hostctl logout                                 forget the stored token
+  hostctl services list [--search S] [--status S] [--customer ID] [--sort F] [--order asc|desc]
+                        [--page N] [--per-page N]
+  hostctl services get|start|stop|restart SERVICE
+  hostctl services delete SERVICE --yes
+  hostctl services create --name NAME [--customer ID] --compose-file FILE|-
+                        | --method template --template ID [--var K=V]...
+                        | --method git --git-url URL [--git-branch B] | --method ai --ai-url URL
+                        [--wait [--timeout S]] [--idempotency-key K]
+  hostctl deploy SERVICE [--wait [--timeout S]] [--idempotency-key K]   redeploy (latest image or commit)
+  hostctl rollback SERVICE [--to DEPLOYMENT] [--wait [--timeout S]] [--idempotency-key K]
+  hostctl cancel DEPLOYMENT
+  hostctl deployments SERVICE [--page N] [--per-page N]
+  hostctl logs SERVICE [--tail N] [--since RFC3339] [--follow] [--timestamps]
+  hostctl events SERVICE
+SERVICE is an id or a name. --wait streams the deployment log to stderr (default timeout 900 s).
+Exit codes: 0 succeeded, 1 failed, 2 usage or configuration, 3 timed out waiting (the deployment
+goes on), 4 cancelled/superseded/rolled back, 5 authentication or permission. See docs/ci.md.
+
+Operator bootstrap (talks to the database: DATABASE_URL, else the repository's .data/env):
+  hostctl customers create --name NAME
+  hostctl users create --email E --name N --role admin|operator|viewer [--customer ID]
+  hostctl api-keys create --email E --name N [--expires-at RFC3339]`;
