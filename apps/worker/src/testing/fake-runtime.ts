@@ -53,6 +53,9 @@ let nextBlock = 64 + Math.floor(Math.random() * 64);
 export function createFakeRuntime(options: { images?: string[] } = {}): FakeRuntime {
   const images = new Map<string, ImageInfo & { labels: Labels }>();
   const registry = new Map<string, string>();
+  // Every repo@digest ever published: a registry keeps old manifests when a tag moves on.
+  const manifests = new Set<string>();
+  const repository = (ref: string) => ref.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
   const networks = new Map<string, NamedObject>();
   const volumes = new Map<string, NamedObject>();
   const containers = new Map<string, FakeContainer>();
@@ -127,7 +130,10 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
 
   return {
     addImage,
-    publish: (reference, digest) => registry.set(reference, digest),
+    publish: (reference, digest) => {
+      registry.set(reference, digest);
+      manifests.add(`${repository(reference)}@${digest}`);
+    },
     async exit(idOrName, exitCode, output) {
       const container = find(idOrName);
       if (!container) throw new Error(`no fake container ${idOrName}`);
@@ -147,11 +153,10 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
       return image ? { id: image.id, digest: image.digest } : null;
     },
     async pullImage(reference, onProgress) {
-      const repository = (ref: string) => ref.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
       // By tag, or by digest (repo@sha256:…) as a rollback pins it.
       const digest =
         registry.get(reference) ??
-        [...registry.entries()].find(([ref, value]) => `${repository(ref)}@${value}` === reference)?.[1];
+        (manifests.has(reference) ? reference.slice(reference.indexOf('@') + 1) : undefined);
       if (!digest)
         throw new DomainError('image_unavailable', `image ${reference} was not found in its registry`);
       onProgress(`${reference}: Pull complete`);
@@ -199,7 +204,9 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
         exitCode: c.exitCode,
         restartCount: 0,
         ...(c.spec.healthcheck && c.running
-          ? { health: c.spec.env.includes('FAKE_UNHEALTHY=1') ? ('unhealthy' as const) : ('healthy' as const) }
+          ? {
+              health: c.spec.env.includes('FAKE_UNHEALTHY=1') ? ('unhealthy' as const) : ('healthy' as const),
+            }
           : {}),
         ...(c.ip ? { ip: c.ip } : {}),
       };
