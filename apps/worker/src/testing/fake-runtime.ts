@@ -28,6 +28,8 @@ export interface FakeRuntime extends ContainerRuntime {
   publish(reference: string, digest: string): void;
   /** The container's process ends with this exit code (and output), as a crash would. */
   exit(idOrName: string, exitCode: number, output?: string): Promise<void>;
+  /** The image reference a container was created from. */
+  imageOf(idOrName: string): string | undefined;
   /** Every object it holds, for leak assertions. */
   objects(): { containers: string[]; networks: string[]; volumes: string[]; images: string[] };
 }
@@ -62,9 +64,15 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
   const block = nextBlock++ % 250;
   let nextHost = 2;
 
+  // A tag that moves to a new image leaves the old one behind, untagged, as the engine does.
+  const tag = (reference: string, image: ImageInfo & { labels: Labels }) => {
+    const previous = images.get(reference);
+    if (previous && previous.id !== image.id) images.set(previous.id, previous);
+    images.set(reference, image);
+  };
   const addImage = (reference: string, labels: Labels = {}) => {
     const id = `sha256:${newId()}`;
-    images.set(reference, { id, digest: id, labels });
+    tag(reference, { id, digest: id, labels });
   };
   for (const image of options.images ?? []) addImage(image);
 
@@ -140,6 +148,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
       if (output) container.output.push(output);
       await stop(container, exitCode);
     },
+    imageOf: (idOrName) => find(idOrName)?.spec.image,
     objects: () => ({
       containers: [...containers.values()].map((c) => c.spec.name),
       networks: [...networks.keys()],
@@ -162,7 +171,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
       onProgress(`${reference}: Pull complete`);
       const pinned = `${repository(reference)}@${digest}`;
       const known = findImage(pinned);
-      images.set(reference, { id: known?.id ?? `sha256:${newId()}`, digest: pinned, labels: {} });
+      tag(reference, { id: known?.id ?? `sha256:${newId()}`, digest: pinned, labels: {} });
     },
     async ensureNetwork(name, labels) {
       if (!networks.has(name)) networks.set(name, { id: newId(), name, labels });
