@@ -12,10 +12,11 @@ import { useWorkerApp } from './testing/worker-fixture.js';
 // The start-first cutover on the Docker engine: the new set runs beside the old one on a network
 // of its own, each answering as its own release, and a release that fails its health check is
 // removed while the old one keeps answering.
-const { db, runtime, app, deploy } = useWorkerApp('cutover', {
+const fixture = useWorkerApp('cutover', {
   env: { RELEASE_STABILIZATION_MS: '3000', RELEASE_DRAIN_MS: '1000' },
   app: { readiness: { timeoutMs: 20_000, stableMs: 500 } },
 });
+const { db, runtime, app } = fixture;
 
 const compose = (extra = '') => `services:
   web:
@@ -59,7 +60,7 @@ describe('start-first cutover on Docker', () => {
   let service: CreatedService;
 
   it('runs the new release beside the old one, each on its own network, then retires the old one', async () => {
-    service = await deploy({ compose: compose(), variables: { VERSION: 'v1' } });
+    service = await fixture.deploy({ compose: compose(), variables: { VERSION: 'v1' } });
     expect(await waitForDeployment(db, service.deploymentId)).toMatchObject({ status: 'succeeded' });
     expect(await answer(service.serviceId, service.deploymentId)).toBe('v1');
 

@@ -42,7 +42,7 @@ export interface PipelineRun {
   signal: AbortSignal;
   checkpoint: (step: DeployStep) => Promise<void>;
   /** Whether a failure ends the deployment (else the job is retried and resumes). */
-  isFinal(error: unknown): boolean;
+  isFinal: (error: unknown) => boolean;
 }
 
 export interface PipelineResult {

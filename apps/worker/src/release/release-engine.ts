@@ -73,7 +73,7 @@ export interface CutoverRun {
   checkpoint(step: ReleaseStep): Promise<void>;
   onOrder(order: UpdateOrder): Promise<void>;
   /** Whether this failure ends the deployment (else the job is retried and resumes the steps). */
-  isFinal(error: unknown): boolean;
+  isFinal: (error: unknown) => boolean;
 }
 
 /**
