@@ -110,7 +110,11 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
   try {
     await run.checkpoint('network');
     // Never more than two sets: whatever is neither the serving release nor this one goes.
-    await removeStraySets(runtime, objects, [run.deploymentId, previous?.deploymentId], log);
+    const strays = await removeStraySets(runtime, objects, [run.deploymentId, previous?.deploymentId], log);
+    // A deployment interrupted after its switch (then superseded) may have had the traffic.
+    const web = previous?.plan?.web;
+    const address = strays > 0 && previous && web ? await webAddress(runtime, previous.set, web) : undefined;
+    if (web && address) await route(router, run.service, address, web.port, log);
     await ensureSetNetwork(runtime, set, log);
     await run.checkpoint('volumes');
     await ensureVolumes(runtime, plan, objects, log);
@@ -234,7 +238,7 @@ async function route(router: ServiceRouter, service: ServiceRef, host: string, p
 }
 
 /** Removes every set of the service except the ones kept (and the networks of the removed ones). */
-export async function removeStraySets(
+async function removeStraySets(
   runtime: ContainerRuntime,
   objects: ServiceObjects,
   keep: (string | undefined)[],
