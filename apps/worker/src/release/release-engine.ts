@@ -147,7 +147,13 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     state.retiring = true;
     if (previous) {
       await log.info(`Retiring the previous release ${previous.deploymentId}`);
-      await removeSet(runtime, previous.set, previous.plan);
+      // The new release serves already: a removal that fails must not fail it. Once it is the
+      // current release, the old set is a leftover the reconciler removes.
+      await removeSet(runtime, previous.set, previous.plan).catch(async (error: unknown) => {
+        await log.error(
+          `Could not remove the previous release yet (${(error as Error).message}); the reconciler removes it`,
+        );
+      });
     }
     await removeUnusedNetworks(runtime, objects, set);
     return webIp ? { webIp } : {};
