@@ -16,7 +16,10 @@ import type {
  * container with exposed ports really accepts TCP connections, on an address of its own in
  * 127.0.0.0/8 (all loopback on Linux), so readiness and health probes run unchanged. `exit()`
  * plays a crash; a container whose environment sets FAKE_EXIT_CODE exits with it right after
- * every start (a process that cannot start), so a compose document can ask for one.
+ * every start (a process that cannot start), so a compose document can ask for one. With
+ * FAKE_EXIT_AFTER_MS it exits (code 1) that long after each start (a release that crashes once it
+ * has passed its first checks); with FAKE_UNHEALTHY its health check fails. Images are found by
+ * reference, by id and by `repo@digest`, as the engine finds them.
  */
 export interface FakeRuntime extends ContainerRuntime {
   /** Makes an image present locally, as a build or `docker import` would. */
@@ -25,6 +28,8 @@ export interface FakeRuntime extends ContainerRuntime {
   publish(reference: string, digest: string): void;
   /** The container's process ends with this exit code (and output), as a crash would. */
   exit(idOrName: string, exitCode: number, output?: string): Promise<void>;
+  /** The image reference a container was created from. */
+  imageOf(idOrName: string): string | undefined;
   /** Every object it holds, for leak assertions. */
   objects(): { containers: string[]; networks: string[]; volumes: string[]; images: string[] };
 }
@@ -37,6 +42,7 @@ interface FakeContainer {
   ip?: string;
   output: string[];
   listeners: net.Server[];
+  timer?: NodeJS.Timeout;
 }
 
 const newId = () => randomBytes(32).toString('hex');
@@ -49,17 +55,30 @@ let nextBlock = 64 + Math.floor(Math.random() * 64);
 export function createFakeRuntime(options: { images?: string[] } = {}): FakeRuntime {
   const images = new Map<string, ImageInfo & { labels: Labels }>();
   const registry = new Map<string, string>();
+  // Every repo@digest ever published: a registry keeps old manifests when a tag moves on.
+  const manifests = new Set<string>();
+  const repository = (ref: string) => ref.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
   const networks = new Map<string, NamedObject>();
   const volumes = new Map<string, NamedObject>();
   const containers = new Map<string, FakeContainer>();
   const block = nextBlock++ % 250;
   let nextHost = 2;
 
+  // A tag that moves to a new image leaves the old one behind, untagged, as the engine does.
+  const tag = (reference: string, image: ImageInfo & { labels: Labels }) => {
+    const previous = images.get(reference);
+    if (previous && previous.id !== image.id) images.set(previous.id, previous);
+    images.set(reference, image);
+  };
   const addImage = (reference: string, labels: Labels = {}) => {
     const id = `sha256:${newId()}`;
-    images.set(reference, { id, digest: id, labels });
+    tag(reference, { id, digest: id, labels });
   };
   for (const image of options.images ?? []) addImage(image);
+
+  const findImage = (reference: string) =>
+    images.get(reference) ??
+    [...images.values()].find((image) => image.id === reference || image.digest === reference);
 
   const find = (idOrName: string) =>
     containers.get(idOrName) ?? [...containers.values()].find((c) => c.spec.name === idOrName);
@@ -81,6 +100,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     });
 
   const stop = async (container: FakeContainer, exitCode: number) => {
+    clearTimeout(container.timer);
     await closeListeners(container);
     container.running = false;
     container.exitCode = exitCode;
@@ -101,6 +121,14 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     container.ip = ip;
     container.running = true;
     container.exitCode = 0;
+    const later = container.spec.env.find((entry) => entry.startsWith('FAKE_EXIT_AFTER_MS='));
+    if (later) {
+      const after = Number(later.slice('FAKE_EXIT_AFTER_MS='.length));
+      container.timer = setTimeout(() => {
+        container.output.push('fake: the process crashed after starting');
+        void stop(container, 1);
+      }, after);
+    }
   };
 
   const removeNamed = (store: Map<string, NamedObject>, idOrName: string) => {
@@ -110,13 +138,17 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
 
   return {
     addImage,
-    publish: (reference, digest) => registry.set(reference, digest),
+    publish: (reference, digest) => {
+      registry.set(reference, digest);
+      manifests.add(`${repository(reference)}@${digest}`);
+    },
     async exit(idOrName, exitCode, output) {
       const container = find(idOrName);
       if (!container) throw new Error(`no fake container ${idOrName}`);
       if (output) container.output.push(output);
       await stop(container, exitCode);
     },
+    imageOf: (idOrName) => find(idOrName)?.spec.image,
     objects: () => ({
       containers: [...containers.values()].map((c) => c.spec.name),
       networks: [...networks.keys()],
@@ -126,19 +158,20 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
 
     async ping() {},
     async inspectImage(reference) {
-      const image = images.get(reference);
+      const image = findImage(reference);
       return image ? { id: image.id, digest: image.digest } : null;
     },
     async pullImage(reference, onProgress) {
-      const digest = registry.get(reference);
+      // By tag, or by digest (repo@sha256:…) as a rollback pins it.
+      const digest =
+        registry.get(reference) ??
+        (manifests.has(reference) ? reference.slice(reference.indexOf('@') + 1) : undefined);
       if (!digest)
         throw new DomainError('image_unavailable', `image ${reference} was not found in its registry`);
       onProgress(`${reference}: Pull complete`);
-      images.set(reference, {
-        id: `sha256:${newId()}`,
-        digest: `${reference.split(':')[0]}@${digest}`,
-        labels: {},
-      });
+      const pinned = `${repository(reference)}@${digest}`;
+      const known = findImage(pinned);
+      tag(reference, { id: known?.id ?? `sha256:${newId()}`, digest: pinned, labels: {} });
     },
     async ensureNetwork(name, labels) {
       if (!networks.has(name)) networks.set(name, { id: newId(), name, labels });
@@ -159,7 +192,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     async createContainer(spec) {
       if (find(spec.name))
         throw new DomainError('runtime_error', `container name ${spec.name} is already in use`);
-      if (!images.has(spec.image)) throw new DomainError('runtime_error', `no such image: ${spec.image}`);
+      if (!findImage(spec.image)) throw new DomainError('runtime_error', `no such image: ${spec.image}`);
       if (!networks.has(spec.network))
         throw new DomainError('runtime_error', `network ${spec.network} not found`);
       for (const mount of spec.mounts) await this.ensureVolume(mount.volume, {});
@@ -179,7 +212,11 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
         isRestarting: false,
         exitCode: c.exitCode,
         restartCount: 0,
-        ...(c.spec.healthcheck && c.running ? { health: 'healthy' as const } : {}),
+        ...(c.spec.healthcheck && c.running
+          ? {
+              health: c.spec.env.includes('FAKE_UNHEALTHY=1') ? ('unhealthy' as const) : ('healthy' as const),
+            }
+          : {}),
         ...(c.ip ? { ip: c.ip } : {}),
       };
     },
@@ -202,6 +239,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     async removeContainer(id) {
       const container = find(id);
       if (!container) return;
+      clearTimeout(container.timer);
       await closeListeners(container);
       containers.delete(container.id);
     },
