@@ -12,7 +12,7 @@ import {
   createUsersStore,
   type Db,
 } from '@hostctl/db';
-import { createProducer, createRedis, type Producer } from '@hostctl/queue';
+import { createProducer, createRedis, deploymentChannel, type Producer } from '@hostctl/queue';
 import { sourcePolicyOf } from '@hostctl/source-policy';
 import { createAuthenticator } from './auth/authenticator.js';
 import { createAuthModule } from './modules/auth/auth.module.js';
@@ -70,8 +70,11 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const servicesStore = createServicesStore(db, sql);
   const deployments = createDeploymentsService({
     deployments: createDeploymentsStore(db),
+    services: servicesStore,
     notifier,
+    wake: (id) => redis.publish(deploymentChannel(config.QUEUE_PREFIX, id), 'changed'),
     prefix: config.QUEUE_PREFIX,
+    log,
   });
   const logs = createLogsService({
     services: servicesStore,

@@ -1,7 +1,7 @@
 // The deploy, lifecycle and delete processors end to end through real BullMQ, PostgreSQL and the
 // worker app as production wires it, with the fake runtime instead of an engine: the pipeline's
 // logic in seconds. The same runtime promises are checked against Docker by the contract suite.
-import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, SERVICE_LABEL, dockerNamePrefix } from '@hostctl/domain';
 import type { LifecycleResult } from '@hostctl/queue';
 import { describe, expect, it } from 'vitest';
 import { noopRouter } from './adapters/router.js';
@@ -96,9 +96,10 @@ describe('worker logic on the fake runtime', () => {
       30_000,
     );
     const objects = serviceObjects(service.serviceId, prefix);
+    const servicePrefix = dockerNamePrefix(service.serviceId);
     const left = runtime.objects();
-    expect(left.networks).not.toContain(objects.network);
+    expect(left.networks.filter((name) => name.startsWith(servicePrefix))).toEqual([]);
     expect(left.volumes).not.toContain(objects.volume('data'));
-    expect(left.containers.filter((name) => name.startsWith(objects.network))).toEqual([]);
+    expect(left.containers.filter((name) => name.startsWith(servicePrefix))).toEqual([]);
   });
 });

@@ -7,12 +7,12 @@ import path from 'node:path';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
-import { dockerNamePrefix } from '@hostctl/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerImageBuilder } from './adapters/docker-image-builder.js';
 import { ImageBuildError } from './adapters/image-builder.js';
 import { EGRESS_CHAIN, HOST_CHAIN } from './egress/egress-policy.js';
-import { BUILD_BRIDGE, BUILD_NETWORK, serviceBridge } from './egress/sandbox-bridges.js';
+import { BUILD_BRIDGE, BUILD_NETWORK } from './egress/sandbox-bridges.js';
+import { serviceObjects } from './pipeline/service-objects.js';
 import { createComposeService, waitForDeployment } from './testing/fixtures.js';
 import { startStandIn, type StandIn } from './testing/netns-standin.js';
 import { CADDY_ADMIN_URL, viaCaddy } from './testing/network-fixtures.js';
@@ -34,7 +34,7 @@ const cleanups: (() => Promise<unknown>)[] = [];
 let standIn: StandIn;
 let plainBridge = '';
 let buildGateway = '';
-const { db, app, created } = useWorkerApp('egress', {
+const { db, app, created, prefix } = useWorkerApp('egress', {
   env: { CADDY_ADMIN_URL, EGRESS_POLICY: 'enforce' },
   app: { observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
   hookTimeoutMs: 60_000,
@@ -154,10 +154,11 @@ describe('a service container', () => {
     created.push(service);
     await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
     expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
-    web = `${dockerNamePrefix(service.serviceId)}-web`;
-    bridge = serviceBridge(service.serviceId);
+    const set = serviceObjects(service.serviceId, prefix).set(service.deploymentId);
+    web = set.container('web');
+    bridge = set.bridge;
     name = (await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).name;
-    gateway = await gatewayOf(dockerNamePrefix(service.serviceId));
+    gateway = await gatewayOf(set.network);
     await standIn.listenOn(gateway);
   }, 120_000);
 

@@ -6,6 +6,7 @@ import type { ServiceRouter } from './adapters/router.js';
 import { type ContainerRuntime } from './adapters/runtime.js';
 import { removeAll } from './processors/delete.processor.js';
 import { messageOf } from './pipeline/step-errors.js';
+import { removeStraySetsOfServices } from './release/stray-sets.js';
 import { repairRunningServices, type RestorerDeps } from './service-restorer.js';
 import { syncRoutes } from './network/route-sync.js';
 
@@ -16,7 +17,7 @@ import { syncRoutes } from './network/route-sync.js';
  * this installation's; one replica runs it at a time (advisory lock per sweep).
  */
 export interface ReconcilerDeps extends RestorerDeps {
-  deployments: Pick<WorkerDeploymentStore, 'listUnfinished' | 'lastSucceeded'>;
+  deployments: Pick<WorkerDeploymentStore, 'listUnfinished' | 'lastSucceeded' | 'inFlightIds'>;
   services: Pick<
     WorkerServiceStore,
     'listPendingDeletes' | 'listLiveIds' | 'listRunningIds' | 'setStatus' | 'findById' | 'countEventsSince'
@@ -39,6 +40,8 @@ export interface Repairs {
   deploysRequeued: number;
   deletesRequeued: number;
   orphansRemoved: number;
+  /** Container sets of neither the current release nor a deployment in flight (a crash's leftovers). */
+  straySetsRemoved: number;
   servicesRestored: number;
   servicesFailed: number;
   /** Proxy routes re-applied (lost by a Caddy restart, stale address) or removed (service gone). */
@@ -59,6 +62,7 @@ export function createReconciler(deps: ReconcilerDeps) {
         deploysRequeued: 0,
         deletesRequeued: 0,
         orphansRemoved: 0,
+        straySetsRemoved: 0,
         servicesRestored: 0,
         servicesFailed: 0,
         routesRepaired: 0,
@@ -73,6 +77,7 @@ export function createReconciler(deps: ReconcilerDeps) {
         if (await ensureJob(deps, { name: 'delete', payload: { serviceId } })) repairs.deletesRequeued += 1;
       }
       repairs.orphansRemoved = await removeOrphans(deps);
+      repairs.straySetsRemoved = await removeStraySetsOfServices(deps);
       const services = await repairRunningServices(deps);
       repairs.servicesRestored = services.restored;
       repairs.servicesFailed = services.failed;

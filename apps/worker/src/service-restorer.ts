@@ -1,17 +1,20 @@
-import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, SET_SIZE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
-import { startOrder, type Plan } from '@hostctl/compose';
+import {
+  COMPONENT_LABEL,
+  OWNER_LABEL,
+  SERVICE_LABEL,
+  SET_SIZE_LABEL,
+  INSTANCE_LABEL,
+} from '@hostctl/domain';
+import type { Plan } from '@hostctl/compose';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
 import type { ServiceRouter } from './adapters/router.js';
 import { type ContainerRuntime } from './adapters/runtime.js';
-import {
-  createContainers,
-  ensureNetworkAndVolumes,
-  removeOtherDeployments,
-} from './pipeline/containers.step.js';
-import { waitReady, type ReadinessOptions } from './pipeline/readiness.js';
+import type { ReadinessOptions } from './pipeline/readiness.js';
 import { serviceObjects } from './pipeline/service-objects.js';
 import { createRedactor, messageOf } from './pipeline/step-errors.js';
+import { restoreRelease, type ReleaseDeps } from './release/release-engine.js';
+import { storedPlan } from './release/release-images.js';
 
 /**
  * The reconciler's repair of `running` services whose containers are gone or exited (a Docker
@@ -29,6 +32,8 @@ export interface RestorerDeps {
   locks: AdvisoryLocks;
   instance: string;
   readiness: Omit<ReadinessOptions, 'signal'>;
+  /** The release engine: a restore brings the current release's set up the way a deploy does. */
+  release: ReleaseDeps;
   logger: Logger;
 }
 
@@ -88,8 +93,8 @@ async function repairOne(deps: RestorerDeps, serviceId: string): Promise<'restor
   if (!lease) return null;
   try {
     const last = await deps.deployments.lastSucceeded(serviceId);
-    const plan = isPlan(last?.plan) ? last.plan : undefined;
-    const problem = await findProblem(deps, serviceId, plan);
+    const plan = storedPlan(last);
+    const problem = await findProblem(deps, serviceId, last?.id, plan);
     if (!problem) return null;
     // Read again under the lock: a stop or delete may have happened since the list.
     const service = await deps.services.findById(serviceId);
@@ -146,14 +151,19 @@ async function repairOne(deps: RestorerDeps, serviceId: string): Promise<'restor
   }
 }
 
-/** Why the service is not running as planned, or undefined when it is. */
+/** Why the current release's set is not running as planned, or undefined when it is. */
 async function findProblem(
   deps: RestorerDeps,
   serviceId: string,
+  currentRelease: string | undefined,
   plan: Plan | undefined,
 ): Promise<string | undefined> {
   const { runtime } = deps;
-  const containers = await runtime.listContainers(serviceObjects(serviceId, deps.instance).selector);
+  const objects = serviceObjects(serviceId, deps.instance);
+  // Only the current release's set: another one is a leftover for the reconciler, not the service.
+  const containers = await runtime.listContainers(
+    currentRelease ? objects.set(currentRelease).selector : objects.selector,
+  );
   if (containers.length === 0) return 'its containers are missing';
   for (const container of containers) {
     if (container.state === 'running' || container.state === 'restarting') continue;
@@ -175,35 +185,5 @@ async function restore(
   plan: Plan,
   deploymentId: string,
 ): Promise<void> {
-  const { runtime } = deps;
-  const objects = serviceObjects(service.id, deps.instance);
-  await ensureNetworkAndVolumes(runtime, plan, objects, quietLog, async () => {});
-  // Anything not of the deployment being restored goes: one service never runs two container sets.
-  await removeOtherDeployments(runtime, objects, deploymentId, quietLog);
-  const ids = await createContainers(runtime, plan, objects, deploymentId, quietLog);
-  let webIp: string | undefined;
-  for (const container of startOrder(plan)) {
-    const id = ids.get(container.name);
-    if (!id) throw new Error(`no container was created for ${container.name}`);
-    const state = await runtime.inspectContainer(id);
-    // One still running was never down: only what we start has to prove itself ready.
-    let ip = state?.isRunning ? state.ip : undefined;
-    if (!state?.isRunning) {
-      await runtime.startContainer(id);
-      ip = (await waitReady(runtime, id, container, deps.readiness)).ip;
-    }
-    if (plan.web?.container === container.name) webIp = ip;
-  }
-  // A recreated or restarted container has a new address: the route must follow it.
-  if (plan.web && webIp)
-    await deps.router.upsert({
-      serviceId: service.id,
-      serviceName: service.name,
-      url: service.url,
-      target: { host: webIp, port: plan.web.port },
-    });
-}
-
-function isPlan(value: unknown): value is Plan {
-  return typeof value === 'object' && value !== null && Array.isArray((value as Plan).containers);
+  await restoreRelease(deps.release, { service, deploymentId, plan, log: quietLog });
 }

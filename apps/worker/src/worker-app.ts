@@ -73,6 +73,15 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   // The queue prefix names the installation; Docker objects carry it so reconcilers never cross.
   const instance = config.QUEUE_PREFIX;
   const readiness = options.readiness ?? { timeoutMs: 60_000, stableMs: 1000 };
+  // The release engine's settings: one source for deploy, restore and start/restart recreation.
+  const release = {
+    runtime,
+    router,
+    instance,
+    readiness,
+    stabilizationMs: config.RELEASE_STABILIZATION_MS,
+    drainMs: config.RELEASE_DRAIN_MS,
+  };
   const sourcePolicy = workerSourcePolicy(config);
   const sources = createRepositorySources(config, sourcePolicy);
   const egress = createEgressPolicy({
@@ -103,11 +112,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       logger,
       notify,
       deployTimeoutMs: config.DEPLOY_TIMEOUT_MS,
+      releasesKept: config.RELEASES_KEPT,
       pipeline: {
-        runtime,
-        router,
-        instance,
-        readiness,
+        ...release,
         sources,
         containerLimits: containerLimitPolicy(config),
         images: { policy: sourcePolicy.imagePolicy },
@@ -129,9 +136,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       deployments,
       services,
       locks,
-      runtime,
-      instance,
-      readiness,
+      release,
       lockWaitMs: 5000,
       logger,
     }),
@@ -179,6 +184,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     instance,
     queuedGraceMs: 10_000,
     readiness,
+    release,
     logger,
     egress,
     onSweep: (result, seconds, repairs) => {
@@ -187,6 +193,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       metrics.repaired('deploy_requeued', repairs.deploysRequeued);
       metrics.repaired('delete_requeued', repairs.deletesRequeued);
       metrics.repaired('orphan_removed', repairs.orphansRemoved);
+      metrics.repaired('stray_set_removed', repairs.straySetsRemoved);
       metrics.repaired('service_restored', repairs.servicesRestored);
       metrics.repaired('service_failed', repairs.servicesFailed);
     },

@@ -60,6 +60,9 @@ function renderService(container: PlanContainer): Record<string, unknown> {
   if (container.limits.nanoCpus !== undefined) limits.cpus = String(container.limits.nanoCpus / 1e9);
   if (container.limits.memoryBytes !== undefined) limits.memory = formatBytes(container.limits.memoryBytes);
   if (container.limits.pids !== undefined) limits.pids = container.limits.pids;
-  if (Object.keys(limits).length > 0) out.deploy = { resources: { limits } };
+  const deploy: Record<string, unknown> = {};
+  if (Object.keys(limits).length > 0) deploy.resources = { limits };
+  if (container.updateOrder) deploy.update_config = { order: container.updateOrder };
+  if (Object.keys(deploy).length > 0) out.deploy = deploy;
   return out;
 }

@@ -119,9 +119,9 @@ export function parseDeploy(
     pids: policy.defaultPids,
   };
   if (value === undefined || value === null) return limits;
-  const resources = only(value, at, 'resources', problems);
+  const resources = only(value, at, ['resources', 'update_config'], problems);
   const limitsValue =
-    resources === undefined ? undefined : only(resources, child(at, 'resources'), 'limits', problems);
+    resources === undefined ? undefined : only(resources, child(at, 'resources'), ['limits'], problems);
   if (limitsValue === undefined) return limits;
   const limitsPath = child(child(at, 'resources'), 'limits');
   if (!isRecord(limitsValue)) {
@@ -160,13 +160,36 @@ export function parseDeploy(
   return limits;
 }
 
-/** The single allowed key of a mapping; every other key is reported. */
-function only(value: unknown, at: string, key: string, problems: Problems): unknown {
+/** The first allowed key's value; every key not allowed is reported. */
+function only(value: unknown, at: string, keys: readonly string[], problems: Problems): unknown {
   if (!isRecord(value)) {
     problems.add(at, 'must be a mapping');
     return undefined;
   }
   for (const [other] of entries(value))
-    if (other !== key) problems.add(child(at, other), `${other} is not allowed`);
-  return value[key] ?? undefined;
+    if (!keys.includes(other)) problems.add(child(at, other), `${other} is not allowed`);
+  return value[keys[0] ?? ''] ?? undefined;
+}
+
+const UPDATE_ORDERS = ['start-first', 'stop-first'] as const;
+
+/**
+ * deploy.update_config.order: how a redeploy replaces the container (docs/worker.md). Only `order`
+ * is honoured; the rest of update_config (parallelism, delay, failure_action, …) is Swarm's and is
+ * refused rather than silently ignored. Absent: undefined (the worker decides).
+ */
+export function parseUpdateOrder(
+  deploy: unknown,
+  at: string,
+  problems: Problems,
+): PlanContainer['updateOrder'] {
+  if (!isRecord(deploy) || deploy.update_config === undefined || deploy.update_config === null)
+    return undefined;
+  const path = child(at, 'update_config');
+  const order = only(deploy.update_config, path, ['order'], problems);
+  if (order === undefined) return undefined;
+  if (typeof order === 'string' && (UPDATE_ORDERS as readonly string[]).includes(order))
+    return order as (typeof UPDATE_ORDERS)[number];
+  problems.add(child(path, 'order'), 'must be start-first or stop-first');
+  return undefined;
 }

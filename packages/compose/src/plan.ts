@@ -48,6 +48,11 @@ export interface PlanContainer {
   init: boolean;
   /** Always set by the parser: the compose's own limits, or the operator's defaults. */
   limits: { memoryBytes?: number; nanoCpus?: number; pids?: number };
+  /**
+   * deploy.update_config.order when the compose names one: whether a redeploy starts the new
+   * container before stopping the old one. Absent: the worker's default (docs/worker.md).
+   */
+  updateOrder?: 'start-first' | 'stop-first';
 }
 
 export interface Plan {

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { ContainerLimitPolicy } from './container-limits.js';
 import { parseImageReference } from '@hostctl/source-policy';
-import { parseDeploy, parseHealthcheck, parseRestart } from './healthcheck.parser.js';
+import { parseDeploy, parseHealthcheck, parseRestart, parseUpdateOrder } from './healthcheck.parser.js';
 import { parseArgv, parseDependsOn, parseEnvironment, parseLabels } from './key-values.parser.js';
 import type { PlanContainer } from './plan.js';
 import { parseExpose, parsePorts } from './ports.parser.js';
@@ -98,6 +98,8 @@ export function parseService(name: string, raw: unknown, ctx: ServiceContext): P
     limits: parseDeploy(raw.deploy, field('deploy'), ctx.limits, problems),
   };
   if (build) container.build = build;
+  const updateOrder = parseUpdateOrder(raw.deploy, field('deploy'), problems);
+  if (updateOrder) container.updateOrder = updateOrder;
   const command = parseArgv(raw.command, field('command'), problems);
   if (command) container.command = command;
   const entrypoint = parseArgv(raw.entrypoint, field('entrypoint'), problems);

@@ -169,6 +169,18 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 600000, minimum: 1000 }),
     'Upper bound of one deployment.',
   ),
+  RELEASE_STABILIZATION_MS: describe(
+    Type.Integer({ default: 10000, minimum: 0 }),
+    'How long a new release is watched (no restart, no exit, still healthy) before the proxy switches to it (docs/worker.md).',
+  ),
+  RELEASE_DRAIN_MS: describe(
+    Type.Integer({ default: 10000, minimum: 0 }),
+    'How long the previous release keeps running after the switch while the new one is still watched; a failure meanwhile rolls back.',
+  ),
+  RELEASES_KEPT: describe(
+    Type.Integer({ default: 5, minimum: 1 }),
+    'Built images (git/ai) of this many latest successful releases per service are kept for rollback; older ones are removed.',
+  ),
   CADDY_ADMIN_URL: describe(Type.String({ default: '' }), 'Caddy admin API; empty disables routing.'),
   DNS_PROVIDER: describe(
     Type.Union([Type.Literal('none'), Type.Literal('powerdns')], { default: 'none' }),

@@ -21,6 +21,27 @@ export const DEPLOYMENT_STATUSES = [
 ] as const;
 export type DeploymentStatus = (typeof DEPLOYMENT_STATUSES)[number];
 
+/** Statuses a deployment never leaves: followers stop at these, and cancel answers 409. */
+export const FINAL_DEPLOYMENT_STATUSES = [
+  'succeeded',
+  'failed',
+  'superseded',
+  'cancelled',
+  'rolled_back',
+] as const satisfies readonly DeploymentStatus[];
+
+export function isFinalDeployment(status: DeploymentStatus): boolean {
+  return (FINAL_DEPLOYMENT_STATUSES as readonly DeploymentStatus[]).includes(status);
+}
+
+/** Why a deployment was requested: the service's creation, a redeploy, or a rollback to a release. */
+export const DEPLOYMENT_TRIGGERS = ['create', 'redeploy', 'rollback'] as const;
+export type DeploymentTrigger = (typeof DEPLOYMENT_TRIGGERS)[number];
+
+/** How a cutover replaced the previous release (docs/deployments.md#update-orders). */
+export const UPDATE_ORDERS = ['start-first', 'stop-first'] as const;
+export type UpdateOrder = (typeof UPDATE_ORDERS)[number];
+
 export const HEALTH_STATUSES = ['healthy', 'unhealthy', 'starting', 'unknown'] as const;
 export type HealthStatus = (typeof HEALTH_STATUSES)[number];
 

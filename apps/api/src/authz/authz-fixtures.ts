@@ -2,6 +2,7 @@ import { generateApiKey } from '@hostctl/auth-policy';
 import type { Role } from '@hostctl/domain';
 import { createSessionStore } from '../auth/session-store.js';
 import { json, uniqueName, type Harness } from '../test-support/harness.js';
+import { addDeployment, settleFirst } from '../test-support/releases.js';
 
 /**
  * The world the authorization tests run in: customers A and B, one caller per role × scope, and
@@ -33,6 +34,10 @@ export interface Fixtures {
   deploymentA: string;
   /** A fresh service of A in status `running` for a route that changes it. */
   freshService(): Promise<string>;
+  /** A fresh running service of A with two releases, so a rollback has somewhere to go. */
+  freshReleases(): Promise<string>;
+  /** A fresh queued deployment of A (its service just created), for cancel. */
+  freshDeployment(): Promise<string>;
   /** A fresh user (with one API key) for routes that change users or keys. */
   freshUser(role: Role, customerId: string | null): Promise<{ id: string; keyId: string }>;
   /** Headers of a fresh browser session of the caller (cookie plus same-origin Origin). */
@@ -74,6 +79,18 @@ export async function buildFixtures(h: Harness): Promise<Fixtures> {
       // is about who may act, so the service is put where every action is accepted.
       await h.container.db.service.update({ where: { id }, data: { status: 'running' } });
       return id;
+    },
+    async freshReleases() {
+      const { id, deploy_job_id } = await h.createService(root, {
+        customer_id: a.id,
+        name: uniqueName('authz'),
+      });
+      await settleFirst(h, id, deploy_job_id, { at: 0 });
+      await addDeployment(h, id, { at: 60 });
+      return id;
+    },
+    async freshDeployment() {
+      return (await h.createService(root, { customer_id: a.id, name: uniqueName('authz') })).deploy_job_id;
     },
     async freshUser(role, customerId) {
       const user = await h.store.createUser({

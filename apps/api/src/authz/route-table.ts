@@ -205,6 +205,15 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
   'POST /api/services/:id/stop': one('stop', writeA(200), onFreshService('/stop')),
   'POST /api/services/:id/restart': one('restart', writeA(200), onFreshService('/restart')),
   'POST /api/services/:id/redeploy': one('redeploy', writeA(200), onFreshService('/redeploy')),
+  'POST /api/services/:id/rollback': one('rollback', writeA(200), async (f) => ({
+    url: `/api/services/${await f.freshReleases()}/rollback`,
+  })),
+  'GET /api/services/:id/deployments': one('history', readA(200), (f) => ({
+    url: `/api/services/${f.serviceA}/deployments`,
+  })),
+  'POST /api/deployments/:id/cancel': one('cancel a queued deployment', writeA(200), async (f) => ({
+    url: `/api/deployments/${await f.freshDeployment()}/cancel`,
+  })),
   'PATCH /api/services/:id': one(
     'change variables',
     writeA(200),

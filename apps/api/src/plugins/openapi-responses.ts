@@ -80,7 +80,25 @@ export function rewriteResponses<T>(document: T): T {
         }
       }
       operation.responses = responses;
+      markOptionalBody(operation);
     }
   }
   return document;
+}
+
+interface RequestBody {
+  required?: boolean;
+  content?: Record<string, { schema?: { type?: unknown } }>;
+}
+
+/**
+ * @fastify/swagger marks every request body required; a body schema that admits null (Fastify
+ * validates a missing body as null) is an optional body, as for `POST /api/services/:id/rollback`.
+ */
+function markOptionalBody(operation: Operation): void {
+  const body = operation.requestBody as RequestBody | undefined;
+  const admitsNull = Object.values(body?.content ?? {}).some(
+    (media) => Array.isArray(media.schema?.type) && media.schema.type.includes('null'),
+  );
+  if (body && admitsNull) body.required = false;
 }

@@ -16,7 +16,7 @@ const routes: RouteOptions[] = [];
 
 interface Operation {
   parameters?: { in: string; name: string }[];
-  requestBody?: unknown;
+  requestBody?: { required?: boolean };
   responses: Record<string, { content?: Record<string, unknown> }>;
   security?: unknown[];
 }
@@ -34,6 +34,7 @@ const BODILESS = new Set([
   'POST /api/services/:id/stop',
   'POST /api/services/:id/restart',
   'POST /api/services/:id/redeploy',
+  'POST /api/deployments/:id/cancel',
   'POST /api/auth/logout',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
@@ -188,6 +189,7 @@ describe('every /api route', () => {
     expect(idempotent.map((route) => route.url).sort()).toEqual([
       '/api/services',
       '/api/services/:id/redeploy',
+      '/api/services/:id/rollback',
     ]);
     for (const route of idempotent) {
       const operation = document.paths[openApiPath(route.url)]?.post;
@@ -196,6 +198,18 @@ describe('every /api route', () => {
       );
       expect(Object.keys(operation?.responses ?? {})).toEqual(expect.arrayContaining(['409', '422']));
     }
+  });
+});
+
+describe('optional bodies', () => {
+  it('documents the rollback body as optional and every other body as required', () => {
+    const bodies = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) => operation.requestBody !== undefined)
+        .map(([method, operation]) => [`${method} ${path}`, operation.requestBody?.required]),
+    );
+    expect(bodies).toContainEqual(['post /api/services/{id}/rollback', false]);
+    expect(bodies.filter(([, required]) => required !== true)).toHaveLength(1);
   });
 });
 

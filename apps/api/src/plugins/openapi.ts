@@ -50,7 +50,7 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
       },
       tags: [
         { name: 'services', description: 'Create, deploy, operate and delete services' },
-        { name: 'deployments', description: 'Deployment progress and logs' },
+        { name: 'deployments', description: 'Deployment progress, logs, history and cancel' },
         { name: 'templates', description: 'The template catalog' },
         { name: 'auth', description: 'Sign-in, sessions and API keys' },
       ],
@@ -102,7 +102,8 @@ const idempotencyHeaders = {
 
 function tagOf(url: string): string {
   const segment = url.split('/')[2] ?? '';
-  if (segment === 'deployments' || url.endsWith('/logs')) return 'deployments';
+  if (segment === 'deployments' || url.endsWith('/logs') || url.endsWith('/deployments'))
+    return 'deployments';
   return segment;
 }
 

@@ -8,7 +8,12 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
  */
 export type JobOutcome = 'completed' | 'failed' | 'retry' | 'delayed';
 export type RepairKind =
-  'deploy_requeued' | 'delete_requeued' | 'orphan_removed' | 'service_restored' | 'service_failed';
+  | 'deploy_requeued'
+  | 'delete_requeued'
+  | 'orphan_removed'
+  | 'stray_set_removed'
+  | 'service_restored'
+  | 'service_failed';
 export type LockScope = 'service' | 'reconciler';
 
 const JOB_STATES = ['wait', 'active', 'delayed', 'prioritized', 'failed'] as const;

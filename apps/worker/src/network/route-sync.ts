@@ -1,4 +1,4 @@
-import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import type { Plan } from '@hostctl/compose';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
@@ -64,11 +64,14 @@ function repairReason(current: RoutedService | undefined, upstream: string): str
 
 async function webTarget(deps: RouteSyncDeps, serviceId: string) {
   const service = await deps.services.findById(serviceId);
-  const plan = (await deps.deployments.lastSucceeded(serviceId))?.plan as Plan | undefined;
-  if (!service || service.deletedAt || !plan?.web) return null;
+  const current = await deps.deployments.lastSucceeded(serviceId);
+  const plan = current?.plan as Plan | undefined;
+  if (!service || service.deletedAt || !current || !plan?.web) return null;
   const web = plan.web;
+  // The current release's web container only: another set (a leftover) never gets the traffic.
   const [container] = await deps.runtime.listContainers({
     [SERVICE_LABEL]: serviceId,
+    [DEPLOYMENT_LABEL]: current.id,
     [COMPONENT_LABEL]: web.container,
   });
   const state = container ? await deps.runtime.inspectContainer(container.id) : null;

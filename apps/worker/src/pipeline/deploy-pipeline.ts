@@ -1,51 +1,37 @@
-import { parseCompose, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
-import type { WorkerDeploymentStore, WorkerService } from '@hostctl/db';
-import type { ServiceRouter } from '../adapters/router.js';
-import type { ContainerRuntime } from '../adapters/runtime.js';
-import {
-  createContainers,
-  ensureNetworkAndVolumes,
-  removeOtherDeployments,
-  startContainers,
-  verifyContainers,
-} from './containers.step.js';
+import { parseCompose, renderCompose, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
+import type { WorkerDeployment, WorkerDeploymentStore, WorkerService } from '@hostctl/db';
 import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
 import { ensureImages } from './images.step.js';
-import type { ReadinessOptions } from './readiness.js';
-import { serviceObjects } from './service-objects.js';
 import { PermanentStepError } from './step-errors.js';
+import {
+  RELEASE_STEPS,
+  ReleaseUndone,
+  cutover,
+  type CurrentRelease,
+  type ReleaseDeps,
+} from '../release/release-engine.js';
+import { ensurePinnedImages, pinnedPlan, reusablePlan, storedPlan } from '../release/release-images.js';
 import { builtImageRepositories } from '../sources/build-images.js';
 import { planFromRepository, type RepositorySourceDeps } from '../sources/repository-source.js';
+import { serviceObjects } from './service-objects.js';
 
 /**
- * The steps of one deployment, in order. Each is idempotent, so a job retried after a crash simply
- * runs them again; `checkpoint` records the step on the deployment and stops the run when the
- * deployment was cancelled meanwhile.
+ * The steps of one deployment, in order: how the plan is arrived at (source, build, validate,
+ * pull), then the release engine's cutover (release/release-engine.ts). Each is idempotent, so a
+ * job retried after a crash runs them again; `checkpoint` records the step on the deployment and
+ * stops the run when the deployment was cancelled meanwhile.
  */
-export const DEPLOY_STEPS = [
-  'source',
-  'build',
-  'validate',
-  'pull',
-  'network',
-  'volumes',
-  'create',
-  'start',
-  'verify',
-  'route',
-] as const;
+export const DEPLOY_STEPS = ['source', 'build', 'validate', 'pull', ...RELEASE_STEPS] as const;
 export type DeployStep = (typeof DEPLOY_STEPS)[number];
 
-export interface PipelineDeps {
-  runtime: ContainerRuntime;
-  router: ServiceRouter;
-  store: Pick<WorkerDeploymentStore, 'savePlan' | 'recordCommit'>;
+export interface PipelineDeps extends ReleaseDeps {
+  store: Pick<
+    WorkerDeploymentStore,
+    'savePlan' | 'recordCommit' | 'record' | 'findById' | 'lastSucceeded'
+  >;
   /** git/ai deployments (clone, analyze, build); without it they fail as unsupported. */
   sources?: RepositorySourceDeps;
-  /** Installation label value (see INSTANCE_LABEL). */
-  instance: string;
-  readiness: Omit<ReadinessOptions, 'signal'>;
   /** CONTAINER_* settings; the built-in defaults when absent (never unlimited). */
   containerLimits?: ContainerLimitPolicy;
   /** The image policy every plan image passes before the engine sees it. */
@@ -53,14 +39,17 @@ export interface PipelineDeps {
 }
 
 export interface PipelineRun {
-  deploymentId: string;
+  deployment: WorkerDeployment;
   service: WorkerService;
   log: DeployLog;
   signal: AbortSignal;
   checkpoint: (step: DeployStep) => Promise<void>;
+  /** Whether a failure ends the deployment (else the job is retried and resumes). */
+  isFinal(error: unknown): boolean;
 }
 
 export interface PipelineResult {
+  /** What the release runs, as its definition names it (rollbacks: not the pinned references). */
   plan: Plan;
   webIp?: string;
 }
@@ -76,63 +65,134 @@ export function planOf(service: WorkerService, limits?: ContainerLimitPolicy): P
 }
 
 export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): Promise<PipelineResult> {
-  const { runtime, router } = deps;
-  const { log, signal } = run;
-  const readiness = { ...deps.readiness, signal };
-  const objects = serviceObjects(run.service.id, deps.instance);
+  const last = await deps.store.lastSucceeded(run.service.id);
+  const current = await servingRelease(deps, run.service.id, last);
+  try {
+    const prepared = await preparePlan(deps, run);
+    const result = await cutover(deps, {
+      service: run.service,
+      deploymentId: run.deployment.id,
+      plan: prepared.runnable,
+      previous: current,
+      log: run.log,
+      signal: run.signal,
+      checkpoint: run.checkpoint,
+      onOrder: (updateOrder) => deps.store.record(run.deployment.id, { updateOrder }),
+      isFinal: run.isFinal,
+    });
+    return { plan: prepared.plan, ...result };
+  } catch (error) {
+    if (error instanceof ReleaseUndone || !run.isFinal(error)) throw error;
+    // Nothing of the new release exists yet: whatever served before still does.
+    throw new ReleaseUndone(error, {
+      switched: false,
+      ...(current && (await isServing(deps, run.service.id, current)) ? { keptRelease: current.deploymentId } : {}),
+    });
+  }
+}
 
-  const isRepository = run.service.deployMethod === 'git' || run.service.deployMethod === 'ai';
+/** source, build, validate and pull: the plan as defined, and as it runs (images pinned for a rollback). */
+async function preparePlan(deps: PipelineDeps, run: PipelineRun): Promise<{ plan: Plan; runnable: Plan }> {
+  const { deployment, service, log, signal } = run;
+  const isRepository = service.deployMethod === 'git' || service.deployMethod === 'ai';
+  if (deployment.trigger === 'rollback') return prepareRollback(deps, run, isRepository);
+
+  const reused = isRepository ? await reusablePlan(deps.runtime, deployment) : undefined;
+  if (reused) await log.info(`Resuming: the images built for ${deployment.commit} exist; no clone or build`);
   const fromRepository =
-    isRepository && deps.sources
-      ? await planFromRepository(deps.sources, { ...run, store: deps.store, images: deps.images })
+    !reused && isRepository && deps.sources
+      ? await planFromRepository(deps.sources, { ...run, deploymentId: deployment.id, store: deps.store, images: deps.images })
       : undefined;
   await run.checkpoint('validate');
-  const plan = fromRepository?.plan ?? planOf(run.service, deps.containerLimits);
+  const plan = reused ?? fromRepository?.plan ?? planOf(service, deps.containerLimits);
   // git/ai deployments also store how the plan was arrived at (commit, analysis, generated files).
-  const stored = fromRepository?.stored ?? plan;
-  await deps.store.savePlan(run.deploymentId, stored);
-  await log.info(
-    `Compose definition valid: ${plan.containers.map((container) => container.name).join(', ')}`,
-  );
+  const stored = fromRepository?.stored ?? (reused ? deployment.plan : plan);
+  await deps.store.savePlan(deployment.id, stored);
+  await deps.store.record(deployment.id, sourceRecord(service, plan, isRepository));
+  await log.info(`Compose definition valid: ${plan.containers.map((container) => container.name).join(', ')}`);
 
   await run.checkpoint('pull');
   // Only a repository deployment builds, and only its own images may carry the reserved names.
-  const ownBuilds = fromRepository
-    ? builtImageRepositories(
-        run.service.id,
-        plan.containers.map((container) => container.name),
-      )
-    : [];
-  const digests = await ensureImages(runtime, plan, log, signal, deps.images, ownBuilds);
-  const mainImage =
-    plan.containers.find((container) => container.name === plan.web?.container)?.image ??
-    plan.containers[0]?.image;
-  const digest = mainImage ? digests.get(mainImage) : undefined;
-  if (digest) await deps.store.savePlan(run.deploymentId, stored, digest);
+  const ownBuilds = isRepository ? ownBuildsOf(service.id, plan) : [];
+  const digests = await ensureImages(deps.runtime, plan, log, signal, deps.images, ownBuilds);
+  const imageDigests = Object.fromEntries(
+    plan.containers.map((container) => [container.name, digests.get(container.image) ?? container.image]),
+  );
+  await deps.store.record(deployment.id, { imageDigests });
+  const main = plan.containers.find((container) => container.name === plan.web?.container) ?? plan.containers[0];
+  const digest = main ? imageDigests[main.name] : undefined;
+  if (digest) await deps.store.savePlan(deployment.id, stored, digest);
+  return { plan, runnable: plan };
+}
 
-  await ensureNetworkAndVolumes(runtime, plan, objects, log, run.checkpoint);
+/** A rollback runs exactly what its target ran: its stored plan, every image pinned; no source, no build. */
+async function prepareRollback(
+  deps: PipelineDeps,
+  run: PipelineRun,
+  isRepository: boolean,
+): Promise<{ plan: Plan; runnable: Plan }> {
+  const { deployment, service, log } = run;
+  const target = deployment.rollbackOf ? await deps.store.findById(deployment.rollbackOf) : null;
+  if (!target || target.serviceId !== service.id || target.status !== 'succeeded')
+    throw new PermanentStepError(
+      `the release to roll back to (${deployment.rollbackOf ?? 'none'}) is not a succeeded deployment of this service`,
+    );
+  await log.info(`Rolling back to release ${target.id}${target.commit ? ` (commit ${target.commit})` : ''}`);
+  await run.checkpoint('validate');
+  const plan = storedPlan(target);
+  const runnable = pinnedPlan(target);
+  if (!plan) throw new PermanentStepError(`deployment ${target.id} stored no plan`);
+  await deps.store.savePlan(deployment.id, target.plan);
+  await deps.store.record(deployment.id, sourceRecord(service, plan, isRepository));
+  if (target.commit) await deps.store.recordCommit(deployment.id, target.commit);
+  await run.checkpoint('pull');
+  const pinned = await ensurePinnedImages(deps.runtime, plan, runnable, {
+    log,
+    signal: run.signal,
+    guard: deps.images,
+    ownBuilds: isRepository ? ownBuildsOf(service.id, plan) : [],
+    target: target.id,
+  });
+  const imageDigests = Object.fromEntries(pinned);
+  await deps.store.record(deployment.id, { imageDigests });
+  const main = plan.web?.container ?? plan.containers[0]?.name;
+  const digest = main ? imageDigests[main] : undefined;
+  if (digest) await deps.store.savePlan(deployment.id, target.plan, digest);
+  return { plan, runnable };
+}
 
-  await run.checkpoint('create');
-  // The previous deployment's containers go first: one service never runs two container sets.
-  await removeOtherDeployments(runtime, objects, run.deploymentId, log);
-  const ids = await createContainers(runtime, plan, objects, run.deploymentId, log);
+/**
+ * What the deployment ran, so a rollback can give the service its definition back: the compose
+ * and variables of the service (for git/ai, the rendered plan, which is what they publish).
+ */
+function sourceRecord(service: WorkerService, plan: Plan, isRepository: boolean) {
+  return {
+    sourceCompose: isRepository ? renderCompose(plan) : service.compose,
+    sourceVariables: service.variables,
+  };
+}
 
-  await run.checkpoint('start');
-  await startContainers(runtime, plan, ids, log, readiness);
+function ownBuildsOf(serviceId: string, plan: Plan): string[] {
+  return builtImageRepositories(
+    serviceId,
+    plan.containers.map((container) => container.name),
+  );
+}
 
-  await run.checkpoint('verify');
-  const { webIp } = await verifyContainers(runtime, plan, ids, log, readiness);
+/** The current release when its set exists on this host (else there is nothing to cut over from). */
+async function servingRelease(
+  deps: PipelineDeps,
+  serviceId: string,
+  last: WorkerDeployment | null,
+): Promise<CurrentRelease | undefined> {
+  if (!last) return undefined;
+  const set = serviceObjects(serviceId, deps.instance).set(last.id);
+  if ((await deps.runtime.listContainers(set.selector)).length === 0) return undefined;
+  return { deploymentId: last.id, plan: storedPlan(last) };
+}
 
-  await run.checkpoint('route');
-  if (plan.web && webIp) {
-    const notes = await router.upsert({
-      serviceId: run.service.id,
-      serviceName: run.service.name,
-      url: run.service.url,
-      target: { host: webIp, port: plan.web.port },
-    });
-    await log.info(`Routing ${run.service.url} to ${plan.web.container}:${plan.web.port}`);
-    for (const note of notes ?? []) await log.info(note);
-  }
-  return webIp ? { plan, webIp } : { plan };
+async function isServing(deps: PipelineDeps, serviceId: string, release: CurrentRelease): Promise<boolean> {
+  const set = serviceObjects(serviceId, deps.instance).set(release.deploymentId);
+  const containers = await deps.runtime.listContainers(set.selector);
+  return containers.length > 0 && containers.every((container) => container.state === 'running');
 }

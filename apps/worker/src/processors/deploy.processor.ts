@@ -15,6 +15,9 @@ import type { Logger } from 'pino';
 import { createDeployLog, type DeployLog } from '../pipeline/deploy-log.js';
 import { runDeployPipeline, type DeployStep, type PipelineDeps } from '../pipeline/deploy-pipeline.js';
 import { DeploymentCancelledError, createRedactor, isPermanent, messageOf } from '../pipeline/step-errors.js';
+import { ReleaseUndone } from '../release/release-engine.js';
+import { pruneBuiltImages } from '../release/image-retention.js';
+import { recordUndone } from './deploy-outcomes.js';
 import { lockOrDelay } from './service-lock.js';
 
 const GENERATED_METHODS: ReadonlySet<DeployMethod> = new Set(['git', 'ai']);
@@ -30,6 +33,8 @@ export interface DeployProcessorDeps {
   locks: AdvisoryLocks;
   pipeline: Omit<PipelineDeps, 'store'>;
   deployTimeoutMs: number;
+  /** RELEASES_KEPT: built images of this many latest releases per service stay. */
+  releasesKept: number;
   logger: Logger;
   /**
    * Wakes API followers of the deployment (pub/sub on deploymentChannel) after new log rows or a
@@ -38,7 +43,13 @@ export interface DeployProcessorDeps {
   notify(deploymentId: string): void;
 }
 
-const FINAL: ReadonlySet<DeploymentStatus> = new Set(['succeeded', 'failed', 'superseded', 'cancelled']);
+const FINAL: ReadonlySet<DeploymentStatus> = new Set([
+  'succeeded',
+  'failed',
+  'rolled_back',
+  'superseded',
+  'cancelled',
+]);
 
 export function createDeployProcessor(deps: DeployProcessorDeps) {
   return async (job: Job<JobPayload<'deploy'>>, token?: string): Promise<{ status: string }> => {
@@ -95,22 +106,33 @@ async function runClaimed(
   let step: DeployStep | null = null;
   const checkpoint = async (next: DeployStep) => {
     signal.throwIfAborted();
-    if ((await deps.deployments.currentStatus(deployment.id)) === 'cancelled')
+    // Conditional on `running`: losing to a cancel (also at retire, which the API then refuses) stops here.
+    if (!(await deps.deployments.setStep(deployment.id, next))) {
+      cancellation.abort(new DeploymentCancelledError());
       throw new DeploymentCancelledError();
+    }
     step = next;
-    await deps.deployments.setStep(deployment.id, next);
     deps.notify(deployment.id);
     await job.updateProgress({ step: next });
   };
   const attempt = job.attemptsMade + 1;
   const attempts = job.opts.attempts ?? 1;
+  // A cancel, a timeout or a failure no retry fixes ends the deployment: the engine undoes it.
+  const isFinal = (error: unknown) =>
+    !lockLost.signal.aborted &&
+    (cancellation.signal.aborted ||
+      error instanceof DeploymentCancelledError ||
+      timeout.aborted ||
+      isPermanent(error) ||
+      attempt >= attempts);
   await log.info(`Deploying ${service.name} (attempt ${attempt} of ${attempts})`);
   try {
     const result = await runDeployPipeline(
       { ...deps.pipeline, store: deps.deployments },
-      { deploymentId: deployment.id, service, log, signal, checkpoint },
+      { deployment, service, log, signal, checkpoint, isFinal },
     );
-    const message = `${deployment.trigger === 'redeploy' ? 'Redeployed' : 'Deployed'} ${describe(result.plan)}`;
+    const verb = { create: 'Deployed', redeploy: 'Redeployed', rollback: 'Rolled back to' }[deployment.trigger];
+    const message = `${verb} ${describe(result.plan)}`;
     await log.info(message);
     await deps.deployments.markSucceeded({
       deploymentId: deployment.id,
@@ -124,14 +146,21 @@ async function runClaimed(
     });
     deps.notify(deployment.id);
     deps.logger.info({ deploymentId: deployment.id, serviceId: service.id }, 'deployment succeeded');
+    await pruneImages(deps, log, service.id);
     return { status: 'succeeded' };
   } catch (error) {
-    if (error instanceof DeploymentCancelledError || cancellation.signal.aborted) {
-      await log.info('Deployment cancelled: the service is being deleted');
-      return { status: 'cancelled' };
-    }
     // Not a failure of the deployment: the job is retried (or re-enqueued by the reconciler).
     if (lockLost.signal.aborted) throw lockLost.signal.reason;
+    if (error instanceof ReleaseUndone)
+      return await recordUndone(deps, log, {
+        deployment,
+        service,
+        step,
+        undone: error,
+        isCancelled: error.reason instanceof DeploymentCancelledError || cancellation.signal.aborted,
+        isTimedOut: timeout.aborted,
+        redact,
+      });
     return await recordFailure(deps, log, {
       deployment,
       service,
@@ -143,6 +172,22 @@ async function runClaimed(
     });
   } finally {
     clearInterval(watcher);
+  }
+}
+
+/** Retention after a success; a failure here must not fail the release that just went live. */
+async function pruneImages(deps: DeployProcessorDeps, log: DeployLog, serviceId: string) {
+  try {
+    const removed = await pruneBuiltImages(
+      deps.pipeline.runtime,
+      deps.deployments,
+      serviceId,
+      deps.releasesKept,
+    );
+    if (removed.length > 0)
+      await log.info(`Removed built images of releases older than the last ${deps.releasesKept}: ${removed.join(', ')}`);
+  } catch (error) {
+    deps.logger.warn({ serviceId, err: messageOf(error) }, 'could not remove old built images');
   }
 }
 

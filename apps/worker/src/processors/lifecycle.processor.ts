@@ -1,14 +1,16 @@
 import { UnrecoverableError, type Job } from 'bullmq';
 import { COMPONENT_LABEL, LIFECYCLE_MESSAGES, statusAfter, type LifecycleAction } from '@hostctl/domain';
-import { startOrder, type Plan, type PlanContainer } from '@hostctl/compose';
-import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
+import type { Plan, PlanContainer } from '@hostctl/compose';
+import type { AdvisoryLocks, WorkerDeploymentStore, WorkerService, WorkerServiceStore } from '@hostctl/db';
 import type { JobPayload, LifecycleResult } from '@hostctl/queue';
 import type { Logger } from 'pino';
-import type { ContainerRuntime, ContainerSummary } from '../adapters/runtime.js';
-import { createContainers, ensureNetworkAndVolumes } from '../pipeline/containers.step.js';
-import { waitReady, type ReadinessOptions } from '../pipeline/readiness.js';
+import type { ContainerSummary } from '../adapters/runtime.js';
+import { waitReady } from '../pipeline/readiness.js';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import { PermanentStepError, createRedactor, messageOf } from '../pipeline/step-errors.js';
+import { STOP_GRACE_S, inStartOrder } from '../release/container-sets.js';
+import { restoreRelease, type ReleaseDeps } from '../release/release-engine.js';
+import { storedPlan } from '../release/release-images.js';
 
 /**
  * start/stop/restart on a service's existing containers, in dependency order. Short jobs the API
@@ -19,15 +21,13 @@ export interface LifecycleProcessorDeps {
   services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
   deployments: Pick<WorkerDeploymentStore, 'lastSucceeded'>;
   locks: AdvisoryLocks;
-  runtime: ContainerRuntime;
-  instance: string;
-  readiness: Omit<ReadinessOptions, 'signal'>;
+  /** The release engine: containers removed behind our back are recreated the way a deploy makes them. */
+  release: ReleaseDeps;
   /** How long to wait for a running job of the same service before giving up. */
   lockWaitMs: number;
   logger: Logger;
 }
 
-const STOP_TIMEOUT_S = 10;
 const quietLog = { info: async () => {}, error: async () => {} };
 
 export function createLifecycleProcessor(deps: LifecycleProcessorDeps) {
@@ -45,7 +45,7 @@ export function createLifecycleProcessor(deps: LifecycleProcessorDeps) {
       if (service.status === 'deploying')
         return { status: 'deploying', message: 'a deployment is in progress' };
       try {
-        await perform(deps, serviceId, action);
+        await perform(deps, service, action);
       } catch (error) {
         const message = `${action} failed: ${createRedactor(service.variables)(messageOf(error))}`;
         // A failed stop leaves the service as it was; a failed start or restart leaves it down.
@@ -65,16 +65,13 @@ export function createLifecycleProcessor(deps: LifecycleProcessorDeps) {
   };
 }
 
-async function perform(
-  deps: LifecycleProcessorDeps,
-  serviceId: string,
-  action: LifecycleAction,
-): Promise<void> {
-  const { runtime } = deps;
-  const objects = serviceObjects(serviceId, deps.instance);
-  const last = await deps.deployments.lastSucceeded(serviceId);
-  const plan = isPlan(last?.plan) ? last.plan : undefined;
-  const found = await runtime.listContainers(objects.selector);
+async function perform(deps: LifecycleProcessorDeps, service: WorkerService, action: LifecycleAction): Promise<void> {
+  const { runtime } = deps.release;
+  const objects = serviceObjects(service.id, deps.release.instance);
+  const last = await deps.deployments.lastSucceeded(service.id);
+  const plan = storedPlan(last);
+  // Only the current release's set: another one is a leftover the reconciler removes.
+  const found = await runtime.listContainers(last ? objects.set(last.id).selector : objects.selector);
   if (found.length === 0) {
     if (action === 'stop') return;
     if (!plan || !last)
@@ -82,23 +79,12 @@ async function perform(
         'the service has no containers and no successful deployment to recreate them from; redeploy it',
       );
     // Containers removed behind our back: rebuild them from the last plan that worked.
-    await ensureNetworkAndVolumes(runtime, plan, objects, quietLog, async () => {});
-    const ids = await createContainers(runtime, plan, objects, last.id, quietLog);
-    await startAll(
-      deps,
-      plan,
-      [...ids].map(([component, id]) => ({
-        id,
-        name: component,
-        labels: { [COMPONENT_LABEL]: component },
-        state: 'created',
-      })),
-    );
+    await restoreRelease(deps.release, { service, deploymentId: last.id, plan, log: quietLog });
     return;
   }
   const ordered = inStartOrder(found, plan);
   if (action !== 'start') {
-    for (const container of [...ordered].reverse()) await runtime.stopContainer(container.id, STOP_TIMEOUT_S);
+    for (const container of [...ordered].reverse()) await runtime.stopContainer(container.id, STOP_GRACE_S);
   }
   if (action !== 'stop') await startAll(deps, plan, ordered);
 }
@@ -108,22 +94,13 @@ async function startAll(
   plan: Plan | undefined,
   containers: ContainerSummary[],
 ): Promise<void> {
+  const { runtime, readiness } = deps.release;
   const ordered = inStartOrder(containers, plan);
-  for (const container of ordered) await deps.runtime.startContainer(container.id);
+  for (const container of ordered) await runtime.startContainer(container.id);
   for (const container of ordered) {
     const component = container.labels[COMPONENT_LABEL] ?? container.name;
-    await waitReady(deps.runtime, container.id, planContainer(plan, component), deps.readiness);
+    await waitReady(runtime, container.id, planContainer(plan, component), readiness);
   }
-}
-
-/** Plan order when the plan is known; unknown components last, by name. */
-function inStartOrder(containers: ContainerSummary[], plan: Plan | undefined): ContainerSummary[] {
-  const order = plan ? startOrder(plan).map((container) => container.name) : [];
-  const rank = (container: ContainerSummary) => {
-    const index = order.indexOf(container.labels[COMPONENT_LABEL] ?? '');
-    return index < 0 ? order.length : index;
-  };
-  return [...containers].sort((a, b) => rank(a) - rank(b) || a.name.localeCompare(b.name));
 }
 
 function planContainer(plan: Plan | undefined, component: string): PlanContainer {
@@ -142,8 +119,4 @@ function planContainer(plan: Plan | undefined, component: string): PlanContainer
       limits: {},
     }
   );
-}
-
-function isPlan(value: unknown): value is Plan {
-  return typeof value === 'object' && value !== null && Array.isArray((value as Plan).containers);
 }

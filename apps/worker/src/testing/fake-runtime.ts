@@ -16,7 +16,10 @@ import type {
  * container with exposed ports really accepts TCP connections, on an address of its own in
  * 127.0.0.0/8 (all loopback on Linux), so readiness and health probes run unchanged. `exit()`
  * plays a crash; a container whose environment sets FAKE_EXIT_CODE exits with it right after
- * every start (a process that cannot start), so a compose document can ask for one.
+ * every start (a process that cannot start), so a compose document can ask for one. With
+ * FAKE_EXIT_AFTER_MS it exits (code 1) that long after each start (a release that crashes once it
+ * has passed its first checks); with FAKE_UNHEALTHY its health check fails. Images are found by
+ * reference, by id and by `repo@digest`, as the engine finds them.
  */
 export interface FakeRuntime extends ContainerRuntime {
   /** Makes an image present locally, as a build or `docker import` would. */
@@ -37,6 +40,7 @@ interface FakeContainer {
   ip?: string;
   output: string[];
   listeners: net.Server[];
+  timer?: NodeJS.Timeout;
 }
 
 const newId = () => randomBytes(32).toString('hex');
@@ -61,6 +65,10 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
   };
   for (const image of options.images ?? []) addImage(image);
 
+  const findImage = (reference: string) =>
+    images.get(reference) ??
+    [...images.values()].find((image) => image.id === reference || image.digest === reference);
+
   const find = (idOrName: string) =>
     containers.get(idOrName) ?? [...containers.values()].find((c) => c.spec.name === idOrName);
 
@@ -81,6 +89,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     });
 
   const stop = async (container: FakeContainer, exitCode: number) => {
+    clearTimeout(container.timer);
     await closeListeners(container);
     container.running = false;
     container.exitCode = exitCode;
@@ -101,6 +110,14 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     container.ip = ip;
     container.running = true;
     container.exitCode = 0;
+    const later = container.spec.env.find((entry) => entry.startsWith('FAKE_EXIT_AFTER_MS='));
+    if (later) {
+      const after = Number(later.slice('FAKE_EXIT_AFTER_MS='.length));
+      container.timer = setTimeout(() => {
+        container.output.push('fake: the process crashed after starting');
+        void stop(container, 1);
+      }, after);
+    }
   };
 
   const removeNamed = (store: Map<string, NamedObject>, idOrName: string) => {
@@ -126,19 +143,21 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
 
     async ping() {},
     async inspectImage(reference) {
-      const image = images.get(reference);
+      const image = findImage(reference);
       return image ? { id: image.id, digest: image.digest } : null;
     },
     async pullImage(reference, onProgress) {
-      const digest = registry.get(reference);
+      const repository = (ref: string) => ref.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
+      // By tag, or by digest (repo@sha256:…) as a rollback pins it.
+      const digest =
+        registry.get(reference) ??
+        [...registry.entries()].find(([ref, value]) => `${repository(ref)}@${value}` === reference)?.[1];
       if (!digest)
         throw new DomainError('image_unavailable', `image ${reference} was not found in its registry`);
       onProgress(`${reference}: Pull complete`);
-      images.set(reference, {
-        id: `sha256:${newId()}`,
-        digest: `${reference.split(':')[0]}@${digest}`,
-        labels: {},
-      });
+      const pinned = `${repository(reference)}@${digest}`;
+      const known = findImage(pinned);
+      images.set(reference, { id: known?.id ?? `sha256:${newId()}`, digest: pinned, labels: {} });
     },
     async ensureNetwork(name, labels) {
       if (!networks.has(name)) networks.set(name, { id: newId(), name, labels });
@@ -159,7 +178,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     async createContainer(spec) {
       if (find(spec.name))
         throw new DomainError('runtime_error', `container name ${spec.name} is already in use`);
-      if (!images.has(spec.image)) throw new DomainError('runtime_error', `no such image: ${spec.image}`);
+      if (!findImage(spec.image)) throw new DomainError('runtime_error', `no such image: ${spec.image}`);
       if (!networks.has(spec.network))
         throw new DomainError('runtime_error', `network ${spec.network} not found`);
       for (const mount of spec.mounts) await this.ensureVolume(mount.volume, {});
@@ -179,7 +198,9 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
         isRestarting: false,
         exitCode: c.exitCode,
         restartCount: 0,
-        ...(c.spec.healthcheck && c.running ? { health: 'healthy' as const } : {}),
+        ...(c.spec.healthcheck && c.running
+          ? { health: c.spec.env.includes('FAKE_UNHEALTHY=1') ? ('unhealthy' as const) : ('healthy' as const) }
+          : {}),
         ...(c.ip ? { ip: c.ip } : {}),
       };
     },
@@ -202,6 +223,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     async removeContainer(id) {
       const container = find(id);
       if (!container) return;
+      clearTimeout(container.timer);
       await closeListeners(container);
       containers.delete(container.id);
     },

@@ -27,6 +27,9 @@ export function testConfig(prefix: string, overrides: Record<string, string> = {
     // As in the dev stack's env (scripts/lib/env.sh): the local base images and the test registry.
     PLATFORM_IMAGES: 'local/*',
     REGISTRY_ALLOWED_HOSTS: '127.0.0.1:5000',
+    // Short cutover windows: tests that are about them set their own.
+    RELEASE_STABILIZATION_MS: '300',
+    RELEASE_DRAIN_MS: '200',
     ...overrides,
   });
 }
@@ -88,7 +91,7 @@ export async function createRedeployment(db: Db, serviceId: string): Promise<str
   });
 }
 
-const FINAL: DeploymentStatus[] = ['succeeded', 'failed', 'superseded', 'cancelled'];
+const FINAL: DeploymentStatus[] = ['succeeded', 'failed', 'rolled_back', 'superseded', 'cancelled'];
 
 export async function waitForDeployment(db: Db, deploymentId: string, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;

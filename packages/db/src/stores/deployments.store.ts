@@ -1,4 +1,5 @@
 import type { CustomerScope } from '@hostctl/auth-policy';
+import type { DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import type { Deployment, DeploymentLog } from '../generated/client.ts';
 import { customerWhere } from './scope-where.js';
@@ -7,7 +8,34 @@ export type DeploymentsStore = ReturnType<typeof createDeploymentsStore>;
 
 export type DeploymentWithService = Deployment & { service: { id: string; deployMethod: string } };
 
-/** Read side of deployments for the API: scoped through the owning service. */
+/** What a history page shows of a deployment: never its plan, logs, compose or variables. */
+const SUMMARY_COLUMNS = {
+  id: true,
+  serviceId: true,
+  trigger: true,
+  status: true,
+  step: true,
+  commit: true,
+  imageDigest: true,
+  imageDigests: true,
+  updateOrder: true,
+  rollbackOf: true,
+  error: true,
+  createdAt: true,
+  startedAt: true,
+  finishedAt: true,
+} as const;
+
+export type DeploymentSummaryRow = Pick<Deployment, keyof typeof SUMMARY_COLUMNS>;
+
+export type CancelOutcome =
+  | { cancelled: true }
+  /** Not cancellable; `status` null when the deployment is gone (its service was purged). */
+  | { cancelled: false; status: DeploymentStatus | null; step: string | null };
+
+const CANCEL_ERROR = 'cancelled by request';
+
+/** Read side of deployments for the API, and the one write the API owns: cancel. */
 export function createDeploymentsStore(db: Db) {
   return {
     async findVisible(scope: CustomerScope, id: string): Promise<DeploymentWithService | null> {
@@ -19,6 +47,29 @@ export function createDeploymentsStore(db: Db) {
       });
     },
 
+    /**
+     * A page of a service's deployments, newest first; the caller has checked the service is
+     * visible. The order is the (service_id, created_at) index read backwards; id breaks ties so
+     * pages stay stable.
+     */
+    async listForService(
+      serviceId: string,
+      page: { page: number; perPage: number },
+    ): Promise<{ rows: DeploymentSummaryRow[]; total: number }> {
+      const where = { serviceId };
+      const [rows, total] = await Promise.all([
+        db.deployment.findMany({
+          where,
+          select: SUMMARY_COLUMNS,
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          skip: (page.page - 1) * page.perPage,
+          take: page.perPage,
+        }),
+        db.deployment.count({ where }),
+      ]);
+      return { rows, total };
+    },
+
     /** Log lines after a sequence number, oldest first: readers page through with the last seq. */
     logsAfter(deploymentId: string, afterSeq: number, limit: number): Promise<DeploymentLog[]> {
       return db.deploymentLog.findMany({
@@ -27,5 +78,73 @@ export function createDeploymentsStore(db: Db) {
         take: limit,
       });
     },
+
+    /**
+     * Cancels a deployment that is queued or running and not yet retiring the previous release
+     * (docs/deployments.md#cancel). One conditional UPDATE decides against the worker: whichever of
+     * this and the worker's own conditional writes (claim, setStep('retire'), finish) commits first
+     * wins, and the loser sees it. The CTE locks the row first so the status it had before is known:
+     * a deployment no worker ever claimed has nobody else to give the service its status back.
+     */
+    async cancel(id: string): Promise<CancelOutcome> {
+      return db.$transaction(async (tx) => {
+        const updated = await tx.$queryRaw<{ serviceId: string; trigger: string; was: DeploymentStatus }[]>`
+          WITH before AS (SELECT id, status FROM deployments WHERE id = ${id} FOR UPDATE)
+          UPDATE deployments d
+             SET status = 'cancelled', finished_at = now(), error = ${CANCEL_ERROR}
+            FROM before
+           WHERE d.id = before.id
+             AND d.status IN ('queued', 'running')
+             AND (d.step IS NULL OR d.step <> 'retire')
+          RETURNING d.service_id AS "serviceId", d.trigger, before.status::text AS was`;
+        const row = updated[0];
+        if (row === undefined) {
+          const current = await tx.deployment.findUnique({
+            where: { id },
+            select: { status: true, step: true },
+          });
+          return { cancelled: false, status: current?.status ?? null, step: current?.step ?? null };
+        }
+        await tx.serviceEvent.create({
+          data: {
+            serviceId: row.serviceId,
+            type: eventTypeOf(row.trigger),
+            status: 'cancelled',
+            message: `Deployment ${id} cancelled by request`,
+          },
+        });
+        if (row.was === 'queued') await restoreServiceStatus(tx, row.serviceId, id);
+        return { cancelled: true };
+      });
+    },
   };
+}
+
+type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+/**
+ * After cancelling a deployment no worker claimed: unless another deployment of the service is in
+ * flight (it owns the status now), the service is what its current release makes it: `running`
+ * when a succeeded deployment exists (the proxy still routes to it), else `failed`.
+ */
+async function restoreServiceStatus(tx: Tx, serviceId: string, cancelledId: string): Promise<void> {
+  const inFlight = await tx.deployment.findFirst({
+    where: { serviceId, id: { not: cancelledId }, status: { in: ['queued', 'running'] } },
+    select: { id: true },
+  });
+  if (inFlight) return;
+  const release = await tx.deployment.findFirst({
+    where: { serviceId, status: 'succeeded' },
+    select: { id: true },
+  });
+  await tx.service.updateMany({
+    where: { id: serviceId, deletedAt: null },
+    data: { status: release ? 'running' : 'failed' },
+  });
+}
+
+/** The timeline event type of a deployment's trigger. */
+export function eventTypeOf(trigger: string): 'deploy' | 'redeploy' | 'rollback' {
+  if (trigger === 'redeploy' || trigger === 'rollback') return trigger;
+  return 'deploy';
 }

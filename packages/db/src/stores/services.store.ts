@@ -1,11 +1,14 @@
+import { randomUUID } from 'node:crypto';
 import type { CustomerScope } from '@hostctl/auth-policy';
 import type { DeployMethod } from '@hostctl/domain';
 import type { Db, SqlPool } from '../client.js';
 import type { Deployment, Service } from '../generated/client.ts';
 import { isUniqueViolation } from '../errors.js';
+import { requestRollback, supersedeQueued, type RollbackOutcome, type Tx } from './release-rollback.js';
 import { serviceByIdStatement, servicesListStatement, type ServiceListQuery } from './services.sql.js';
 
 export type { ServiceListQuery, ServiceSort } from './services.sql.js';
+export type { RollbackOutcome, RollbackRefusal } from './release-rollback.js';
 
 type ListResultRow = { total: number } & (ServiceListRow | { [K in keyof ServiceListRow]: null });
 
@@ -43,14 +46,16 @@ export type ServiceListRow = Pick<
   | 'memoryLimitMb'
 >;
 
-type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
-
 async function queueRedeploy(
   tx: Tx,
   serviceId: string,
 ): Promise<{ deployment: Deployment; coalesced: boolean }> {
   const queued = await tx.deployment.findFirst({ where: { serviceId, status: 'queued' } });
-  if (queued) {
+  // A redeploy asks for the newest inputs (a git branch's new head, unpinned images): it replaces
+  // a rollback still waiting rather than joining it and running an old release instead.
+  const id = randomUUID();
+  if (queued?.trigger === 'rollback') await supersedeQueued(tx, serviceId, { kind: 'redeploy', id });
+  else if (queued) {
     await tx.serviceEvent.create({
       data: {
         serviceId,
@@ -61,7 +66,7 @@ async function queueRedeploy(
     });
     return { deployment: queued, coalesced: true };
   }
-  const deployment = await tx.deployment.create({ data: { serviceId, trigger: 'redeploy' } });
+  const deployment = await tx.deployment.create({ data: { id, serviceId, trigger: 'redeploy' } });
   await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
   await tx.serviceEvent.create({
     data: { serviceId, type: 'redeploy', status: 'started', message: `Redeployment ${deployment.id} queued` },
@@ -155,6 +160,11 @@ export function createServicesStore(db: Db, sql: SqlPool) {
      */
     async requestRedeploy(serviceId: string): Promise<{ deployment: Deployment; coalesced: boolean }> {
       return retryOnceOnConflict(() => db.$transaction((tx) => queueRedeploy(tx, serviceId)));
+    },
+
+    /** Queues a rollback (release-rollback.ts); a concurrent redeploy's insert makes it run once more. */
+    async requestRollback(serviceId: string, targetId: string | undefined): Promise<RollbackOutcome> {
+      return retryOnceOnConflict(() => requestRollback(db, serviceId, targetId));
     },
 
     /** Hides the service from the API at once and cancels queued deployments; the worker purges. */

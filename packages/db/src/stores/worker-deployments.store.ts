@@ -7,22 +7,46 @@ import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
  * The worker's reads and writes of deployments. Every transition is a conditional update on the
  * current status, so a retried or duplicated job can never move a finished deployment again.
  */
+export type DeploymentTrigger = 'create' | 'redeploy' | 'rollback';
+
 export interface WorkerDeployment {
   id: string;
   serviceId: string;
-  trigger: 'create' | 'redeploy';
+  trigger: DeploymentTrigger;
   status: DeploymentStatus;
+  step: string | null;
   createdAt: Date;
   plan: unknown;
+  commit: string | null;
+  /** trigger 'rollback': the deployment whose release this one runs again. */
+  rollbackOf: string | null;
+  /** component -> pinned image reference, recorded after the pull step. */
+  imageDigests: Record<string, string> | null;
 }
 
 export interface DeploymentOutcome {
   deploymentId: string;
   serviceId: string;
-  trigger: 'create' | 'redeploy';
+  trigger: DeploymentTrigger;
   /** Event message; must never contain variable values. */
   message: string;
 }
+
+/** What a deployment ran, recorded as it learns it (rollback and history read it back). */
+export interface DeploymentRecord {
+  sourceCompose?: string;
+  sourceVariables?: Record<string, string>;
+  imageDigests?: Record<string, string>;
+  updateOrder?: 'start-first' | 'stop-first';
+}
+
+const TRIGGERS: readonly DeploymentTrigger[] = ['create', 'redeploy', 'rollback'];
+const eventTypeOf = (trigger: DeploymentTrigger) => (trigger === 'create' ? 'deploy' : trigger);
+const isStringMap = (value: unknown): value is Record<string, string> =>
+  typeof value === 'object' &&
+  value !== null &&
+  !Array.isArray(value) &&
+  Object.values(value).every((item) => typeof item === 'string');
 
 const IN_FLIGHT: DeploymentStatus[] = ['queued', 'running'];
 
@@ -32,15 +56,23 @@ export function createWorkerDeploymentStore(db: Db) {
     serviceId: string;
     trigger: string;
     status: DeploymentStatus;
+    step: string | null;
     createdAt: Date;
     plan: unknown;
+    commit: string | null;
+    rollbackOf: string | null;
+    imageDigests: unknown;
   }): WorkerDeployment => ({
     id: row.id,
     serviceId: row.serviceId,
-    trigger: row.trigger === 'redeploy' ? 'redeploy' : 'create',
+    trigger: TRIGGERS.find((trigger) => trigger === row.trigger) ?? 'create',
     status: row.status,
+    step: row.step,
     createdAt: row.createdAt,
     plan: row.plan,
+    commit: row.commit,
+    rollbackOf: row.rollbackOf,
+    imageDigests: isStringMap(row.imageDigests) ? row.imageDigests : null,
   });
   /** The service keeps the status a newer in-flight deployment gives it: the latest request wins. */
   const noNewerInFlight = (deploymentId: string, createdAt: Date) => ({
@@ -59,7 +91,7 @@ export function createWorkerDeploymentStore(db: Db) {
       from: DeploymentStatus[];
       deployment: Prisma.DeploymentUpdateManyMutationInput;
       service: Prisma.ServiceUpdateManyMutationInput;
-      eventStatus: 'success' | 'failed';
+      eventStatus: 'success' | 'failed' | 'rolled_back';
     },
   ): Promise<boolean> =>
     db.$transaction(async (tx) => {
@@ -83,7 +115,7 @@ export function createWorkerDeploymentStore(db: Db) {
       await tx.serviceEvent.create({
         data: {
           serviceId: outcome.serviceId,
-          type: outcome.trigger === 'redeploy' ? 'redeploy' : 'deploy',
+          type: eventTypeOf(outcome.trigger),
           status: change.eventStatus,
           message: outcome.message,
         },
@@ -122,8 +154,25 @@ export function createWorkerDeploymentStore(db: Db) {
       return true;
     },
 
-    async setStep(id: string, step: string): Promise<void> {
-      await db.deployment.updateMany({ where: { id, status: 'running' }, data: { step } });
+    /**
+     * Conditional on `running`: false means the deployment was cancelled (or finished) meanwhile,
+     * so a step that loses this race must not run (the API refuses a cancel once step is retire).
+     */
+    async setStep(id: string, step: string): Promise<boolean> {
+      const done = await db.deployment.updateMany({ where: { id, status: 'running' }, data: { step } });
+      return done.count > 0;
+    },
+
+    async record(id: string, what: DeploymentRecord): Promise<void> {
+      await db.deployment.update({
+        where: { id },
+        data: {
+          ...(what.sourceCompose !== undefined ? { sourceCompose: what.sourceCompose } : {}),
+          ...(what.sourceVariables !== undefined ? { sourceVariables: what.sourceVariables } : {}),
+          ...(what.imageDigests !== undefined ? { imageDigests: what.imageDigests } : {}),
+          ...(what.updateOrder !== undefined ? { updateOrder: what.updateOrder } : {}),
+        },
+      });
     },
 
     async savePlan(id: string, plan: unknown, imageDigest?: string): Promise<void> {
@@ -171,18 +220,66 @@ export function createWorkerDeploymentStore(db: Db) {
       });
     },
 
-    /** Records a final failure: deployment failed, service failed (unless a newer deploy is coming), one event. */
-    async markFailed(outcome: DeploymentOutcome & { step: string | null }): Promise<boolean> {
+    /**
+     * Records a final failure: deployment failed, one event, and the service `running` when a
+     * previous release still serves (`keptRelease`), else `failed` (unless a newer deploy is coming).
+     */
+    async markFailed(
+      outcome: DeploymentOutcome & { step: string | null; keptRelease?: string; error?: string },
+    ): Promise<boolean> {
       return finish(outcome, {
         from: IN_FLIGHT,
         deployment: {
           status: 'failed',
-          error: outcome.message,
+          error: outcome.error ?? outcome.message,
           finishedAt: new Date(),
           ...(outcome.step ? { step: outcome.step } : {}),
         },
-        service: { status: 'failed' },
+        service: { status: outcome.keptRelease ? 'running' : 'failed' },
         eventStatus: 'failed',
+      });
+    },
+
+    /** The new release failed after the switch: traffic went back to the previous one, still running. */
+    async markRolledBack(outcome: DeploymentOutcome & { step: string | null; error: string }): Promise<boolean> {
+      return finish(outcome, {
+        from: ['running'],
+        deployment: {
+          status: 'rolled_back',
+          error: outcome.error,
+          finishedAt: new Date(),
+          ...(outcome.step ? { step: outcome.step } : {}),
+        },
+        service: { status: 'running' },
+        eventStatus: 'rolled_back',
+      });
+    },
+
+    /**
+     * After the worker cleaned up a cancelled deployment: the service shows what serves now. The
+     * API wrote the event; a deleted service or one with a newer deployment coming is left alone.
+     */
+    async settleCancelled(
+      deploymentId: string,
+      serviceId: string,
+      status: 'running' | 'failed',
+    ): Promise<boolean> {
+      return db.$transaction(async (tx) => {
+        const row = await tx.deployment.findFirst({
+          where: { id: deploymentId, status: 'cancelled' },
+          select: { createdAt: true },
+        });
+        if (!row) return false;
+        const done = await tx.service.updateMany({
+          where: {
+            id: serviceId,
+            deletedAt: null,
+            status: 'deploying',
+            ...noNewerInFlight(deploymentId, row.createdAt),
+          },
+          data: { status },
+        });
+        return done.count > 0;
       });
     },
 
@@ -208,7 +305,7 @@ export function createWorkerDeploymentStore(db: Db) {
         await tx.serviceEvent.create({
           data: {
             serviceId: deployment.serviceId,
-            type: deployment.trigger === 'redeploy' ? 'redeploy' : 'deploy',
+            type: eventTypeOf(deployment.trigger),
             status: 'info',
             message,
           },
@@ -239,6 +336,25 @@ export function createWorkerDeploymentStore(db: Db) {
         orderBy: { createdAt: 'desc' },
       });
       return row ? toDeployment(row) : null;
+    },
+
+    /** Ids of the service's queued or running deployments (their container sets are not strays). */
+    async inFlightIds(serviceId: string): Promise<string[]> {
+      const rows = await db.deployment.findMany({
+        where: { serviceId, status: { in: IN_FLIGHT } },
+        select: { id: true },
+      });
+      return rows.map((row) => row.id);
+    },
+
+    /** Succeeded deployments of a service, newest first (releases: retention, rollback). */
+    async succeededReleases(serviceId: string, take = 100): Promise<WorkerDeployment[]> {
+      const rows = await db.deployment.findMany({
+        where: { serviceId, status: 'succeeded' },
+        orderBy: { createdAt: 'desc' },
+        take,
+      });
+      return rows.map(toDeployment);
     },
 
     /** For the reconciler: queued ones older than `queuedBefore`, and every running one. */

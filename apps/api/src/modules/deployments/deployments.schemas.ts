@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
-import { DEPLOYMENT_STATUSES } from '@hostctl/domain';
-import { Timestamp } from '../../http/schemas.js';
+import { DEPLOYMENT_STATUSES, DEPLOYMENT_TRIGGERS, UPDATE_ORDERS } from '@hostctl/domain';
+import { PageQuery, Timestamp } from '../../http/schemas.js';
 import { literals } from '../services/services.schemas.js';
 
 export const DeploymentLogLine = Type.Object({
@@ -11,24 +11,56 @@ export const DeploymentLogLine = Type.Object({
 });
 export type DeploymentLogLine = Static<typeof DeploymentLogLine>;
 
-export const Deployment = Type.Object({
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+/** The fields of a deployment that a history page and the single view share. */
+const summaryFields = {
   id: Type.String(),
   service_id: Type.String(),
-  trigger: Type.String({ description: 'create or redeploy' }),
-  deploy_method: Type.String(),
+  trigger: literals(DEPLOYMENT_TRIGGERS),
   status: literals(DEPLOYMENT_STATUSES),
-  step: Type.Union([Type.String(), Type.Null()]),
-  commit: Type.Union([Type.String(), Type.Null()]),
-  image_digest: Type.Union([Type.String(), Type.Null()]),
-  error: Type.Union([Type.String(), Type.Null()]),
+  step: nullable(Type.String()),
+  commit: nullable(Type.String()),
+  image_digest: nullable(Type.String()),
+  image_digests: nullable(
+    Type.Record(Type.String(), Type.String(), {
+      description:
+        'Compose service → the image reference that ran, pinned (repo@sha256:… or a local image id)',
+    }),
+  ),
+  update_order: nullable(literals(UPDATE_ORDERS)),
+  rollback_of: nullable(
+    Type.String({ description: 'rollback: the deployment whose release this one runs again' }),
+  ),
+  error: nullable(Type.String()),
   created_at: Timestamp,
-  started_at: Type.Union([Timestamp, Type.Null()]),
-  finished_at: Type.Union([Timestamp, Type.Null()]),
+  started_at: nullable(Timestamp),
+  finished_at: nullable(Timestamp),
+};
+
+export const DeploymentSummary = Type.Object(summaryFields);
+export type DeploymentSummary = Static<typeof DeploymentSummary>;
+
+export const Deployment = Type.Object({
+  ...summaryFields,
+  deploy_method: Type.String(),
   logs: Type.Array(DeploymentLogLine),
   /** Seq of the last line included; pass it back as after_seq to continue. */
   last_seq: Type.Integer(),
 });
 export type Deployment = Static<typeof Deployment>;
+
+export const DeploymentList = Type.Object({
+  data: Type.Array(DeploymentSummary),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+});
+export type DeploymentList = Static<typeof DeploymentList>;
+
+export const DeploymentListQuery = Type.Object(PageQuery, { additionalProperties: false });
+export type DeploymentListQuery = Static<typeof DeploymentListQuery>;
 
 export const DeploymentQuery = Type.Object(
   {

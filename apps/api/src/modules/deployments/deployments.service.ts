@@ -1,11 +1,12 @@
 import { customerScope, type Principal } from '@hostctl/auth-policy';
-import { DomainError, type DeploymentStatus } from '@hostctl/domain';
-import type { DeploymentsStore, DeploymentWithService } from '@hostctl/db';
+import type { FastifyBaseLogger } from 'fastify';
+import { DomainError, isFinalDeployment } from '@hostctl/domain';
+import type { CancelOutcome, DeploymentsStore, DeploymentWithService, ServicesStore } from '@hostctl/db';
 import { deploymentChannel } from '@hostctl/queue';
 import type { ChangeNotifier } from '../../live/change-notifier.js';
-import type { Deployment, DeploymentLogLine } from './deployments.schemas.js';
+import type { Deployment, DeploymentList, DeploymentLogLine } from './deployments.schemas.js';
+import { toSummary } from './deployments.mapper.js';
 
-const FINAL: ReadonlySet<DeploymentStatus> = new Set(['succeeded', 'failed', 'superseded', 'cancelled']);
 /** Longest log a single response carries; clients continue with after_seq. */
 const MAX_LINES_PER_READ = 5000;
 /** Re-read at least this often even without a wake-up (a lost pub/sub message costs no more). */
@@ -13,14 +14,14 @@ const FALLBACK_POLL_MS = 2000;
 
 export type DeploymentsService = ReturnType<typeof createDeploymentsService>;
 
-export function isFinal(status: DeploymentStatus): boolean {
-  return FINAL.has(status);
-}
-
 export function createDeploymentsService(deps: {
   deployments: DeploymentsStore;
+  services: Pick<ServicesStore, 'findById'>;
   notifier: ChangeNotifier;
+  /** Publishes a wake-up on the deployment's channel (followers re-read the row). */
+  wake: (deploymentId: string) => Promise<unknown>;
   prefix: string;
+  log: Pick<FastifyBaseLogger, 'warn'>;
 }) {
   const { deployments, notifier } = deps;
 
@@ -42,18 +43,8 @@ export function createDeploymentsService(deps: {
 
   function toView(row: DeploymentWithService, lines: DeploymentLogLine[], afterSeq: number): Deployment {
     return {
-      id: row.id,
-      service_id: row.serviceId,
-      trigger: row.trigger,
+      ...toSummary(row),
       deploy_method: row.service.deployMethod,
-      status: row.status,
-      step: row.step,
-      commit: row.commit,
-      image_digest: row.imageDigest,
-      error: row.error,
-      created_at: row.createdAt.toISOString(),
-      started_at: row.startedAt?.toISOString() ?? null,
-      finished_at: row.finishedAt?.toISOString() ?? null,
       logs: lines,
       last_seq: lines.at(-1)?.seq ?? afterSeq,
     };
@@ -71,7 +62,7 @@ export function createDeploymentsService(deps: {
     ) {
       let row = await visibleOr404(principal, id);
       const deadline = Date.now() + (options.waitSeconds ?? 0) * 1000;
-      while (!isFinal(row.status) && Date.now() < deadline && !options.signal?.aborted) {
+      while (!isFinalDeployment(row.status) && Date.now() < deadline && !options.signal?.aborted) {
         await notifier.next(
           deploymentChannel(deps.prefix, id),
           Math.min(FALLBACK_POLL_MS, deadline - Date.now()),
@@ -81,6 +72,35 @@ export function createDeploymentsService(deps: {
       }
       const afterSeq = options.afterSeq ?? 0;
       return toView(row, await logs(id, afterSeq), afterSeq);
+    },
+
+    /** A page of the service's deployments, newest first (docs/deployments.md#history). */
+    async history(
+      principal: Principal,
+      serviceId: string,
+      page: { page: number; perPage: number },
+    ): Promise<DeploymentList> {
+      if (!(await deps.services.findById(customerScope(principal), serviceId)))
+        throw new DomainError('not_found', `service ${serviceId} not found`);
+      const { rows, total } = await deployments.listForService(serviceId, page);
+      return { data: rows.map(toSummary), total, page: page.page, per_page: page.perPage };
+    },
+
+    /**
+     * Cancels a queued or running deployment (docs/deployments.md#cancel): the row is final at once;
+     * a worker running it sees that within a second, stops, removes what it started and leaves the
+     * previous release serving. The answer is the deployment without its log (`logs` is empty and
+     * `last_seq` 0: GET it to read the log).
+     */
+    async cancel(principal: Principal, id: string): Promise<Deployment> {
+      await visibleOr404(principal, id);
+      const outcome = await deployments.cancel(id);
+      if (!outcome.cancelled) throw notCancellable(id, outcome);
+      await deps.wake(id).catch((error: unknown) => {
+        // Followers re-read every 2 s anyway: a lost wake-up is a delay, not a wrong answer.
+        deps.log.warn({ err: error, deploymentId: id }, 'deployment wake-up not published');
+      });
+      return toView(await visibleOr404(principal, id), [], 0);
     },
 
     /**
@@ -106,7 +126,7 @@ export function createDeploymentsService(deps: {
           lastStatus = row.status;
           lastStep = row.step;
         }
-        if (isFinal(row.status) && lines.length < MAX_LINES_PER_READ) {
+        if (isFinalDeployment(row.status) && lines.length < MAX_LINES_PER_READ) {
           emit({ type: 'end', status: row.status, error: row.error });
           return;
         }
@@ -116,4 +136,18 @@ export function createDeploymentsService(deps: {
       }
     },
   };
+}
+
+function notCancellable(id: string, outcome: Extract<CancelOutcome, { cancelled: false }>): DomainError {
+  if (outcome.status === null) return new DomainError('not_found', `deployment ${id} not found`);
+  if (outcome.status === 'running' || outcome.status === 'queued') {
+    return new DomainError(
+      'conflict',
+      `deployment ${id} is already replacing the previous release (step ${outcome.step ?? 'retire'}); it can no longer be cancelled`,
+    );
+  }
+  return new DomainError(
+    'conflict',
+    `deployment ${id} is already ${outcome.status}; only a queued or running deployment can be cancelled`,
+  );
 }

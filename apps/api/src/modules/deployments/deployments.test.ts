@@ -24,7 +24,11 @@ async function appendLog(id: string, seq: number, message: string) {
   await h.container.redis.publish(deploymentChannel(h.config.QUEUE_PREFIX, id), 'changed');
 }
 
-async function finish(id: string, status: 'succeeded' | 'failed', error: string | null = null) {
+async function finish(
+  id: string,
+  status: 'succeeded' | 'failed' | 'rolled_back',
+  error: string | null = null,
+) {
   await h.container.db.deployment.update({ where: { id }, data: { status, error, finishedAt: new Date() } });
   await h.container.redis.publish(deploymentChannel(h.config.QUEUE_PREFIX, id), 'changed');
 }
@@ -63,6 +67,27 @@ describe('GET /api/deployments/:id', () => {
     expect(Date.now() - started).toBeLessThan(10_000);
   });
 
+  it('wait=N treats rolled_back as final and shows what the release ran', async () => {
+    const id = await deployment();
+    await h.container.db.deployment.update({
+      where: { id },
+      data: {
+        status: 'running',
+        imageDigests: { web: 'local/busybox@sha256:' + 'd'.repeat(64) },
+        updateOrder: 'start-first',
+      },
+    });
+    // 300 s is past the test timeout: only a final status answers in time.
+    const pending = get(id, '?wait=300');
+    setTimeout(() => void finish(id, 'rolled_back', 'the new release exited during drain'), 300);
+    expect(json(await pending)).toMatchObject({
+      status: 'rolled_back',
+      image_digests: { web: `local/busybox@sha256:${'d'.repeat(64)}` },
+      update_order: 'start-first',
+      rollback_of: null,
+    });
+  });
+
   it('wait=0 answers at once', async () => {
     expect(json(await get(await deployment(), '?wait=0')).status).toBe('queued');
   });
@@ -77,6 +102,17 @@ describe('GET /api/deployments/:id', () => {
 });
 
 describe('WebSocket on /api/deployments/:id', () => {
+  it('ends when the deployment is rolled back', async () => {
+    const id = await deployment();
+    const ws = openSocket(`ws://${base}/api/deployments/${id}`, { authorization: operator.auth });
+    await ws.opened;
+    await ws.waitFor((m) => m.some((x) => x.type === 'status'));
+    await finish(id, 'rolled_back', 'the new release exited during drain');
+    await ws.closed;
+    expect(ws.messages.at(-1)).toMatchObject({ type: 'end', status: 'rolled_back' });
+    expect(ws.closeCode).toBe(1000);
+  });
+
   it('streams log lines and status, then ends with the final status', async () => {
     const id = await deployment();
     await appendLog(id, 1, 'first');

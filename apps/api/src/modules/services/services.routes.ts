@@ -10,6 +10,8 @@ import {
   CreateServiceResult,
   LifecycleResult,
   RedeployResult,
+  RollbackBody,
+  RollbackResult,
   ServiceDetail,
   ServiceList,
   ServiceListQuery,
@@ -64,6 +66,17 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
     config: { permission: 'services:operate', idempotent: true },
     schema: { params: IdParams, response: { 200: RedeployResult, ...problemResponses(404) } },
     handler: (request) => service.redeploy(principalOf(request), request.params.id),
+  });
+
+  app.post('/api/services/:id/rollback', {
+    config: { permission: 'services:operate', idempotent: true },
+    schema: {
+      params: IdParams,
+      body: RollbackBody,
+      response: { 200: RollbackResult, ...problemResponses(400, 404, 409) },
+    },
+    handler: (request) =>
+      service.rollback(principalOf(request), request.params.id, request.body?.deployment_id),
   });
 
   app.patch('/api/services/:id', {

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { DEPLOY_METHODS, LIMITS, SERVICE_NAME_PATTERN, SERVICE_STATUSES } from '@hostctl/domain';
-import { Id, PageQuery, Timestamp } from '../../http/schemas.js';
+import { Id, ID_PATTERN, PageQuery, Timestamp } from '../../http/schemas.js';
 import { variablesSchema } from './variables.js';
 
 /** A string enum as plain JSON Schema `enum`, so errors read "must be one of a, b, c". */
@@ -105,6 +105,31 @@ export const RedeployResult = Type.Object({
   id: Type.String(),
   status: literals(SERVICE_STATUSES),
   deploy_job_id: Type.String(),
+});
+
+/**
+ * Rollback: the body is optional (no body, `{}` and `{"deployment_id": …}` are all accepted), so
+ * the schema admits null, which is what Fastify validates a missing body as.
+ */
+export const RollbackBody = Type.Unsafe<{ deployment_id?: string } | null>({
+  type: ['object', 'null'],
+  properties: {
+    deployment_id: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 64,
+      pattern: ID_PATTERN,
+      description: 'The succeeded deployment to go back to; default: the release before the current one',
+    },
+  },
+  additionalProperties: false,
+});
+export type RollbackBody = Static<typeof RollbackBody>;
+
+export const RollbackResult = Type.Object({
+  id: Type.String(),
+  status: Type.Literal('deploying'),
+  deploy_job_id: Type.String({ description: 'The rollback deployment; follow it at /api/deployments/{id}' }),
 });
 
 /**

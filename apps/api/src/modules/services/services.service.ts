@@ -21,6 +21,7 @@ import { resolveDeploySource, revalidateVariables } from './deploy-source.js';
 import { toDetail, toListItem } from './services.mapper.js';
 import { checkVariableBytes } from './variables.js';
 import { normaliseCustomDomains } from './custom-domains.js';
+import { rollbackRefused } from './rollback-refusals.js';
 import type { CreateServiceBody, ServiceListQuery, UpdateServiceBody } from './services.schemas.js';
 
 export interface ServicesServiceDeps {
@@ -138,6 +139,18 @@ export function createServicesService(deps: ServicesServiceDeps) {
       const { deployment } = await services.requestRedeploy(id);
       await jobs.enqueueDeploy(deployment.id);
       return { id, status: 'deploying' as ServiceStatus, deploy_job_id: deployment.id };
+    },
+
+    /**
+     * Runs an earlier release again as a new deployment (docs/deployments.md#rollback): what it
+     * ran, pinned to its image digests, with the service's compose and variables set back to it.
+     */
+    async rollback(principal: Principal, id: string, targetId: string | undefined) {
+      await visibleOr404(principal, id);
+      const outcome = await services.requestRollback(id, targetId);
+      if (!outcome.queued) throw rollbackRefused(id, outcome);
+      await jobs.enqueueDeploy(outcome.deployment.id);
+      return { id, status: 'deploying' as const, deploy_job_id: outcome.deployment.id };
     },
 
     /** Changes variables and/or custom domains, then redeploys so they take effect. */

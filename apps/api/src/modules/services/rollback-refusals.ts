@@ -1,0 +1,39 @@
+import { DomainError } from '@hostctl/domain';
+import type { RollbackRefusal } from '@hostctl/db';
+
+/**
+ * Why a rollback was refused, as the problem a client can act on: another service's (or an
+ * unknown) deployment is not found; everything else is a conflict with the service's history,
+ * whose detail names the deployment and what is wrong with it.
+ */
+export function rollbackRefused(serviceId: string, refusal: RollbackRefusal): DomainError {
+  switch (refusal.reason) {
+    case 'target_not_found':
+      return new DomainError('not_found', `deployment ${refusal.targetId} of service ${serviceId} not found`);
+    case 'target_not_succeeded':
+      return new DomainError(
+        'conflict',
+        `deployment ${refusal.targetId} is ${refusal.status}; only a succeeded deployment can be rolled back to`,
+      );
+    case 'target_without_plan':
+      return new DomainError(
+        'conflict',
+        `deployment ${refusal.targetId} has no stored plan to run again; choose another succeeded deployment`,
+      );
+    case 'target_is_current':
+      return new DomainError(
+        'conflict',
+        `deployment ${refusal.targetId} is the running release of service ${serviceId}; nothing to roll back`,
+      );
+    case 'no_release':
+      return new DomainError(
+        'conflict',
+        `service ${serviceId} has no successful deployment yet; there is no release to roll back to`,
+      );
+    case 'no_previous_release':
+      return new DomainError(
+        'conflict',
+        `service ${serviceId} has no successful deployment before its running release ${refusal.currentId}; there is no previous release to roll back to`,
+      );
+  }
+}

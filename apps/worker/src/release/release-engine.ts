@@ -1,0 +1,263 @@
+import type { Plan } from '@hostctl/compose';
+import type { ServiceRouter } from '../adapters/router.js';
+import type { ContainerRuntime } from '../adapters/runtime.js';
+import type { DeployLog } from '../pipeline/deploy-log.js';
+import type { ReadinessOptions } from '../pipeline/readiness.js';
+import { serviceObjects, type ServiceObjects, type SetObjects } from '../pipeline/service-objects.js';
+import {
+  createSet,
+  ensureSetNetwork,
+  ensureVolumes,
+  listSets,
+  removeSet,
+  restartSet,
+  startSet,
+  stopSet,
+  verifySet,
+  webAddress,
+} from './container-sets.js';
+import { watchSet } from './set-watch.js';
+import { chooseUpdateOrder, type UpdateOrder } from './update-order.js';
+
+/**
+ * The one way a plan is brought up (docs/worker.md, "Releases and cutover"). `cutover` replaces
+ * the current release with a new one: network, volumes, [stop_previous], create, start, verify,
+ * stabilize, route, drain, retire. Until `route` the new set receives no traffic, so a failure
+ * there leaves the previous release serving; a failure while draining routes back to it. Every
+ * step is idempotent: a retried job runs them again and continues with what it finds.
+ */
+export const RELEASE_STEPS = [
+  'network',
+  'volumes',
+  'stop_previous',
+  'create',
+  'start',
+  'verify',
+  'stabilize',
+  'route',
+  'drain',
+  'retire',
+] as const;
+export type ReleaseStep = (typeof RELEASE_STEPS)[number];
+
+export interface ReleaseDeps {
+  runtime: ContainerRuntime;
+  router: ServiceRouter;
+  instance: string;
+  readiness: Omit<ReadinessOptions, 'signal'>;
+  /** RELEASE_STABILIZATION_MS and RELEASE_DRAIN_MS. */
+  stabilizationMs: number;
+  drainMs: number;
+}
+
+export interface ServiceRef {
+  id: string;
+  name: string;
+  url: string;
+}
+
+/** The release serving now: its deployment and the plan it ran (unknown for very old ones). */
+export interface CurrentRelease {
+  deploymentId: string;
+  plan: Plan | undefined;
+}
+
+export interface CutoverRun {
+  service: ServiceRef;
+  deploymentId: string;
+  plan: Plan;
+  previous: CurrentRelease | undefined;
+  log: DeployLog;
+  signal: AbortSignal;
+  /** Records the step; throws when the deployment was cancelled meanwhile. */
+  checkpoint(step: ReleaseStep): Promise<void>;
+  onOrder(order: UpdateOrder): Promise<void>;
+  /** Whether this failure ends the deployment (else the job is retried and resumes the steps). */
+  isFinal(error: unknown): boolean;
+}
+
+/**
+ * A deployment that ended without its release: the new set is gone and the previous release, when
+ * `keptRelease` is set, serves (again). `switched`: the proxy had already been switched (rolled back).
+ */
+export class ReleaseUndone extends Error {
+  constructor(
+    readonly reason: unknown,
+    readonly outcome: { switched: boolean; keptRelease?: string },
+  ) {
+    super(reason instanceof Error ? reason.message : String(reason), { cause: reason });
+    this.name = 'ReleaseUndone';
+  }
+}
+
+export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ webIp?: string }> {
+  const { runtime, router } = deps;
+  const { plan, log, signal } = run;
+  const objects = serviceObjects(run.service.id, deps.instance);
+  const set = objects.set(run.deploymentId);
+  const readiness = { ...deps.readiness, signal };
+  const previous = run.previous ? { ...run.previous, set: objects.set(run.previous.deploymentId) } : undefined;
+  const { order, reason } = chooseUpdateOrder(plan);
+  await run.onOrder(order);
+  await log.info(
+    previous
+      ? `Update order ${order}: ${reason}`
+      : `Update order ${order} (${reason}); no previous release is running, nothing to cut over from`,
+  );
+  const state = { stopped: false, switched: false, retiring: false };
+  try {
+    await run.checkpoint('network');
+    // Never more than two sets: whatever is neither the serving release nor this one goes.
+    await removeStraySets(runtime, objects, [run.deploymentId, previous?.deploymentId], log);
+    await ensureSetNetwork(runtime, set, log);
+    await run.checkpoint('volumes');
+    await ensureVolumes(runtime, plan, objects, log);
+    if (previous && order === 'stop-first') {
+      await run.checkpoint('stop_previous');
+      await log.info(`Stopping the previous release ${previous.deploymentId} (stop-first)`);
+      state.stopped = true;
+      await stopSet(runtime, previous.set, previous.plan);
+    }
+    await run.checkpoint('create');
+    const ids = await createSet(runtime, plan, objects, set, log);
+    await run.checkpoint('start');
+    await startSet(runtime, plan, ids, log, readiness);
+    await run.checkpoint('verify');
+    const { webIp } = await verifySet(runtime, plan, ids, log, readiness);
+    await run.checkpoint('stabilize');
+    await log.info(`Watching the new release for ${deps.stabilizationMs} ms before it receives traffic`);
+    await watchSet(runtime, plan, ids, deps.stabilizationMs, signal, 'while stabilising');
+    await run.checkpoint('route');
+    if (plan.web && webIp) {
+      state.switched = true;
+      await route(router, run.service, webIp, plan.web.port, log);
+    }
+    if (previous) {
+      await run.checkpoint('drain');
+      await log.info(`Draining the previous release for ${deps.drainMs} ms; still watching the new one`);
+      await watchSet(runtime, plan, ids, deps.drainMs, signal, 'after the switch');
+    }
+    await run.checkpoint('retire');
+    state.retiring = true;
+    if (previous) {
+      await log.info(`Retiring the previous release ${previous.deploymentId}`);
+      await removeSet(runtime, previous.set, previous.plan);
+    }
+    await removeUnusedNetworks(runtime, objects, set);
+    return webIp ? { webIp } : {};
+  } catch (error) {
+    // Past the point of no return, or a failure a retry may get past: the job resumes the steps.
+    if (state.retiring || !run.isFinal(error)) throw error;
+    const keptRelease = await undo(deps, run, set, previous, state);
+    throw new ReleaseUndone(error, { switched: state.switched, ...(keptRelease ? { keptRelease } : {}) });
+  }
+}
+
+/**
+ * Puts the previous release back in charge and removes the new set. Runs after a failure or a
+ * cancel, so it must not depend on the run's (possibly aborted) signal.
+ */
+async function undo(
+  deps: ReleaseDeps,
+  run: CutoverRun,
+  set: SetObjects,
+  previous: (CurrentRelease & { set: SetObjects }) | undefined,
+  state: { stopped: boolean; switched: boolean },
+): Promise<string | undefined> {
+  const { runtime, router, readiness } = deps;
+  const { log } = run;
+  let serving = false;
+  if (previous) {
+    if (state.stopped) {
+      await log.info(`Starting the previous release ${previous.deploymentId} again`);
+      await restartSet(runtime, previous.set, previous.plan, readiness).catch(async (error: unknown) => {
+        await log.error(`The previous release did not come back: ${(error as Error).message}`);
+      });
+    }
+    const web = previous.plan?.web;
+    const address = await webAddress(runtime, previous.set, web);
+    if ((state.switched || state.stopped) && web && address) {
+      await route(router, run.service, address, web.port, log);
+      await log.info(`Routing back to the previous release ${previous.deploymentId}`);
+    }
+    serving = web ? address !== undefined : await isRunning(runtime, previous.set);
+  }
+  await removeSet(runtime, set, run.plan, false);
+  await log.info('Removed the new release’s containers');
+  return serving && previous ? previous.deploymentId : undefined;
+}
+
+export interface RestoreRun {
+  service: ServiceRef;
+  /** The current release: its set is what is brought back. */
+  deploymentId: string;
+  plan: Plan;
+  log: DeployLog;
+}
+
+/**
+ * Brings the current release's own set back (the reconciler's restore, start/restart of a service
+ * whose containers were removed): the same steps without a cutover. Only what is started has to
+ * prove itself ready; a container still running was never down.
+ */
+export async function restoreRelease(deps: ReleaseDeps, run: RestoreRun): Promise<void> {
+  const { runtime } = deps;
+  const objects = serviceObjects(run.service.id, deps.instance);
+  const set = objects.set(run.deploymentId);
+  await ensureSetNetwork(runtime, set, run.log);
+  await ensureVolumes(runtime, run.plan, objects, run.log);
+  const ids = await createSet(runtime, run.plan, objects, set, run.log);
+  const stopped = new Map<string, string>();
+  for (const [component, id] of ids)
+    if (!(await runtime.inspectContainer(id))?.isRunning) stopped.set(component, id);
+  const toStart = { ...run.plan, containers: run.plan.containers.filter((item) => stopped.has(item.name)) };
+  // dependsOn may name a container that is already running: it is ready, nothing to wait for.
+  await startSet(runtime, toStart, stopped, run.log, deps.readiness);
+  await verifySet(runtime, toStart, stopped, run.log, deps.readiness);
+  // A recreated or restarted container has a new address: the route must follow it.
+  const web = run.plan.web;
+  const address = await webAddress(runtime, set, web);
+  if (web && address) await route(deps.router, run.service, address, web.port, run.log);
+}
+
+async function route(router: ServiceRouter, service: ServiceRef, host: string, port: number, log: DeployLog) {
+  const notes = await router.upsert({
+    serviceId: service.id,
+    serviceName: service.name,
+    url: service.url,
+    target: { host, port },
+  });
+  await log.info(`Routing ${service.url} to ${host}:${port}`);
+  for (const note of notes ?? []) await log.info(note);
+}
+
+/** Removes every set of the service except the ones kept (and the networks of the removed ones). */
+export async function removeStraySets(
+  runtime: ContainerRuntime,
+  objects: ServiceObjects,
+  keep: (string | undefined)[],
+  log: DeployLog,
+): Promise<number> {
+  let removed = 0;
+  for (const [deploymentId, containers] of await listSets(runtime, objects)) {
+    if (keep.includes(deploymentId)) continue;
+    await log.info(`Removing the leftover container set of ${deploymentId}`);
+    for (const container of containers) await runtime.removeContainer(container.id);
+    removed += 1;
+  }
+  return removed;
+}
+
+/** Networks of the service that no kept set uses (a removed set's, or one made before sets had their own). */
+async function removeUnusedNetworks(runtime: ContainerRuntime, objects: ServiceObjects, keep: SetObjects) {
+  for (const network of await runtime.listNetworks(objects.selector)) {
+    if (network.name === keep.network) continue;
+    // Still in use (a set the reconciler has not removed yet): the next retire or sweep takes it.
+    await runtime.removeNetwork(network.id).catch(() => undefined);
+  }
+}
+
+async function isRunning(runtime: ContainerRuntime, set: SetObjects): Promise<boolean> {
+  const containers = await runtime.listContainers(set.selector);
+  return containers.length > 0 && containers.every((container) => container.state === 'running');
+}

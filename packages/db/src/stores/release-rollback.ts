@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import type { DeploymentStatus } from '@hostctl/domain';
+import type { Db } from '../client.js';
+import { eventTypeOf } from './deployments.store.js';
+import type { Deployment } from '../generated/client.ts';
+import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
+
+export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
+
+/** Why a rollback cannot be queued; the API turns each into a 404 or 409 naming it. */
+export type RollbackRefusal =
+  | { reason: 'target_not_found'; targetId: string }
+  | { reason: 'target_not_succeeded'; targetId: string; status: DeploymentStatus }
+  | { reason: 'target_without_plan'; targetId: string }
+  | { reason: 'target_is_current'; targetId: string }
+  | { reason: 'no_release' }
+  | { reason: 'no_previous_release'; currentId: string };
+
+export type RollbackOutcome =
+  | {
+      queued: true;
+      deployment: Deployment;
+      target: Pick<Deployment, 'id'>;
+      /** The queued deployment the rollback replaced, if there was one. */
+      supersededId: string | null;
+    }
+  | ({ queued: false } & RollbackRefusal);
+
+const TARGET_COLUMNS = {
+  id: true,
+  status: true,
+  createdAt: true,
+  commit: true,
+  plan: true,
+  sourceCompose: true,
+  sourceVariables: true,
+} as const;
+
+/**
+ * Queues a rollback of the service to `targetId` (default: the latest succeeded deployment created
+ * before the current release), in one transaction: the service row is locked so two rollbacks (or
+ * a rollback and a finishing deploy's status write) decide on one current release; a queued
+ * deployment is superseded (the partial unique index allows one queued deployment per service,
+ * and the rollback is the newer request); the service's compose and variables go back to what the
+ * target ran, so the next redeploy does not bring the bad change back. The caller enqueues after
+ * commit.
+ */
+export async function requestRollback(
+  db: Db,
+  serviceId: string,
+  targetId: string | undefined,
+): Promise<RollbackOutcome> {
+  return db.$transaction(async (tx) => {
+    await tx.$queryRaw`SELECT id FROM services WHERE id = ${serviceId} FOR UPDATE`;
+    const current = await tx.deployment.findFirst({
+      where: { serviceId, status: 'succeeded' },
+      orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+      select: { id: true, createdAt: true },
+    });
+    const target =
+      targetId === undefined
+        ? current &&
+          (await tx.deployment.findFirst({
+            where: { serviceId, status: 'succeeded', createdAt: { lt: current.createdAt } },
+            orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+            select: TARGET_COLUMNS,
+          }))
+        : await tx.deployment.findFirst({ where: { id: targetId, serviceId }, select: TARGET_COLUMNS });
+
+    const refusal = refusalOf(targetId, current, target);
+    if (refusal !== null) return { queued: false, ...refusal };
+    if (!target) throw new Error('unreachable: a rollback without a target was not refused');
+
+    const id = randomUUID();
+    const supersededId = await supersedeQueued(tx, serviceId, { kind: 'rollback', id });
+    await tx.service.update({
+      where: { id: serviceId },
+      data: {
+        status: 'deploying',
+        ...(target.sourceCompose !== null ? { compose: target.sourceCompose } : {}),
+        ...(target.sourceVariables !== null ? { variables: target.sourceVariables as InputJsonValue } : {}),
+      },
+    });
+    const deployment = await tx.deployment.create({
+      data: { id, serviceId, trigger: 'rollback', rollbackOf: target.id, commit: target.commit },
+    });
+    await tx.serviceEvent.create({
+      data: {
+        serviceId,
+        type: 'rollback',
+        status: 'started',
+        message: `Rollback ${id} to the release of deployment ${target.id} queued`,
+      },
+    });
+    return { queued: true, deployment, target: { id: target.id }, supersededId };
+  });
+}
+
+type Target = { id: string; status: DeploymentStatus; plan: unknown } | null;
+
+/** The rules of docs/deployments.md#rollback, in the order a person would check them. */
+function refusalOf(
+  targetId: string | undefined,
+  current: { id: string } | null,
+  target: Target,
+): RollbackRefusal | null {
+  if (targetId !== undefined) {
+    if (!target) return { reason: 'target_not_found', targetId };
+    if (target.status !== 'succeeded')
+      return { reason: 'target_not_succeeded', targetId, status: target.status };
+  } else {
+    if (!current) return { reason: 'no_release' };
+    if (!target) return { reason: 'no_previous_release', currentId: current.id };
+  }
+  if (target.plan === null) return { reason: 'target_without_plan', targetId: target.id };
+  if (target.id === current?.id) return { reason: 'target_is_current', targetId: target.id };
+  return null;
+}
+
+/**
+ * A deployment still waiting in the queue is replaced by a newer request (the latest wins);
+ * like the worker's own supersede, its log and the timeline say which deployment replaced it.
+ */
+export async function supersedeQueued(
+  tx: Tx,
+  serviceId: string,
+  by: { kind: 'rollback' | 'redeploy'; id: string },
+): Promise<string | null> {
+  const queued = await tx.deployment.findFirst({
+    where: { serviceId, status: 'queued' },
+    select: { id: true, trigger: true },
+  });
+  if (!queued) return null;
+  const done = await tx.deployment.updateMany({
+    where: { id: queued.id, status: 'queued' },
+    data: { status: 'superseded', finishedAt: new Date() },
+  });
+  if (done.count === 0) return null;
+  const message = `Deployment ${queued.id} superseded by the ${by.kind} ${by.id}; it was not run`;
+  await tx.serviceEvent.create({
+    data: {
+      serviceId,
+      type: eventTypeOf(queued.trigger),
+      status: 'info',
+      message,
+    },
+  });
+  const last = await tx.deploymentLog.aggregate({ where: { deploymentId: queued.id }, _max: { seq: true } });
+  await tx.deploymentLog.create({
+    data: { deploymentId: queued.id, seq: (last._max.seq ?? 0) + 1, stream: 'stdout', message },
+  });
+  return queued.id;
+}
