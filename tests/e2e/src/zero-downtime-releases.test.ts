@@ -24,6 +24,8 @@ import { startStack, type Stack } from './stack.js';
 const RELEASES = 20;
 const FAILING = new Set([3, 7, 11, 15, 20]);
 const LAST_GOOD = 19;
+// About 2 minutes on a quiet 2-core machine; a loaded one (Docker starts taking seconds) needs more.
+const RELEASES_TIMEOUT_MS = 900_000;
 
 let stack: Stack;
 let api: Api;
@@ -62,53 +64,57 @@ describe('20 releases under continuous traffic through Caddy', () => {
     expect(first.body).toBe('release-0');
   });
 
-  it('answers every request 2xx from a good release while 15 succeed and 5 fail', async () => {
-    const traffic = startTraffic(host);
-    const outcomes: { version: number; status: string; error: string | null; serviceStatus: string }[] = [];
-    try {
-      for (let version = 1; version <= RELEASES; version++) {
-        const isFailing = FAILING.has(version);
-        const deploymentId = await release(api, serviceId, {
-          VERSION: String(version),
-          FAIL: isFailing ? '1' : '0',
-        });
-        const outcome = await waitDeployment(api, deploymentId);
-        outcomes.push({
-          version,
-          status: outcome.status,
-          error: outcome.error,
-          serviceStatus: await settledStatus(api, serviceId),
-        });
-        // A succeeded deployment has switched the route: the very next visitor sees it.
-        if (outcome.status === 'succeeded') expect((await viaCaddy(host)).body).toBe(`release-${version}`);
+  it(
+    'answers every request 2xx from a good release while 15 succeed and 5 fail',
+    async () => {
+      const traffic = startTraffic(host);
+      const outcomes: { version: number; status: string; error: string | null; serviceStatus: string }[] = [];
+      try {
+        for (let version = 1; version <= RELEASES; version++) {
+          const isFailing = FAILING.has(version);
+          const deploymentId = await release(api, serviceId, {
+            VERSION: String(version),
+            FAIL: isFailing ? '1' : '0',
+          });
+          const outcome = await waitDeployment(api, deploymentId);
+          outcomes.push({
+            version,
+            status: outcome.status,
+            error: outcome.error,
+            serviceStatus: await settledStatus(api, serviceId),
+          });
+          // A succeeded deployment has switched the route: the very next visitor sees it.
+          if (outcome.status === 'succeeded') expect((await viaCaddy(host)).body).toBe(`release-${version}`);
+        }
+      } finally {
+        await traffic.stop();
       }
-    } finally {
-      await traffic.stop();
-    }
 
-    const seen = tally(traffic.answers);
-    console.log(
-      `[zero-downtime] ${seen.total} requests through Caddy during ${RELEASES} releases: ` +
-        `${seen.bad.length} not 2xx; answers by release ${JSON.stringify(seen.bodies)}`,
-    );
-    expect(seen.bad).toEqual([]);
-    // Failed releases never received a request; good ones each did (they served until replaced).
-    for (const body of Object.keys(seen.bodies)) {
-      expect(body).toMatch(/^release-\d+$/);
-      expect(FAILING.has(Number(body.slice('release-'.length)))).toBe(false);
-    }
-    expect(seen.total).toBeGreaterThan(RELEASES * 10);
+      const seen = tally(traffic.answers);
+      console.log(
+        `[zero-downtime] ${seen.total} requests through Caddy during ${RELEASES} releases: ` +
+          `${seen.bad.length} not 2xx; answers by release ${JSON.stringify(seen.bodies)}`,
+      );
+      expect(seen.bad).toEqual([]);
+      // Failed releases never received a request; good ones each did (they served until replaced).
+      for (const body of Object.keys(seen.bodies)) {
+        expect(body).toMatch(/^release-\d+$/);
+        expect(FAILING.has(Number(body.slice('release-'.length)))).toBe(false);
+      }
+      expect(seen.total).toBeGreaterThan(RELEASES * 10);
 
-    expect(outcomes.filter((o) => FAILING.has(o.version)).map((o) => o.status)).toEqual(
-      Array(FAILING.size).fill('failed'),
-    );
-    expect(outcomes.filter((o) => !FAILING.has(o.version)).map((o) => o.status)).toEqual(
-      Array(RELEASES - FAILING.size).fill('succeeded'),
-    );
-    expect(outcomes.map((o) => o.serviceStatus)).toEqual(Array(RELEASES).fill('running'));
-    for (const failed of outcomes.filter((o) => o.status === 'failed'))
-      expect(failed.error).toMatch(/health|unhealthy/i);
-  });
+      expect(outcomes.filter((o) => FAILING.has(o.version)).map((o) => o.status)).toEqual(
+        Array(FAILING.size).fill('failed'),
+      );
+      expect(outcomes.filter((o) => !FAILING.has(o.version)).map((o) => o.status)).toEqual(
+        Array(RELEASES - FAILING.size).fill('succeeded'),
+      );
+      expect(outcomes.map((o) => o.serviceStatus)).toEqual(Array(RELEASES).fill('running'));
+      for (const failed of outcomes.filter((o) => o.status === 'failed'))
+        expect(failed.error).toMatch(/health|unhealthy/i);
+    },
+    RELEASES_TIMEOUT_MS,
+  );
 
   it('ends on the last good release, one container set, with events that say the previous release was kept', async () => {
     expect((await viaCaddy(host)).body).toBe(`release-${LAST_GOOD}`);
