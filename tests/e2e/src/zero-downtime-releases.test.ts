@@ -93,7 +93,7 @@ describe('20 releases under continuous traffic through Caddy', () => {
       const seen = tally(traffic.answers);
       console.log(
         `[zero-downtime] ${seen.total} requests through Caddy during ${RELEASES} releases: ` +
-          `${seen.bad.length} not 2xx; answers by release ${JSON.stringify(seen.bodies)}`,
+          `${seen.bad.length} not 2xx (${seen.retried} reset by a Caddy reload and retried); answers by release ${JSON.stringify(seen.bodies)}`,
       );
       expect(seen.bad).toEqual([]);
       // Failed releases never received a request; good ones each did (they served until replaced).
