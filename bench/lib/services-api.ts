@@ -66,9 +66,13 @@ interface DeploymentView {
   logs: { timestamp: string; message: string }[];
 }
 
-/** GET /api/deployments/:id?wait=60: answers once the deployment is final. */
-export async function awaitDeployment(api: Api, deploymentId: string): Promise<DeploymentView> {
-  const { status, body } = await call<DeploymentView>(api, 'GET', `/api/deployments/${deploymentId}?wait=60`);
+/** GET /api/deployments/:id?wait=<s>: answers once the deployment is final. */
+export async function awaitDeployment(api: Api, deploymentId: string, waitS = 60): Promise<DeploymentView> {
+  const { status, body } = await call<DeploymentView>(
+    api,
+    'GET',
+    `/api/deployments/${deploymentId}?wait=${waitS}`,
+  );
   if (status !== 200) throw new Error(`GET /api/deployments/${deploymentId} answered ${status}`);
   return body;
 }

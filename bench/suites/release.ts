@@ -64,7 +64,7 @@ export async function releaseSuite(ctx: BenchContext): Promise<void> {
       const name = uniqueServiceName();
       const service = await createService(api, ctx.customerIds[0]!, name, compose(kind));
       created.push(service.id);
-      const deployment = await awaitDeployment(api, service.deploymentId);
+      const deployment = await awaitDeployment(api, service.deploymentId, 180);
       if (deployment.status !== 'succeeded')
         throw new Error(`${kind} service: ${deployment.error ?? deployment.status}`);
       services.set(kind, { id: service.id, host: `${name}.apps.localhost` });
@@ -85,7 +85,11 @@ export async function releaseSuite(ctx: BenchContext): Promise<void> {
           const measure = measures.get(kind)!;
           const before = visitor.current();
           const t0 = performance.now();
-          const deployment = await awaitDeployment(api, await redeployService(api, services.get(kind)!.id));
+          const deployment = await awaitDeployment(
+            api,
+            await redeployService(api, services.get(kind)!.id),
+            180,
+          );
           const t1 = performance.now();
           if (deployment.status !== 'succeeded')
             throw new Error(`${kind} redeploy ended ${deployment.status}: ${deployment.error ?? ''}`);
