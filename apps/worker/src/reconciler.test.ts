@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
+import { DEPLOYMENT_LABEL, OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import { QUEUES, jobIds } from '@hostctl/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createComposeService, waitFor } from './testing/fixtures.js';
@@ -113,6 +113,7 @@ describe('reconciler', () => {
       [OWNER_LABEL]: 'true',
       [SERVICE_LABEL]: service.serviceId,
       [INSTANCE_LABEL]: prefix,
+      [DEPLOYMENT_LABEL]: service.deploymentId,
       'io.hostctl.component': 'web',
     });
     await runtime.stopContainer(id, 0);

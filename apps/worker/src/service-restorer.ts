@@ -1,10 +1,4 @@
-import {
-  COMPONENT_LABEL,
-  OWNER_LABEL,
-  SERVICE_LABEL,
-  SET_SIZE_LABEL,
-  INSTANCE_LABEL,
-} from '@hostctl/domain';
+import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, SET_SIZE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import type { Plan } from '@hostctl/compose';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';

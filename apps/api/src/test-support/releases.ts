@@ -22,7 +22,7 @@ export interface ReleaseRow {
 const BASE = Date.parse('2026-01-01T00:00:00Z');
 
 /** A runnable plan as the worker stores it; the API only needs it to be there. */
-export const STORED_PLAN = { services: [{ name: 'web', image: 'local/busybox:1' }] };
+const STORED_PLAN = { services: [{ name: 'web', image: 'local/busybox:1' }] };
 
 /** Inserts one deployment of `serviceId` as the worker would have finished (or left) it. */
 export async function addDeployment(h: Harness, serviceId: string, row: ReleaseRow = {}): Promise<string> {

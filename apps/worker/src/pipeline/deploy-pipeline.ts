@@ -26,10 +26,7 @@ export const DEPLOY_STEPS = ['source', 'build', 'validate', 'pull', ...RELEASE_S
 export type DeployStep = (typeof DEPLOY_STEPS)[number];
 
 export interface PipelineDeps extends ReleaseDeps {
-  store: Pick<
-    WorkerDeploymentStore,
-    'savePlan' | 'recordCommit' | 'record' | 'findById' | 'lastSucceeded'
-  >;
+  store: Pick<WorkerDeploymentStore, 'savePlan' | 'recordCommit' | 'record' | 'findById' | 'lastSucceeded'>;
   /** git/ai deployments (clone, analyze, build); without it they fail as unsupported. */
   sources?: RepositorySourceDeps;
   /** CONTAINER_* settings; the built-in defaults when absent (never unlimited). */
@@ -45,7 +42,7 @@ export interface PipelineRun {
   signal: AbortSignal;
   checkpoint: (step: DeployStep) => Promise<void>;
   /** Whether a failure ends the deployment (else the job is retried and resumes). */
-  isFinal(error: unknown): boolean;
+  isFinal: (error: unknown) => boolean;
 }
 
 export interface PipelineResult {
@@ -86,7 +83,9 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
     // Nothing of the new release exists yet: whatever served before still does.
     throw new ReleaseUndone(error, {
       switched: false,
-      ...(current && (await isServing(deps, run.service.id, current)) ? { keptRelease: current.deploymentId } : {}),
+      ...(current && (await isServing(deps, run.service.id, current))
+        ? { keptRelease: current.deploymentId }
+        : {}),
     });
   }
 }
@@ -101,7 +100,12 @@ async function preparePlan(deps: PipelineDeps, run: PipelineRun): Promise<{ plan
   if (reused) await log.info(`Resuming: the images built for ${deployment.commit} exist; no clone or build`);
   const fromRepository =
     !reused && isRepository && deps.sources
-      ? await planFromRepository(deps.sources, { ...run, deploymentId: deployment.id, store: deps.store, images: deps.images })
+      ? await planFromRepository(deps.sources, {
+          ...run,
+          deploymentId: deployment.id,
+          store: deps.store,
+          images: deps.images,
+        })
       : undefined;
   await run.checkpoint('validate');
   const plan = reused ?? fromRepository?.plan ?? planOf(service, deps.containerLimits);
@@ -109,7 +113,9 @@ async function preparePlan(deps: PipelineDeps, run: PipelineRun): Promise<{ plan
   const stored = fromRepository?.stored ?? (reused ? deployment.plan : plan);
   await deps.store.savePlan(deployment.id, stored);
   await deps.store.record(deployment.id, sourceRecord(service, plan, isRepository));
-  await log.info(`Compose definition valid: ${plan.containers.map((container) => container.name).join(', ')}`);
+  await log.info(
+    `Compose definition valid: ${plan.containers.map((container) => container.name).join(', ')}`,
+  );
 
   await run.checkpoint('pull');
   // Only a repository deployment builds, and only its own images may carry the reserved names.
@@ -119,7 +125,8 @@ async function preparePlan(deps: PipelineDeps, run: PipelineRun): Promise<{ plan
     plan.containers.map((container) => [container.name, digests.get(container.image) ?? container.image]),
   );
   await deps.store.record(deployment.id, { imageDigests });
-  const main = plan.containers.find((container) => container.name === plan.web?.container) ?? plan.containers[0];
+  const main =
+    plan.containers.find((container) => container.name === plan.web?.container) ?? plan.containers[0];
   const digest = main ? imageDigests[main.name] : undefined;
   if (digest) await deps.store.savePlan(deployment.id, stored, digest);
   return { plan, runnable: plan };

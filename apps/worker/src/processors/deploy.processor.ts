@@ -131,7 +131,9 @@ async function runClaimed(
       { ...deps.pipeline, store: deps.deployments },
       { deployment, service, log, signal, checkpoint, isFinal },
     );
-    const verb = { create: 'Deployed', redeploy: 'Redeployed', rollback: 'Rolled back to' }[deployment.trigger];
+    const verb = { create: 'Deployed', redeploy: 'Redeployed', rollback: 'Rolled back to' }[
+      deployment.trigger
+    ];
     const message = `${verb} ${describe(result.plan)}`;
     await log.info(message);
     await deps.deployments.markSucceeded({
@@ -185,7 +187,9 @@ async function pruneImages(deps: DeployProcessorDeps, log: DeployLog, serviceId:
       deps.releasesKept,
     );
     if (removed.length > 0)
-      await log.info(`Removed built images of releases older than the last ${deps.releasesKept}: ${removed.join(', ')}`);
+      await log.info(
+        `Removed built images of releases older than the last ${deps.releasesKept}: ${removed.join(', ')}`,
+      );
   } catch (error) {
     deps.logger.warn({ serviceId, err: messageOf(error) }, 'could not remove old built images');
   }

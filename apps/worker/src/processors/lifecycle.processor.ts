@@ -65,7 +65,11 @@ export function createLifecycleProcessor(deps: LifecycleProcessorDeps) {
   };
 }
 
-async function perform(deps: LifecycleProcessorDeps, service: WorkerService, action: LifecycleAction): Promise<void> {
+async function perform(
+  deps: LifecycleProcessorDeps,
+  service: WorkerService,
+  action: LifecycleAction,
+): Promise<void> {
   const { runtime } = deps.release;
   const objects = serviceObjects(service.id, deps.release.instance);
   const last = await deps.deployments.lastSucceeded(service.id);

@@ -159,7 +159,8 @@ export async function restartSet(
   readiness: ReadinessOptions,
 ): Promise<void> {
   const containers = inStartOrder(await runtime.listContainers(set.selector), plan);
-  for (const container of containers) if (container.state !== 'running') await runtime.startContainer(container.id);
+  for (const container of containers)
+    if (container.state !== 'running') await runtime.startContainer(container.id);
   for (const container of containers) {
     const component = plan?.containers.find((item) => item.name === container.labels[COMPONENT_LABEL]);
     if (component) await waitReady(runtime, container.id, component, readiness);
@@ -171,7 +172,10 @@ export async function restartSet(
  * its network. Tolerates what is already gone, so a retried retire simply continues.
  */
 export async function removeSet(
-  runtime: Pick<ContainerRuntime, 'listContainers' | 'stopContainer' | 'removeContainer' | 'listNetworks' | 'removeNetwork'>,
+  runtime: Pick<
+    ContainerRuntime,
+    'listContainers' | 'stopContainer' | 'removeContainer' | 'listNetworks' | 'removeNetwork'
+  >,
   set: Pick<SetObjects, 'selector'>,
   plan: Plan | undefined,
   graceful = true,

@@ -73,7 +73,7 @@ export interface CutoverRun {
   checkpoint(step: ReleaseStep): Promise<void>;
   onOrder(order: UpdateOrder): Promise<void>;
   /** Whether this failure ends the deployment (else the job is retried and resumes the steps). */
-  isFinal(error: unknown): boolean;
+  isFinal: (error: unknown) => boolean;
 }
 
 /**
@@ -96,7 +96,9 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
   const objects = serviceObjects(run.service.id, deps.instance);
   const set = objects.set(run.deploymentId);
   const readiness = { ...deps.readiness, signal };
-  const previous = run.previous ? { ...run.previous, set: objects.set(run.previous.deploymentId) } : undefined;
+  const previous = run.previous
+    ? { ...run.previous, set: objects.set(run.previous.deploymentId) }
+    : undefined;
   const { order, reason } = chooseUpdateOrder(plan);
   await run.onOrder(order);
   await log.info(

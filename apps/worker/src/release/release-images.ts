@@ -24,8 +24,7 @@ export function storedPlan(deployment: Pick<WorkerDeployment, 'plan'> | null | u
 /** component → the image the deployment's plan names, pinned by the digests recorded after its pull. */
 export function pinnedPlan(target: WorkerDeployment): Plan {
   const plan = storedPlan(target);
-  if (!plan)
-    throw new PermanentStepError(`deployment ${target.id} stored no plan; it cannot be run again`);
+  if (!plan) throw new PermanentStepError(`deployment ${target.id} stored no plan; it cannot be run again`);
   const digests = target.imageDigests;
   if (!digests)
     throw new PermanentStepError(
@@ -53,7 +52,13 @@ export async function ensurePinnedImages(
   runtime: Pick<ContainerRuntime, 'inspectImage' | 'pullImage'>,
   original: Plan,
   pinned: Plan,
-  context: { log: DeployLog; signal: AbortSignal; guard: ImageGuard; ownBuilds: readonly string[]; target: string },
+  context: {
+    log: DeployLog;
+    signal: AbortSignal;
+    guard: ImageGuard;
+    ownBuilds: readonly string[];
+    target: string;
+  },
 ): Promise<Map<string, string>> {
   for (const container of original.containers)
     await assertImageAllowed(context.guard, container.image, context.ownBuilds);

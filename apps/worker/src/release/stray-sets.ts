@@ -41,16 +41,30 @@ export async function removeStraySetsOfServices(deps: StraySetDeps): Promise<num
     if (!lease) continue;
     try {
       const current = (await deps.deployments.lastSucceeded(serviceId))?.id;
-      const keep = new Set([...(current ? [current] : []), ...(await deps.deployments.inFlightIds(serviceId))]);
+      const keep = new Set([
+        ...(current ? [current] : []),
+        ...(await deps.deployments.inFlightIds(serviceId)),
+      ]);
       for (const deploymentId of setsOf.get(serviceId) ?? []) {
         if (keep.has(deploymentId)) continue;
         // No traffic goes to a stray set: no stop grace needed.
-        await removeSet(deps.runtime, { selector: { [SERVICE_LABEL]: serviceId, [DEPLOYMENT_LABEL]: deploymentId } }, undefined, false);
+        await removeSet(
+          deps.runtime,
+          { selector: { [SERVICE_LABEL]: serviceId, [DEPLOYMENT_LABEL]: deploymentId } },
+          undefined,
+          false,
+        );
         removed += 1;
-        deps.logger.info({ serviceId, deploymentId, currentRelease: current }, 'reconciler: removed a stray container set');
+        deps.logger.info(
+          { serviceId, deploymentId, currentRelease: current },
+          'reconciler: removed a stray container set',
+        );
       }
     } catch (error) {
-      deps.logger.warn({ serviceId, err: messageOf(error) }, 'reconciler: could not remove a stray set; next sweep retries');
+      deps.logger.warn(
+        { serviceId, err: messageOf(error) },
+        'reconciler: could not remove a stray set; next sweep retries',
+      );
     } finally {
       await lease.release();
     }

@@ -28,6 +28,8 @@ export interface FakeRuntime extends ContainerRuntime {
   publish(reference: string, digest: string): void;
   /** The container's process ends with this exit code (and output), as a crash would. */
   exit(idOrName: string, exitCode: number, output?: string): Promise<void>;
+  /** The image reference a container was created from. */
+  imageOf(idOrName: string): string | undefined;
   /** Every object it holds, for leak assertions. */
   objects(): { containers: string[]; networks: string[]; volumes: string[]; images: string[] };
 }
@@ -53,15 +55,24 @@ let nextBlock = 64 + Math.floor(Math.random() * 64);
 export function createFakeRuntime(options: { images?: string[] } = {}): FakeRuntime {
   const images = new Map<string, ImageInfo & { labels: Labels }>();
   const registry = new Map<string, string>();
+  // Every repo@digest ever published: a registry keeps old manifests when a tag moves on.
+  const manifests = new Set<string>();
+  const repository = (ref: string) => ref.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
   const networks = new Map<string, NamedObject>();
   const volumes = new Map<string, NamedObject>();
   const containers = new Map<string, FakeContainer>();
   const block = nextBlock++ % 250;
   let nextHost = 2;
 
+  // A tag that moves to a new image leaves the old one behind, untagged, as the engine does.
+  const tag = (reference: string, image: ImageInfo & { labels: Labels }) => {
+    const previous = images.get(reference);
+    if (previous && previous.id !== image.id) images.set(previous.id, previous);
+    images.set(reference, image);
+  };
   const addImage = (reference: string, labels: Labels = {}) => {
     const id = `sha256:${newId()}`;
-    images.set(reference, { id, digest: id, labels });
+    tag(reference, { id, digest: id, labels });
   };
   for (const image of options.images ?? []) addImage(image);
 
@@ -127,13 +138,17 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
 
   return {
     addImage,
-    publish: (reference, digest) => registry.set(reference, digest),
+    publish: (reference, digest) => {
+      registry.set(reference, digest);
+      manifests.add(`${repository(reference)}@${digest}`);
+    },
     async exit(idOrName, exitCode, output) {
       const container = find(idOrName);
       if (!container) throw new Error(`no fake container ${idOrName}`);
       if (output) container.output.push(output);
       await stop(container, exitCode);
     },
+    imageOf: (idOrName) => find(idOrName)?.spec.image,
     objects: () => ({
       containers: [...containers.values()].map((c) => c.spec.name),
       networks: [...networks.keys()],
@@ -147,17 +162,16 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
       return image ? { id: image.id, digest: image.digest } : null;
     },
     async pullImage(reference, onProgress) {
-      const repository = (ref: string) => ref.replace(/@.*$/, '').replace(/:[^:/]*$/, '');
       // By tag, or by digest (repo@sha256:…) as a rollback pins it.
       const digest =
         registry.get(reference) ??
-        [...registry.entries()].find(([ref, value]) => `${repository(ref)}@${value}` === reference)?.[1];
+        (manifests.has(reference) ? reference.slice(reference.indexOf('@') + 1) : undefined);
       if (!digest)
         throw new DomainError('image_unavailable', `image ${reference} was not found in its registry`);
       onProgress(`${reference}: Pull complete`);
       const pinned = `${repository(reference)}@${digest}`;
       const known = findImage(pinned);
-      images.set(reference, { id: known?.id ?? `sha256:${newId()}`, digest: pinned, labels: {} });
+      tag(reference, { id: known?.id ?? `sha256:${newId()}`, digest: pinned, labels: {} });
     },
     async ensureNetwork(name, labels) {
       if (!networks.has(name)) networks.set(name, { id: newId(), name, labels });
@@ -199,7 +213,9 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
         exitCode: c.exitCode,
         restartCount: 0,
         ...(c.spec.healthcheck && c.running
-          ? { health: c.spec.env.includes('FAKE_UNHEALTHY=1') ? ('unhealthy' as const) : ('healthy' as const) }
+          ? {
+              health: c.spec.env.includes('FAKE_UNHEALTHY=1') ? ('unhealthy' as const) : ('healthy' as const),
+            }
           : {}),
         ...(c.ip ? { ip: c.ip } : {}),
       };

@@ -3,7 +3,6 @@ import type { DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import { eventTypeOf } from './deployments.store.js';
 import type { Deployment } from '../generated/client.ts';
-import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 
 export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
@@ -38,8 +37,8 @@ const TARGET_COLUMNS = {
 
 /**
  * Queues a rollback of the service to `targetId` (default: the latest succeeded deployment created
- * before the current release), in one transaction: the service row is locked so two rollbacks (or
- * a rollback and a finishing deploy's status write) decide on one current release; a queued
+ * before the current release), in one transaction: the service row is locked so two rollbacks of
+ * one service decide one after the other, each on the history the other left; a queued
  * deployment is superseded (the partial unique index allows one queued deployment per service,
  * and the rollback is the newer request); the service's compose and variables go back to what the
  * target ran, so the next redeploy does not bring the bad change back. The caller enqueues after
@@ -78,7 +77,7 @@ export async function requestRollback(
       data: {
         status: 'deploying',
         ...(target.sourceCompose !== null ? { compose: target.sourceCompose } : {}),
-        ...(target.sourceVariables !== null ? { variables: target.sourceVariables as InputJsonValue } : {}),
+        ...(target.sourceVariables !== null ? { variables: target.sourceVariables } : {}),
       },
     });
     const deployment = await tx.deployment.create({

@@ -241,7 +241,9 @@ export function createWorkerDeploymentStore(db: Db) {
     },
 
     /** The new release failed after the switch: traffic went back to the previous one, still running. */
-    async markRolledBack(outcome: DeploymentOutcome & { step: string | null; error: string }): Promise<boolean> {
+    async markRolledBack(
+      outcome: DeploymentOutcome & { step: string | null; error: string },
+    ): Promise<boolean> {
       return finish(outcome, {
         from: ['running'],
         deployment: {

@@ -1,0 +1,182 @@
+import type { Job } from 'bullmq';
+import {
+  createAdvisoryLocks,
+  createWorkerDeploymentStore,
+  createWorkerServiceStore,
+  type Db,
+} from '@hostctl/db';
+import { COMPONENT_LABEL, DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import type { Route, ServiceRouter } from '../adapters/router.js';
+import { createDeployProcessor } from '../processors/deploy.processor.js';
+import { workerSourcePolicy } from '../sources/source-wiring.js';
+import { createFakeRuntime, type FakeRuntime } from './fake-runtime.js';
+import {
+  createComposeService,
+  createRedeployment,
+  createTestDb,
+  deleteServiceRows,
+  silentLogger,
+  testConfig,
+  uniquePrefix,
+  type CreatedService,
+} from './fixtures.js';
+import { TEST_DATABASE_URL, TEST_IMAGE } from './test-env.js';
+
+/**
+ * The deploy processor as the worker app wires it (real PostgreSQL stores and service locks), on
+ * the fake runtime, called directly with a stand-in job so a test decides what happens at each
+ * step: `at(step, action)` runs an action right before (`before`) or right after (`after`) the
+ * step is recorded, which is how a cancel or a crash is made to land on exactly that step.
+ */
+export type StepHook = {
+  step: string;
+  when: 'before' | 'after';
+  action: (deploymentId: string) => Promise<void>;
+};
+
+export class SimulatedCrash extends Error {
+  constructor(step: string) {
+    super(`simulated worker crash at step ${step}`);
+  }
+}
+
+export interface RecordedSwitch {
+  route: Route;
+  /** How many container sets the service had when the proxy was switched. */
+  sets: number;
+}
+
+export function createReleaseHarness(settings: {
+  stabilizationMs: number;
+  drainMs: number;
+  releasesKept?: number;
+}) {
+  const db: Db = createTestDb();
+  const runtime: FakeRuntime = createFakeRuntime({ images: [TEST_IMAGE] });
+  const instance = uniquePrefix('release');
+  const config = testConfig(instance);
+  const locks = createAdvisoryLocks({ url: TEST_DATABASE_URL, max: 4 });
+  const store = createWorkerDeploymentStore(db);
+  const hooks: StepHook[] = [];
+  const switches: RecordedSwitch[] = [];
+  const routes = new Map<string, Route>();
+  const created: CreatedService[] = [];
+
+  const setsOf = async (serviceId: string) =>
+    new Set(
+      (await runtime.listContainers({ [SERVICE_LABEL]: serviceId })).map((c) => c.labels[DEPLOYMENT_LABEL]),
+    );
+
+  const router: ServiceRouter = {
+    async upsert(route) {
+      switches.push({ route, sets: (await setsOf(route.serviceId)).size });
+      routes.set(route.serviceId, route);
+    },
+    async remove(serviceId) {
+      routes.delete(serviceId);
+    },
+  };
+  const runHooks = async (deploymentId: string, step: string, when: 'before' | 'after') => {
+    for (const hook of hooks.filter((item) => item.step === step && item.when === when))
+      await hook.action(deploymentId);
+  };
+  const deployments = {
+    ...store,
+    async setStep(id: string, step: string) {
+      await runHooks(id, step, 'before');
+      const applied = await store.setStep(id, step);
+      if (applied) await runHooks(id, step, 'after');
+      return applied;
+    },
+  };
+  const processor = createDeployProcessor({
+    deployments,
+    services: createWorkerServiceStore(db),
+    locks,
+    deployTimeoutMs: 30_000,
+    releasesKept: settings.releasesKept ?? 5,
+    logger: silentLogger,
+    notify: () => undefined,
+    pipeline: {
+      runtime,
+      router,
+      instance,
+      readiness: { timeoutMs: 5000, stableMs: 200 },
+      stabilizationMs: settings.stabilizationMs,
+      drainMs: settings.drainMs,
+      images: { policy: workerSourcePolicy(config).imagePolicy },
+    },
+  });
+
+  return {
+    db,
+    runtime,
+    instance,
+    routes,
+    switches,
+    hooks,
+    setsOf,
+    at(step: string, when: StepHook['when'], action: StepHook['action']) {
+      hooks.push({ step, when, action });
+    },
+    /** Runs the deploy job once; a thrown error is returned (the job would be retried or failed). */
+    async run(deploymentId: string, attempt = 1, attempts = 3): Promise<{ status: string } | Error> {
+      const job = {
+        data: { deploymentId },
+        attemptsMade: attempt - 1,
+        opts: { attempts },
+        updateProgress: async () => undefined,
+        moveToDelayed: async () => {
+          throw new Error('the service lock is taken');
+        },
+      } as unknown as Job<{ deploymentId: string }>;
+      try {
+        return await processor(job);
+      } catch (error) {
+        return error as Error;
+      } finally {
+        hooks.length = 0;
+      }
+    },
+    async deploy(compose: string): Promise<CreatedService> {
+      const service = await createComposeService(db, { compose });
+      created.push(service);
+      return service;
+    },
+    async redeploy(serviceId: string, compose?: string): Promise<string> {
+      if (compose !== undefined) await db.service.update({ where: { id: serviceId }, data: { compose } });
+      return createRedeployment(db, serviceId);
+    },
+    /** The API's cancel: one conditional update, refused once the deployment is at retire. */
+    async cancelAsApi(deploymentId: string): Promise<boolean> {
+      const done = await db.deployment.updateMany({
+        where: {
+          id: deploymentId,
+          status: { in: ['queued', 'running'] },
+          OR: [{ step: null }, { step: { not: 'retire' } }],
+        },
+        data: { status: 'cancelled', finishedAt: new Date(), error: 'cancelled by request' },
+      });
+      return done.count > 0;
+    },
+    async webOf(serviceId: string, deploymentId: string) {
+      const [web] = await runtime.listContainers({
+        [SERVICE_LABEL]: serviceId,
+        [DEPLOYMENT_LABEL]: deploymentId,
+        [COMPONENT_LABEL]: 'web',
+      });
+      return web ? runtime.inspectContainer(web.id) : null;
+    },
+    async logOf(deploymentId: string): Promise<string> {
+      const rows = await db.deploymentLog.findMany({ where: { deploymentId }, orderBy: { seq: 'asc' } });
+      return rows.map((row) => row.message).join('\n');
+    },
+    async close() {
+      await deleteServiceRows(db, created);
+      await locks.close();
+      await db.$disconnect();
+    },
+  };
+}
+
+export type ReleaseHarness = ReturnType<typeof createReleaseHarness>;
