@@ -68,6 +68,9 @@ export async function releaseCutoverKillsPhase(ctx: PhaseContext): Promise<void>
     : undefined;
   const landed: string[] = [];
   const outcomes: string[] = [];
+  // Killed workers start again in the background: a start takes 10-20 s on a loaded machine, and
+  // the step after the kill must be watched meanwhile (another worker resumes the job).
+  const restarts: Promise<void>[] = [];
   try {
     for (let round = 0; round < 3; round++) {
       const remaining = CUTOVER_STEPS.filter((step) => !landed.includes(step)).slice(0, KILLS_PER_DEPLOYMENT);
@@ -82,7 +85,7 @@ export async function releaseCutoverKillsPhase(ctx: PhaseContext): Promise<void>
       for (const target of remaining) {
         const reached = await reachStep(ctx, deploymentId, target);
         if (!reached) continue;
-        const step = await killJobHolders(stack, ctx, deploymentId);
+        const step = await killJobHolders(stack, ctx, deploymentId, restarts);
         if (step && !landed.includes(step)) landed.push(step);
       }
       await waitFinal(db, ledger.accepted.slice(before), 120_000);
@@ -95,6 +98,7 @@ export async function releaseCutoverKillsPhase(ctx: PhaseContext): Promise<void>
       await checkOneCurrentSet(ctx, serviceId);
     }
   } finally {
+    await Promise.all(restarts);
     ctx.caddy?.holdWrites(0);
     const watch = await sets.stop();
     const visits = await traffic?.stop();
@@ -134,13 +138,14 @@ async function reachStep(ctx: PhaseContext, deploymentId: string, target: string
 }
 
 /**
- * SIGKILLs the workers running a job (all of them when none says so), starts them again, and
- * returns the step the deployment was in when they died.
+ * SIGKILLs the workers running a job (every live one when none says so), starts them again in the
+ * background (pushed to `restarts`), and returns the step the deployment was in when they died.
  */
 async function killJobHolders(
   stack: FaultStack,
   ctx: PhaseContext,
   deploymentId: string,
+  restarts: Promise<void>[],
 ): Promise<string | null> {
   const up = stack.workers
     .map((worker, index) => ({ worker, index }))
@@ -150,7 +155,7 @@ async function killJobHolders(
   const victims = busy.length > 0 ? busy : up;
   await Promise.all(victims.map(({ worker }) => stack.signal(worker, 'SIGKILL')));
   const row = await ctx.db.deployment.findUnique({ where: { id: deploymentId }, select: { step: true } });
-  await Promise.all(victims.map(({ index }) => stack.startWorker(index)));
+  for (const { index } of victims) restarts.push(stack.startWorker(index));
   return row?.step ?? null;
 }
 

@@ -63,12 +63,14 @@ export function visitorTraffic(host: string) {
   let isStopped = false;
   const once = () =>
     new Promise<boolean>((resolve) => {
+      // Whichever comes first; a response cut short ends with `close` and no `end`.
       const request = http.get(
         { host: '127.0.0.1', port: 80, path: '/', headers: { host }, timeout: 5000, agent: false },
         (response) => {
           response.resume();
           response.on('end', () => resolve((response.statusCode ?? 0) < 300));
           response.on('error', () => resolve(false));
+          response.on('close', () => resolve(response.complete && (response.statusCode ?? 0) < 300));
         },
       );
       request.on('timeout', () => request.destroy(new Error('timeout')));
