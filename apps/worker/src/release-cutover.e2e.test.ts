@@ -106,4 +106,39 @@ describe('start-first cutover on Docker', () => {
     });
     expect(event.message).toContain(`previous release ${service.deploymentId} kept`);
   });
+
+  it('rolls back to an earlier release: its definition and its image, pinned by id', async () => {
+    const target = await db.deployment.findUniqueOrThrow({ where: { id: service.deploymentId } });
+    const pinned = (target.imageDigests as Record<string, string>).web!;
+    expect(pinned).toMatch(/^sha256:[a-f0-9]{64}$/);
+    await redeploy(service.serviceId, 'v4');
+    const latest = await db.deployment.findFirstOrThrow({
+      where: { serviceId: service.serviceId },
+      orderBy: { createdAt: 'desc' },
+    });
+    expect(await waitForDeployment(db, latest.id)).toMatchObject({ status: 'succeeded' });
+    expect(await answer(service.serviceId, latest.id)).toBe('v4');
+
+    // As the API's rollback: the service's definition back to the target's, then the deploy job.
+    const rollback = await db.$transaction(async (tx) => {
+      await tx.service.update({
+        where: { id: service.serviceId },
+        data: {
+          status: 'deploying',
+          compose: target.sourceCompose!,
+          variables: target.sourceVariables as Record<string, string>,
+        },
+      });
+      return tx.deployment.create({
+        data: { serviceId: service.serviceId, trigger: 'rollback', rollbackOf: target.id },
+      });
+    });
+    await app.producer.enqueue('deploy', { deploymentId: rollback.id });
+    expect(await waitForDeployment(db, rollback.id)).toMatchObject({
+      status: 'succeeded',
+      imageDigests: { web: pinned },
+    });
+    expect(await answer(service.serviceId, rollback.id)).toBe('v2');
+    expect(await setsOf(service.serviceId)).toEqual(new Set([rollback.id]));
+  });
 });

@@ -5,7 +5,7 @@ import { problemsOf, withService } from './test-helpers.js';
 
 // deploy.update_config.order decides whether a redeploy starts the new container before the old
 // one stops (docs/worker.md); everything else under update_config is Swarm's and is refused.
-const orderOf = (extra: string) => parseCompose(withService(extra)).containers[0]?.updateOrder;
+const orderOf = (extra: string) => parseCompose(withService(extra), {}).containers[0]?.updateOrder;
 
 describe('deploy.update_config.order', () => {
   it('is absent unless the compose names it (the worker decides)', () => {
@@ -20,6 +20,7 @@ describe('deploy.update_config.order', () => {
   it('goes together with resource limits', () => {
     const plan = parseCompose(
       withService('    deploy: {resources: {limits: {memory: 64M}}, update_config: {order: start-first}}'),
+      {},
     );
     expect(plan.containers[0]).toMatchObject({
       updateOrder: 'start-first',
@@ -58,7 +59,7 @@ describe('deploy.update_config.order', () => {
   });
 
   it('survives rendering: parsing the rendered compose yields the same order', () => {
-    const plan = parseCompose(withService('    deploy: {update_config: {order: stop-first}}'));
-    expect(parseCompose(renderCompose(plan)).containers[0]?.updateOrder).toBe('stop-first');
+    const plan = parseCompose(withService('    deploy: {update_config: {order: stop-first}}'), {});
+    expect(parseCompose(renderCompose(plan), {}).containers[0]?.updateOrder).toBe('stop-first');
   });
 });

@@ -62,6 +62,9 @@ export async function startStack(
     RECONCILE_INTERVAL_MS: '5000',
     WORKER_HEALTH_PORT: '0',
     RATE_LIMIT_PER_MINUTE: '100000',
+    // Short cutover windows (default 10 s each) keep deploys quick; a test about them sets its own.
+    RELEASE_STABILIZATION_MS: '1000',
+    RELEASE_DRAIN_MS: '500',
     ...options.extraEnv,
   };
   const logs: string[] = [];

@@ -39,6 +39,11 @@ export function objectSegment(value: string, what: string): string {
   return encodeURIComponent(value);
 }
 
+/** A full image id (sha256:<64 hex>): names exactly one image, unlike a short id prefix. */
+export function isImageId(value: string): boolean {
+  return IMAGE_ID.test(value);
+}
+
 /** An image reference (Docker's grammar) or an image id, checked and encoded for a Docker API path. */
 export function imageSegment(value: string): string {
   if (typeof value === 'string' && IMAGE_ID.test(value)) return encodeURIComponent(value);

@@ -5,6 +5,7 @@ import {
   checkedImageReference,
   createDockerClient,
   imageSegment,
+  isImageId,
   isNamedBy,
   objectSegment,
 } from './docker-client.js';
@@ -32,6 +33,8 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
     async inspectImage(reference) {
       try {
         const image = await docker.getImage(imageSegment(reference)).inspect();
+        // A full id is exact (a rollback pins images built here so); its digest is the id itself.
+        if (isImageId(reference)) return image.Id === reference ? { id: image.Id, digest: image.Id } : null;
         // Found by id prefix rather than by name: not the image the plan names.
         if (!isNamedBy(reference, image)) return null;
         // An image can carry digests of several repositories; only the referenced one's is meaningful.

@@ -151,6 +151,32 @@ describe('a worker crash at each step', () => {
   );
 });
 
+describe('a deployment interrupted after its switch, then superseded', () => {
+  it('gives the traffic back to the current release when the next deployment removes its set', async () => {
+    const service = await runningService();
+    const interrupted = await h.redeploy(service.serviceId);
+    h.at('drain', 'after', async () => {
+      throw new SimulatedCrash('drain');
+    });
+    await h.run(interrupted, 1);
+    const switchedTo = (await h.webOf(service.serviceId, interrupted))!.ip;
+    expect(h.routes.get(service.serviceId)?.target.host).toBe(switchedTo);
+
+    const newer = await h.redeploy(service.serviceId);
+    expect(await h.run(interrupted, 2)).toEqual({ status: 'superseded' });
+    let routedAtVolumes: string | undefined;
+    let currentAtVolumes: string | undefined;
+    h.at('volumes', 'before', async () => {
+      routedAtVolumes = h.routes.get(service.serviceId)?.target.host;
+      currentAtVolumes = (await h.webOf(service.serviceId, service.deploymentId))?.ip;
+    });
+    expect(await h.run(newer)).toEqual({ status: 'succeeded' });
+    expect(currentAtVolumes).toBeDefined();
+    expect(routedAtVolumes).toBe(currentAtVolumes);
+    expect(await h.setsOf(service.serviceId)).toEqual(new Set([newer]));
+  });
+});
+
 describe('the reconciler and leftover sets', () => {
   it('removes a set of neither the current release nor a deployment in flight, once the lock is free', async () => {
     const service = await runningService();

@@ -110,7 +110,11 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
   try {
     await run.checkpoint('network');
     // Never more than two sets: whatever is neither the serving release nor this one goes.
-    await removeStraySets(runtime, objects, [run.deploymentId, previous?.deploymentId], log);
+    const strays = await removeStraySets(runtime, objects, [run.deploymentId, previous?.deploymentId], log);
+    // A deployment interrupted after its switch (then superseded) may have had the traffic.
+    const web = previous?.plan?.web;
+    const address = strays > 0 && previous && web ? await webAddress(runtime, previous.set, web) : undefined;
+    if (web && address) await route(router, run.service, address, web.port, log);
     await ensureSetNetwork(runtime, set, log);
     await run.checkpoint('volumes');
     await ensureVolumes(runtime, plan, objects, log);
@@ -143,7 +147,13 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     state.retiring = true;
     if (previous) {
       await log.info(`Retiring the previous release ${previous.deploymentId}`);
-      await removeSet(runtime, previous.set, previous.plan);
+      // The new release serves already: a removal that fails must not fail it. Once it is the
+      // current release, the old set is a leftover the reconciler removes.
+      await removeSet(runtime, previous.set, previous.plan).catch(async (error: unknown) => {
+        await log.error(
+          `Could not remove the previous release yet (${(error as Error).message}); the reconciler removes it`,
+        );
+      });
     }
     await removeUnusedNetworks(runtime, objects, set);
     return webIp ? { webIp } : {};
@@ -234,7 +244,7 @@ async function route(router: ServiceRouter, service: ServiceRef, host: string, p
 }
 
 /** Removes every set of the service except the ones kept (and the networks of the removed ones). */
-export async function removeStraySets(
+async function removeStraySets(
   runtime: ContainerRuntime,
   objects: ServiceObjects,
   keep: (string | undefined)[],

@@ -10,7 +10,7 @@ import { PermanentStepError } from '../pipeline/step-errors.js';
  * Images of releases: what a rollback runs (the target's plan with every image pinned to what it
  * ran) and what a retried repository deployment can reuse instead of cloning and building again.
  */
-export function isPlan(value: unknown): value is Plan {
+function isPlan(value: unknown): value is Plan {
   return typeof value === 'object' && value !== null && Array.isArray((value as Plan).containers);
 }
 

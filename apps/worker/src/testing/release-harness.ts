@@ -40,7 +40,7 @@ export class SimulatedCrash extends Error {
   }
 }
 
-export interface RecordedSwitch {
+interface RecordedSwitch {
   route: Route;
   /** How many container sets the service had when the proxy was switched. */
   sets: number;

@@ -80,6 +80,14 @@ export function runtimeContract(name: string, make: () => { runtime: ContainerRu
       expect((await runtime.listContainers(labels))[0]?.state).toBe('running');
     });
 
+    it('finds an image by its id and creates a container from the id (a rollback pins local images so)', async () => {
+      const { id: imageId } = (await runtime.inspectImage(image))!;
+      expect((await runtime.inspectImage(imageId))?.id).toBe(imageId);
+      const id = await runtime.createContainer({ ...spec('pinned'), image: imageId, mounts: [] });
+      expect(await runtime.inspectContainer(id)).toMatchObject({ isRunning: false });
+      await runtime.removeContainer(id);
+    });
+
     it('refuses a second container with a name in use', async () => {
       await expect(runtime.createContainer(spec('web'))).rejects.toThrow();
     });
