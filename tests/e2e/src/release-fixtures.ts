@@ -113,7 +113,7 @@ export async function settledStatus(api: Api, serviceId: string): Promise<string
 const docker = new Docker({ socketPath: process.env.DOCKER_SOCKET ?? '/var/run/docker.sock' });
 
 /** The service's containers grouped by deployment (a set per release). */
-export async function containerSets(serviceId: string): Promise<Map<string, string[]>> {
+async function containerSets(serviceId: string): Promise<Map<string, string[]>> {
   const found = await docker.listContainers({
     all: true,
     filters: { label: [`${SERVICE_LABEL}=${serviceId}`] },

@@ -13,7 +13,7 @@ import { waitFinal } from './request-ledger.js';
  * release's. One deployment is killed at several steps in turn (each kill is a stall, BullMQ fails
  * a job after 5), so a retried job resuming from its checkpoint is killed again at the next step.
  */
-export const CUTOVER_STEPS = ['create', 'start', 'verify', 'stabilize', 'route', 'drain', 'retire'];
+const CUTOVER_STEPS = ['create', 'start', 'verify', 'stabilize', 'route', 'drain', 'retire'];
 // Every step the engine records, in order, to tell "past the target" from "not there yet".
 const ALL_STEPS = [
   'source',
