@@ -14,7 +14,7 @@ import {
   RESTART_DOCKER,
 } from './fault-env.js';
 import { releaseCutoverKillsPhase } from './release-kills.js';
-import { findRoutingLeftovers } from './routing-leftovers.js';
+import { findRoutingLeftovers, removeInstallationRoutes } from './routing-leftovers.js';
 import { startFaultStack, type FaultStack } from './fault-stack.js';
 import { findOwnedLeftovers, sampleContainerSets } from './invariants.js';
 import { startPgProxy, type PgProxy } from './pg-proxy.js';
@@ -92,6 +92,7 @@ afterAll(async () => {
   await caddy?.close();
   // Best effort: whatever a failed run left, labelled with this run's installation only.
   if (stack) await removeInstallationObjects(stack.env.QUEUE_PREFIX!);
+  if (stack) await removeInstallationRoutes(stack.env.QUEUE_PREFIX!);
   await db?.$disconnect();
 });
 
