@@ -1,5 +1,5 @@
 // `pnpm bench`: every benchmark of docs/performance.md, one after another, then one table.
-// Optional: `pnpm bench --only=api,list,deploy,workers`. Durations: see bench/lib/config.ts.
+// Optional: `pnpm bench --only=api,list,deploy,workers,release`. Durations: see bench/lib/config.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -24,9 +24,10 @@ import { log, type BenchContext } from './suites/context.js';
 import { deploySuite } from './suites/deploy.js';
 import { listScalingSuite } from './suites/list-scaling.js';
 import { parseSuite } from './suites/parse.js';
+import { releaseSuite } from './suites/release.js';
 import { workersSuite } from './suites/workers.js';
 
-const SUITES = ['api', 'list', 'deploy', 'workers', 'parse'] as const;
+const SUITES = ['api', 'list', 'deploy', 'workers', 'release', 'parse'] as const;
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice('--only='.length)
@@ -89,12 +90,13 @@ try {
     ['list', listScalingSuite],
     ['deploy', deploySuite],
     ['workers', workersSuite],
+    ['release', releaseSuite],
     ['parse', parseSuite],
   ];
   for (const [name, suite] of suites) {
     if (!selected.includes(name)) continue;
     // The seeded rows are not real services: a worker's reconciler would try to repair them all.
-    if (name === 'deploy' || name === 'workers') await deleteServices(pool);
+    if (name === 'deploy' || name === 'workers' || name === 'release') await deleteServices(pool);
     loads.push(`${name} ${loadAverage().toFixed(1)}`);
     await suite(full);
   }

@@ -25,7 +25,7 @@ export const BENCH = {
   rawLabel: 'bench.hostctl.raw',
   image: env.BENCH_IMAGE ?? 'local/busybox:1',
   sessionSecret: randomBytes(32).toString('hex'),
-  ports: { api: 39300, hello: 39301, pg: 39302, workerHealth: 39310 },
+  ports: { api: 39300, hello: 39301, pg: 39302, workerHealth: 39310, caddyHttp: 39320, caddyAdmin: 39321 },
   /** Seconds of each measured autocannon run (after a 1 s warm-up). */
   durationS: seconds('BENCH_DURATION', 3),
   /** API benchmark: rounds of (baselines, API routes), interleaved so drift hits both; medians reported. */
@@ -34,6 +34,8 @@ export const BENCH = {
   scalingDurationS: seconds('BENCH_SCALING_DURATION', 3),
   deployIterations: seconds('BENCH_DEPLOYS', 8),
   lifecycleIterations: seconds('BENCH_LIFECYCLE', 5),
+  /** Release suite: redeploys of each of its two services (start-first, stop-first), alternating. */
+  releaseIterations: seconds('BENCH_RELEASES', 4),
   batchSize: seconds('BENCH_BATCH', 50),
   /**
    * WORKER_CONCURRENCY of each process in the worker-scaling batches. 1 by default, so each added

@@ -40,8 +40,25 @@ export function startNode(
   env: Record<string, string>,
   options: { cwd?: string; nodeArgs?: string[] } = {},
 ): Proc {
-  const child = spawn(process.execPath, [...(options.nodeArgs ?? ['--import', 'tsx']), entry], {
-    cwd: options.cwd ?? ROOT,
+  return startProcess(
+    name,
+    process.execPath,
+    [...(options.nodeArgs ?? ['--import', 'tsx']), entry],
+    env,
+    options.cwd,
+  );
+}
+
+/** Any executable (e.g. the release suite's own Caddy), stopped with the rest by stopAll(). */
+export function startProcess(
+  name: string,
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = ROOT,
+): Proc {
+  const child = spawn(command, args, {
+    cwd,
     env: { ...baseEnv(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -44,12 +44,13 @@ export async function createService(
   api: Api,
   customerId: string,
   name = uniqueServiceName(),
+  compose = BENCH_COMPOSE,
 ): Promise<{ id: string; deploymentId: string }> {
   const { status, body } = await call<{ id: string; deploy_job_id: string }>(api, 'POST', '/api/services', {
     name,
     customer_id: customerId,
     deploy_method: 'compose',
-    compose: BENCH_COMPOSE,
+    compose,
   });
   if (status !== 201) throw new Error(`POST /api/services answered ${status}: ${JSON.stringify(body)}`);
   return { id: body.id, deploymentId: body.deploy_job_id };
@@ -57,6 +58,7 @@ export async function createService(
 
 interface DeploymentView {
   status: string;
+  update_order?: string | null;
   error: string | null;
   created_at: string;
   started_at: string | null;
@@ -64,11 +66,26 @@ interface DeploymentView {
   logs: { timestamp: string; message: string }[];
 }
 
-/** GET /api/deployments/:id?wait=60: answers once the deployment is final. */
-export async function awaitDeployment(api: Api, deploymentId: string): Promise<DeploymentView> {
-  const { status, body } = await call<DeploymentView>(api, 'GET', `/api/deployments/${deploymentId}?wait=60`);
+/** GET /api/deployments/:id?wait=<s>: answers once the deployment is final. */
+export async function awaitDeployment(api: Api, deploymentId: string, waitS = 60): Promise<DeploymentView> {
+  const { status, body } = await call<DeploymentView>(
+    api,
+    'GET',
+    `/api/deployments/${deploymentId}?wait=${waitS}`,
+  );
   if (status !== 200) throw new Error(`GET /api/deployments/${deploymentId} answered ${status}`);
   return body;
+}
+
+/** POST /api/services/:id/redeploy; returns the deployment id. */
+export async function redeployService(api: Api, serviceId: string): Promise<string> {
+  const { status, body } = await call<{ deploy_job_id: string }>(
+    api,
+    'POST',
+    `/api/services/${serviceId}/redeploy`,
+  );
+  if (status !== 200) throw new Error(`POST /api/services/${serviceId}/redeploy answered ${status}`);
+  return body.deploy_job_id;
 }
 
 export async function serviceStatus(api: Api, serviceId: string): Promise<string> {

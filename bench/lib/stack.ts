@@ -57,9 +57,13 @@ export const apiUrl = () => `http://127.0.0.1:${BENCH.ports.api}`;
 
 /**
  * One worker process (apps/worker/src/main.ts). Routing and DNS are off: the bench must not touch
- * the dev stack's Caddy or PowerDNS, so the deploy figures exclude route/record updates.
+ * the dev stack's Caddy or PowerDNS, so the deploy figures exclude route/record updates. The
+ * release suite passes its own Caddy in `extraEnv`.
  */
-export async function startWorker(index: number, options: { concurrency?: number } = {}): Promise<Proc> {
+export async function startWorker(
+  index: number,
+  options: { concurrency?: number; extraEnv?: Record<string, string> } = {},
+): Promise<Proc> {
   const concurrency = options.concurrency ?? process.env.BENCH_WORKER_CONCURRENCY;
   const port = BENCH.ports.workerHealth + index;
   const proc = startApp(`worker-${index + 1}`, 'worker', {
@@ -74,6 +78,7 @@ export async function startWorker(index: number, options: { concurrency?: number
     DNS_PROVIDER: 'none',
     PLATFORM_IMAGES: 'local/*',
     ...(concurrency !== undefined ? { WORKER_CONCURRENCY: String(concurrency) } : {}),
+    ...options.extraEnv,
   });
   await waitHttp(proc, `http://127.0.0.1:${port}/readyz`);
   return proc;

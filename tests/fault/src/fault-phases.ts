@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type Docker from 'dockerode';
 import type { Db } from '@hostctl/db';
 import { INSTANCE_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import type { CaddyAdminDelay } from './caddy-admin-delay.js';
 import { restartDockerEngine } from './docker-engine.js';
 import type { FaultReport } from './fault-report.js';
 import type { FaultStack } from './fault-stack.js';
@@ -19,6 +20,8 @@ export interface PhaseContext {
   report: FaultReport;
   redis: RedisServer;
   proxy: PgProxy;
+  /** Between the workers and Caddy's admin API when routing is configured. */
+  caddy?: CaddyAdminDelay;
 }
 
 const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;

@@ -148,7 +148,7 @@ export async function startFaultStack(options: {
   };
 }
 
-async function waitReady(url: string, name: string, timeoutMs = 60_000): Promise<void> {
+async function waitReady(url: string, name: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     try {

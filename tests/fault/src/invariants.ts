@@ -45,7 +45,7 @@ export function sampleContainerSets(docker: Docker, instance: string, everyMs = 
         }
         for (const [service, deployments] of sets) {
           result.maxSetsPerService = Math.max(result.maxSetsPerService, deployments.size);
-          if (deployments.size > 1 && result.violations.length < 20)
+          if (deployments.size > 2 && result.violations.length < 20)
             result.violations.push(
               `service ${service}: containers of ${[...deployments].join(', ')} at once`,
             );

@@ -14,7 +14,7 @@ export interface AcceptedRequest {
   at: number;
 }
 
-const FINAL = ['succeeded', 'failed', 'superseded', 'cancelled'];
+const FINAL = ['succeeded', 'failed', 'superseded', 'cancelled', 'rolled_back'];
 
 export function composeFor(index: number): string {
   // A second of start-up widens the window in which a kill lands in start/verify; every third
@@ -51,13 +51,13 @@ export function createLedger(client: FaultClient, customerId: string) {
     accepted,
     refused,
     live,
-    async create(): Promise<string | undefined> {
+    async create(compose?: string): Promise<string | undefined> {
       const index = created++;
       const reply = await client.post<{ id: string; deploy_job_id: string }>('/api/services', {
         name: `fault-${index}-${randomUUID().slice(0, 6)}`,
         customer_id: customerId,
         deploy_method: 'compose',
-        compose: composeFor(index),
+        compose: compose ?? composeFor(index),
       });
       if (!record('create', reply)) return undefined;
       accepted.push({

@@ -51,3 +51,22 @@ export async function findRoutingLeftovers(db: Db, instance: string): Promise<st
   const ours = new Map(rows.map((row) => [row.id, row.deletedAt === null]));
   return owned.filter((o) => ours.has(o.service) && !ours.get(o.service)).map((o) => o.what);
 }
+
+/**
+ * Best effort after a run that failed before its cleanup phase: the Caddy routes of this
+ * installation, whose containers afterAll removes, would otherwise stay in the shared Caddy.
+ */
+export async function removeInstallationRoutes(instance: string): Promise<void> {
+  if (!CADDY_ADMIN_URL) return;
+  try {
+    const response = await fetch(`${CADDY_ADMIN_URL}/config/apps/http/servers/${CADDY_SERVER_NAME}/routes`);
+    const routes = ((await response.json()) as CaddyRoute[] | null) ?? [];
+    for (const route of routes) {
+      const isOurs = route.handle?.some((h) => h.handler === 'vars' && h.hostctl_instance === instance);
+      if (isOurs && route['@id'])
+        await fetch(`${CADDY_ADMIN_URL}/id/${encodeURIComponent(route['@id'])}`, { method: 'DELETE' });
+    }
+  } catch {
+    // Caddy is gone: nothing to remove.
+  }
+}

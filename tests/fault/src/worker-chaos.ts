@@ -20,7 +20,7 @@ export interface Kill {
   restartedAfterMs: number;
 }
 
-const FINAL = ['succeeded', 'failed', 'superseded', 'cancelled'];
+const FINAL = ['succeeded', 'failed', 'superseded', 'cancelled', 'rolled_back'];
 
 export function startWorkerChaos(stack: FaultStack, db: Db, options: { minGapMs: number; maxGapMs: number }) {
   const kills: Kill[] = [];

@@ -1,0 +1,136 @@
+import Docker from 'dockerode';
+import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { apiClient, eventually } from './client.js';
+import { TEST_IMAGE } from './env.js';
+import type { Stack } from './stack.js';
+
+/**
+ * A service whose releases differ only by their variables, so each test can ask for exactly the
+ * release it needs: VERSION is what the page says, FAIL=1 makes the health check fail,
+ * CRASH_AFTER=n makes the main process exit n seconds after start (Docker's restart policy then
+ * restarts it: a crash loop), READY_AFTER/HEALTH_GRACE make the health check pass only late.
+ */
+export const RELEASE_COMPOSE = `services:
+  web:
+    image: ${TEST_IMAGE}
+    command:
+      - sh
+      - -c
+      - |
+        mkdir -p /tmp/site && echo release-\${VERSION} > /tmp/site/index.html
+        httpd -p 8080 -h /tmp/site
+        (sleep \${READY_AFTER}; touch /tmp/ready) &
+        if [ \${CRASH_AFTER} -gt 0 ]; then sleep \${CRASH_AFTER}; exit 3; fi
+        exec sleep 2147483647
+    ports: ["8080"]
+    healthcheck:
+      test: ["CMD-SHELL", "test -f /tmp/ready && test '\${FAIL}' != 1 && wget -qO /dev/null http://127.0.0.1:8080/"]
+      interval: 1s
+      timeout: 2s
+      retries: 2
+      start_period: \${HEALTH_GRACE}
+`;
+
+export interface ReleaseVariables {
+  VERSION: string;
+  FAIL?: '0' | '1';
+  CRASH_AFTER?: string;
+  READY_AFTER?: string;
+  HEALTH_GRACE?: string;
+}
+
+/** Every variable the compose names, so a PATCH always states the whole release. */
+export function releaseVariables(input: ReleaseVariables): Record<string, string> {
+  return {
+    FAIL: '0',
+    CRASH_AFTER: '0',
+    READY_AFTER: '0',
+    HEALTH_GRACE: '0s',
+    ...input,
+  };
+}
+
+export type Api = ReturnType<typeof apiClient>;
+
+/** An operator of a fresh customer, with an API key, as a CI pipeline holds one. */
+export async function operatorApi(stack: Stack, label: string): Promise<{ api: Api; customerId: string }> {
+  const stamp = `${label}-${Date.now().toString(36)}`;
+  const customerId = (await stack.cli('customers', 'create', '--name', stamp)).id as string;
+  const email = `${stamp}@e2e.test`;
+  await stack.cli(
+    'users',
+    'create',
+    '--email',
+    email,
+    '--name',
+    label,
+    '--role',
+    'operator',
+    '--customer',
+    customerId,
+  );
+  const key = (await stack.cli('api-keys', 'create', '--email', email, '--name', label)).key as string;
+  return { api: apiClient(stack.apiUrl, key), customerId };
+}
+
+export interface DeploymentView {
+  id: string;
+  status: string;
+  step: string | null;
+  trigger: string;
+  error: string | null;
+  rollback_of?: string | null;
+  image_digests?: Record<string, string> | null;
+}
+
+export async function waitDeployment(api: Api, id: string): Promise<DeploymentView> {
+  const reply = await api.get<DeploymentView>(`/api/deployments/${id}?wait=180`);
+  if (reply.status !== 200) throw new Error(`GET /api/deployments/${id} answered ${reply.status}`);
+  return reply.body;
+}
+
+/** PATCH the variables (which redeploys) and return the new deployment's id. */
+export async function release(api: Api, serviceId: string, variables: ReleaseVariables): Promise<string> {
+  const reply = await api.request<{ deploy_job_id: string }>('PATCH', `/api/services/${serviceId}`, {
+    variables: releaseVariables(variables),
+  });
+  if (reply.status !== 200)
+    throw new Error(
+      `PATCH /api/services/${serviceId} answered ${reply.status}: ${JSON.stringify(reply.body)}`,
+    );
+  return reply.body.deploy_job_id;
+}
+
+/** The service's status once no deployment holds it in `deploying`. */
+export async function settledStatus(api: Api, serviceId: string): Promise<string> {
+  const detail = await eventually(
+    async () => (await api.get<{ status: string }>(`/api/services/${serviceId}`)).body,
+    (body) => body.status !== 'deploying',
+  );
+  return detail.status;
+}
+
+const docker = new Docker({ socketPath: process.env.DOCKER_SOCKET ?? '/var/run/docker.sock' });
+
+/** The service's containers grouped by deployment (a set per release). */
+async function containerSets(serviceId: string): Promise<Map<string, string[]>> {
+  const found = await docker.listContainers({
+    all: true,
+    filters: { label: [`${SERVICE_LABEL}=${serviceId}`] },
+  });
+  const sets = new Map<string, string[]>();
+  for (const container of found) {
+    const deployment = container.Labels[DEPLOYMENT_LABEL] ?? '?';
+    sets.set(deployment, [...(sets.get(deployment) ?? []), container.State]);
+  }
+  return sets;
+}
+
+/** Waits until exactly one set is left and returns its deployment id. */
+export async function soleSet(serviceId: string): Promise<string> {
+  const sets = await eventually(
+    () => containerSets(serviceId),
+    (found) => found.size === 1,
+  );
+  return [...sets.keys()][0]!;
+}

@@ -1,0 +1,237 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APPS_DOMAIN, isGood, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
+import { eventually } from './client.js';
+import {
+  RELEASE_COMPOSE,
+  operatorApi,
+  release,
+  releaseVariables,
+  settledStatus,
+  soleSet,
+  waitDeployment,
+  type Api,
+  type DeploymentView,
+} from './release-fixtures.js';
+import { startStack, type Stack } from './stack.js';
+
+/**
+ * Issue 14, second "done when" and the two new operations, through real processes and Caddy:
+ * a release that crash-loops after the cutover is rolled back automatically while the old set is
+ * still draining; POST /api/services/:id/rollback brings back what an earlier release ran (image,
+ * compose, variables); POST /api/deployments/:id/cancel stops a release stuck in its health check
+ * while the previous one keeps serving.
+ *
+ * Windows: stabilisation 1.5 s, drain 12 s. The crashing release exits 9 s after its start, i.e.
+ * after verify (~1 s) and stabilisation, a few seconds into the drain: the moment the old set is
+ * the only thing that can save the visitors.
+ */
+let stack: Stack;
+let api: Api;
+let customerId: string;
+let serviceId: string;
+let host: string;
+const deployments: Record<string, string> = {};
+
+type Event = { type: string; status: string; message: string };
+const eventsOf = async (id: string) =>
+  (await api.get<{ data: Event[] }>(`/api/services/${id}/events?per_page=100`)).body.data;
+
+// Each test waits for one or two cutovers with a 12 s drain; a loaded machine makes each slower.
+const CUTOVER_TIMEOUT_MS = 300_000;
+
+beforeAll(async () => {
+  requireCaddy();
+  stack = await startStack({
+    extraEnv: { RELEASE_STABILIZATION_MS: '1500', RELEASE_DRAIN_MS: '12000', HEALTH_INTERVAL_MS: '2000' },
+  });
+  ({ api, customerId } = await operatorApi(stack, 'rollback'));
+  const name = `rb-${Date.now().toString(36)}`;
+  host = `${name}.${APPS_DOMAIN}`;
+  const created = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
+    name,
+    customer_id: customerId,
+    deploy_method: 'compose',
+    compose: RELEASE_COMPOSE,
+    variables: releaseVariables({ VERSION: '1' }),
+  });
+  if (created.status !== 201) throw new Error(`create answered ${created.status}`);
+  serviceId = created.body.id;
+  deployments.v1 = created.body.deploy_job_id;
+  expect((await waitDeployment(api, deployments.v1)).status).toBe('succeeded');
+  deployments.v2 = await release(api, serviceId, { VERSION: '2' });
+  expect((await waitDeployment(api, deployments.v2)).status).toBe('succeeded');
+  expect((await viaCaddy(host)).body).toBe('release-2');
+}, CUTOVER_TIMEOUT_MS);
+afterAll(async () => {
+  if (serviceId) await api.delete(`/api/services/${serviceId}`);
+  await stack?.stop();
+});
+
+describe('automatic rollback', () => {
+  it(
+    'rolls back a release that crash-loops after the cutover, and reports it',
+    async () => {
+      const traffic = startTraffic(host);
+      try {
+        deployments.v3 = await release(api, serviceId, { VERSION: '3', CRASH_AFTER: '9' });
+        const outcome = await waitDeployment(api, deployments.v3);
+        expect(outcome.status).toBe('rolled_back');
+        expect(outcome.error).toEqual(expect.any(String));
+      } finally {
+        await traffic.stop();
+      }
+      const seen = tally(traffic.answers);
+      // Information, not a promise: between the crash and the route back, requests can fail.
+      console.log(
+        `[rollback] crash-looping release: ${seen.total} requests, by release ${JSON.stringify(seen.bodies)}, ${seen.bad.length} not 2xx`,
+      );
+      // It did receive traffic: the crash came after the cutover, not before.
+      expect(seen.bodies['release-3']).toBeGreaterThan(0);
+      expect((await viaCaddy(host)).body).toBe('release-2');
+      expect(await settledStatus(api, serviceId)).toBe('running');
+      expect(await soleSet(serviceId)).toBe(deployments.v2);
+      expect(await eventsOf(serviceId)).toContainEqual(
+        expect.objectContaining({ type: 'redeploy', status: 'rolled_back' }),
+      );
+    },
+    CUTOVER_TIMEOUT_MS,
+  );
+});
+
+describe('deployment history and rollback', () => {
+  it(
+    'lists the deployments newest first, paginated, without variables',
+    async () => {
+      const history = await api.get<{
+        data: DeploymentView[];
+        total: number;
+        page: number;
+        per_page: number;
+      }>(`/api/services/${serviceId}/deployments`);
+      expect(history.status).toBe(200);
+      expect(history.body.total).toBe(3);
+      expect(history.body.data.map((d) => [d.id, d.status, d.trigger])).toEqual([
+        [deployments.v3, 'rolled_back', 'redeploy'],
+        [deployments.v2, 'succeeded', 'redeploy'],
+        [deployments.v1, 'succeeded', 'create'],
+      ]);
+      for (const item of history.body.data) expect(item).not.toHaveProperty('variables');
+      const second = await api.get<{ data: DeploymentView[]; page: number }>(
+        `/api/services/${serviceId}/deployments?page=2&per_page=1`,
+      );
+      expect(second.body.data.map((d) => d.id)).toEqual([deployments.v2]);
+    },
+    CUTOVER_TIMEOUT_MS,
+  );
+
+  it(
+    'rolls back to the release before the current one: its page, its variables, no failed request',
+    async () => {
+      const [before] = (
+        await api.get<{ data: DeploymentView[] }>(`/api/services/${serviceId}/deployments?per_page=3`)
+      ).body.data.filter((d) => d.id === deployments.v1);
+      const traffic = startTraffic(host);
+      let rollbackId = '';
+      try {
+        const accepted = await api.post<{ id: string; status: string; deploy_job_id: string }>(
+          `/api/services/${serviceId}/rollback`,
+        );
+        expect(accepted.status).toBe(200);
+        expect(accepted.body).toMatchObject({ id: serviceId, status: 'deploying' });
+        rollbackId = accepted.body.deploy_job_id;
+        const outcome = await waitDeployment(api, rollbackId);
+        expect(outcome).toMatchObject({
+          status: 'succeeded',
+          trigger: 'rollback',
+          rollback_of: deployments.v1,
+        });
+        // Exactly what v1 ran: the same pinned images.
+        expect(outcome.image_digests).toEqual(before?.image_digests);
+      } finally {
+        await traffic.stop();
+      }
+      const seen = tally(traffic.answers);
+      expect(seen.bad).toEqual([]);
+      // One release or the other answered, never the crashing one (it is not the current release).
+      for (const body of Object.keys(seen.bodies)) expect(['release-1', 'release-2']).toContain(body);
+      expect((await viaCaddy(host)).body).toBe('release-1');
+      const detail = await api.get<{ status: string; variables: Record<string, string> }>(
+        `/api/services/${serviceId}`,
+      );
+      expect(detail.body.status).toBe('running');
+      // The crashing release's variables are gone: the next redeploy will not bring the crash back.
+      expect(detail.body.variables).toEqual(releaseVariables({ VERSION: '1' }));
+      expect(await soleSet(serviceId)).toBe(rollbackId);
+      expect(await eventsOf(serviceId)).toContainEqual(
+        expect.objectContaining({ type: 'rollback', status: 'success' }),
+      );
+    },
+    CUTOVER_TIMEOUT_MS,
+  );
+
+  it(
+    'refuses a target that is not a good release of this service',
+    async () => {
+      const notGood = await api.post(`/api/services/${serviceId}/rollback`, {
+        deployment_id: deployments.v3,
+      });
+      expect(notGood.status).toBe(409);
+      const other = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
+        name: `rb-other-${Date.now().toString(36)}`,
+        customer_id: customerId,
+        deploy_method: 'compose',
+        compose: RELEASE_COMPOSE,
+        variables: releaseVariables({ VERSION: 'other' }),
+      });
+      expect((await waitDeployment(api, other.body.deploy_job_id)).status).toBe('succeeded');
+      const foreign = await api.post(`/api/services/${other.body.id}/rollback`, {
+        deployment_id: deployments.v1,
+      });
+      expect(foreign.status).toBe(404);
+      expect((await api.delete(`/api/services/${other.body.id}`)).status).toBe(204);
+    },
+    CUTOVER_TIMEOUT_MS,
+  );
+});
+
+describe('cancel', () => {
+  it(
+    'cancels a release waiting for its health check; the previous release keeps serving',
+    async () => {
+      const serving = await soleSet(serviceId);
+      const page = (await viaCaddy(host)).body;
+      const traffic = startTraffic(host);
+      let deploymentId = '';
+      try {
+        deploymentId = await release(api, serviceId, {
+          VERSION: '4',
+          READY_AFTER: '600',
+          HEALTH_GRACE: '600s',
+        });
+        await eventually(
+          async () => (await api.get<DeploymentView>(`/api/deployments/${deploymentId}`)).body,
+          (deployment) => deployment.step === 'verify',
+          90_000,
+        );
+        const cancelled = await api.post<DeploymentView>(`/api/deployments/${deploymentId}/cancel`);
+        expect(cancelled.status).toBe(200);
+        expect(cancelled.body).toMatchObject({ id: deploymentId, status: 'cancelled' });
+        expect((await waitDeployment(api, deploymentId)).status).toBe('cancelled');
+        expect(await settledStatus(api, serviceId)).toBe('running');
+        // What the cancelled release had started is removed; the serving set is untouched.
+        expect(await soleSet(serviceId)).toBe(serving);
+      } finally {
+        await traffic.stop();
+      }
+      const seen = tally(traffic.answers);
+      expect(seen.bad).toEqual([]);
+      expect(Object.keys(seen.bodies)).toEqual([page]);
+      expect(traffic.answers.filter(isGood).length).toBeGreaterThan(0);
+      expect((await api.post(`/api/deployments/${deploymentId}/cancel`)).status).toBe(409);
+      expect(await eventsOf(serviceId)).toContainEqual(
+        expect.objectContaining({ type: 'redeploy', status: 'cancelled' }),
+      );
+    },
+    CUTOVER_TIMEOUT_MS,
+  );
+});
