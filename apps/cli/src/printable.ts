@@ -7,7 +7,6 @@
  * window title. The `\uXXXX` form is also JSON's own escape, so a --json document stays valid and
  * means the same value (JSON.stringify leaves U+007F–U+009F as they are).
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNPRINTABLE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
 export function printable(text: string): string {
