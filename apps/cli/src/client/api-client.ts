@@ -59,6 +59,13 @@ export function createApiClient(options: {
   userAgent: string;
   fetchImpl?: typeof fetch;
 }): ApiClient {
+  // Checked before any request: fetch refuses such a header with an error whose message quotes the
+  // whole value, token included, and that message would reach a CI log.
+  if (!/^[\x21-\x7e]+$/.test(options.token))
+    throw new CliError(
+      'the API token holds a space, a line break, a control or a non-ASCII character, so it is not an API key; check HOSTCTL_TOKEN, HOSTCTL_TOKEN_FILE (one line) or the stored login',
+      EXIT.usage,
+    );
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const fetchImpl = options.fetchImpl ?? fetch;
 
@@ -87,7 +94,7 @@ export function createApiClient(options: {
         ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
       });
     } catch (error) {
-      throw new NetworkError(describeNetworkError(baseUrl, error));
+      throw new NetworkError(describeNetworkError(baseUrl, error).replaceAll(options.token, '***'));
     }
     const text = await response.text().catch(() => '');
     if (response.status >= 300 && response.status < 400) throw redirectError(baseUrl, method, path, response);
