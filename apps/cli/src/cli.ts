@@ -15,6 +15,7 @@ import {
   stopService,
 } from './commands/services.commands.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
+import { printable } from './printable.js';
 import type * as Operator from './operator.js';
 import { USAGE } from './usage.js';
 
@@ -60,7 +61,13 @@ export const USER_AGENT = 'hostctl-cli/0.1';
  * code of docs/ci.md. Nothing here prints the token: errors carry the API's problem title and
  * detail, and URLs never contain it.
  */
-export async function runCli(argv: string[], io: CliIo): Promise<ExitCode> {
+export async function runCli(argv: string[], rawIo: CliIo): Promise<ExitCode> {
+  // Every line out, whoever wrote it, without terminal control characters (printable.ts).
+  const io: CliIo = {
+    ...rawIo,
+    out: (text) => rawIo.out(printable(text)),
+    err: (text) => rawIo.err(printable(text)),
+  };
   try {
     const args = parseArgs(argv);
     const words = args.positional.slice(0, 2).join(' ');

@@ -59,6 +59,13 @@ export function createApiClient(options: {
   userAgent: string;
   fetchImpl?: typeof fetch;
 }): ApiClient {
+  // Checked before any request: fetch refuses such a header with an error whose message quotes the
+  // whole value, token included, and that message would reach a CI log.
+  if (!/^[\x21-\x7e]+$/.test(options.token))
+    throw new CliError(
+      'the API token holds a space, a line break, a control or a non-ASCII character, so it is not an API key; check HOSTCTL_TOKEN, HOSTCTL_TOKEN_FILE (one line) or the stored login',
+      EXIT.usage,
+    );
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const fetchImpl = options.fetchImpl ?? fetch;
 
@@ -79,13 +86,18 @@ export function createApiClient(options: {
       response = await fetchImpl(url, {
         method,
         headers,
+        // Never followed: a redirect to another origin would resend the body (a compose file, the
+        // service's variables) there, and the answer would come from a server HOSTCTL_URL does not
+        // name. The API itself never redirects an /api request.
+        redirect: 'manual',
         signal: AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
         ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
       });
     } catch (error) {
-      throw new NetworkError(describeNetworkError(baseUrl, error));
+      throw new NetworkError(describeNetworkError(baseUrl, error).replaceAll(options.token, '***'));
     }
     const text = await response.text().catch(() => '');
+    if (response.status >= 300 && response.status < 400) throw redirectError(baseUrl, method, path, response);
     if (!response.ok) throw problemError(response, text);
     if (text === '') return undefined as T;
     try {
@@ -108,6 +120,18 @@ export function createApiClient(options: {
       request('POST', path, { ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) }),
     authorization: () => `Bearer ${options.token}`,
   };
+}
+
+/** A 3xx: said, with where it pointed, and not followed (see the fetch above). */
+function redirectError(baseUrl: string, method: string, path: string, response: Response): ApiError {
+  const location = response.headers.get('location');
+  const where = location ? ` to ${location}` : '';
+  return new ApiError(
+    response.status,
+    undefined,
+    `the server at ${baseUrl} answered ${method} ${path} with a redirect (${response.status})${where}; hostctl does not follow redirects: set HOSTCTL_URL to the API's own address`,
+    undefined,
+  );
 }
 
 /** "title: detail" from a problem body; the status line when the body is not a problem. */

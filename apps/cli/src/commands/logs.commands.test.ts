@@ -107,10 +107,68 @@ describe('logs --follow', () => {
   });
 });
 
+describe('logs --follow against a hostile stream', () => {
+  const ESC = '\u001b';
+  it('prints no terminal control characters from a log line, escaped instead, in text and --json', async () => {
+    // A deployment's own output decides these lines: ESC ] 0 sets the window title, CSI 2J clears
+    // the screen, CR rewrites the visible line of a CI log, U+009B is an 8-bit CSI.
+    const hostile = `${ESC}]0;owned${String.fromCharCode(7)}${ESC}[2J\rOK: all tests passed\u009b31m`;
+    behaviour = (socket) => {
+      socket.send(entry('stdout', hostile));
+      socket.send(entry('stderr', hostile));
+      socket.close(1000);
+    };
+    const env = { HOSTCTL_URL: baseUrl, HOSTCTL_TOKEN: TOKEN };
+    const text = await run(['logs', SERVICE, '--follow'], api().fetchImpl, env);
+    expect(text.code).toBe(0);
+    const escaped = '\\u001b]0;owned\\u0007\\u001b[2J\\u000dOK: all tests passed\\u009b31m';
+    expect(text.stdout).toBe(escaped);
+    expect(text.stderr).toBe(escaped);
+    const json = await run(['logs', SERVICE, '--follow', '--json'], api().fetchImpl, env);
+    for (const line of json.stdout.split('\n')) {
+      expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+      // Still JSON, and still the same message: the escape is JSON's own.
+      expect((JSON.parse(line) as { message: string }).message).toBe(hostile);
+    }
+  });
+
+  it('ends with exit 1 and a message, not a crash, on a frame that is not a log entry', async () => {
+    for (const frame of ['not json', 'null', '42', JSON.stringify({ message: 7 })]) {
+      behaviour = (socket) => socket.send(frame);
+      const result = await run(['logs', SERVICE, '--follow'], api().fetchImpl, {
+        HOSTCTL_URL: baseUrl,
+        HOSTCTL_TOKEN: TOKEN,
+      });
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain('sent a frame that is not a log entry');
+    }
+  });
+});
+
 describe('logs and events without --follow', () => {
   it('--since must be a timestamp', async () => {
     const result = await run(['logs', SERVICE, '--since', 'yesterday'], api().fetchImpl);
     expect(result.code).toBe(2);
+  });
+
+  it('escapes terminal control characters in API text: event messages and problem details', async () => {
+    const fake = fakeApi({
+      'GET /api/services': [200, { data: [{ id: SERVICE, name: 'web' }], total: 1, page: 1, per_page: 100 }],
+      [`GET /api/services/${SERVICE}/events`]: [
+        200,
+        { data: [{ type: 'deploy', status: 'info', message: 'a\u001b[8mb', timestamp: 't' }] },
+      ],
+      [`GET /api/services/${SERVICE}/logs`]: [
+        409,
+        { status: 409, code: 'conflict', title: 'Conflict', detail: 'x\u001b]52;c;Zm9v\u0007y' },
+      ],
+    });
+    const events = await run(['events', 'web'], fake.fetchImpl);
+    expect(events.stdout).toContain('a\\u001b[8mb');
+    const logs = await run(['logs', 'web'], fake.fetchImpl);
+    expect(logs.code).toBe(1);
+    expect(logs.stderr).toContain('x\\u001b]52;c;Zm9v\\u0007y');
+    expect(`${events.stdout}${logs.stderr}`).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
   });
 
   it('events prints the timeline as a table', async () => {

@@ -62,8 +62,17 @@ async function followLogs(
   try {
     return await new Promise<ExitCode>((resolve, reject) => {
       socket.on('message', (data: Buffer) => {
-        const message = JSON.parse(data.toString()) as Partial<LogEntry> & { type?: string; detail?: string };
-        if (message.type === 'error') lastError = message.detail ?? 'the stream ended with an error';
+        const message = parseFrame(data.toString());
+        if (!message) {
+          // Thrown in an event handler this would crash the process; end with a message instead.
+          reject(
+            new CliError(
+              `the log stream from ${client.baseUrl} sent a frame that is not a log entry`,
+              EXIT.failed,
+            ),
+          );
+          socket.terminate();
+        } else if (message.type === 'error') lastError = message.detail ?? 'the stream ended with an error';
         else printEntry(context, message as LogEntry);
       });
       socket.once('unexpected-response', (_request, response) => {
@@ -94,6 +103,22 @@ async function followLogs(
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
   }
+}
+
+type Frame = Partial<LogEntry> & { type?: string; detail?: string };
+
+/** A frame of the stream: a JSON object with a string message, or an error; anything else is null. */
+function parseFrame(text: string): Frame | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  if (!parsed || typeof parsed !== 'object') return null;
+  const frame = parsed as Frame;
+  if (frame.type === 'error') return frame;
+  return typeof frame.message === 'string' ? frame : null;
 }
 
 /** `events SERVICE`: the service's timeline (deploys, restarts, health changes). */

@@ -85,9 +85,22 @@ export function createDeploymentsStore(db: Db) {
      * this and the worker's own conditional writes (claim, setStep('retire'), finish) commits first
      * wins, and the loser sees it. The CTE locks the row first so the status it had before is known:
      * a deployment no worker ever claimed has nobody else to give the service its status back.
+     *
+     * A queued deployment's service row is locked before the deployment's, the order rollback and
+     * redeploy take (they lock the service, then supersede the queued deployment): in the other
+     * order a cancel and a rollback of one service deadlocked, and PostgreSQL aborted one as a 500.
+     * A running deployment's service is not locked: the worker's finish locks deployment then
+     * service, and a cancel of a running deployment writes the deployment only.
      */
     async cancel(id: string): Promise<CancelOutcome> {
       return db.$transaction(async (tx) => {
+        const seen = await tx.deployment.findUnique({
+          where: { id },
+          select: { serviceId: true, status: true },
+        });
+        if (seen?.status === 'queued') {
+          await tx.$queryRaw`SELECT id FROM services WHERE id = ${seen.serviceId} FOR UPDATE`;
+        }
         const updated = await tx.$queryRaw<{ serviceId: string; trigger: string; was: DeploymentStatus }[]>`
           WITH before AS (SELECT id, status FROM deployments WHERE id = ${id} FOR UPDATE)
           UPDATE deployments d

@@ -50,6 +50,9 @@ async function queueRedeploy(
   tx: Tx,
   serviceId: string,
 ): Promise<{ deployment: Deployment; coalesced: boolean }> {
+  // The service row first, as rollback and cancel take it: every transaction that changes a
+  // service's queue locks service then deployment, so two of them never wait on each other.
+  await tx.$queryRaw`SELECT id FROM services WHERE id = ${serviceId} FOR UPDATE`;
   const queued = await tx.deployment.findFirst({ where: { serviceId, status: 'queued' } });
   // A redeploy asks for the newest inputs (a git branch's new head, unpinned images): it replaces
   // a rollback still waiting rather than joining it and running an old release instead.
