@@ -173,6 +173,29 @@ describe('stop-first', () => {
     expect((await serviceOf(service.serviceId)).status).toBe('running');
   });
 
+  it('routes to the new release without holding it back, then rolls back when it fails after the switch', async () => {
+    const service = await running(withVolume());
+    const redeploy = await h.redeploy(service.serviceId);
+    let routedBeforeWatch: string | undefined;
+    h.at('drain', 'after', async (id) => {
+      routedBeforeWatch = h.routes.get(service.serviceId)?.target.host;
+      await h.runtime.exit((await h.webOf(service.serviceId, id))!.id, 3, 'boom');
+    });
+    await h.run(redeploy);
+
+    const log = await h.logOf(redeploy);
+    // With the previous release stopped, a wait before the switch would only lengthen the gap.
+    expect(log).not.toMatch(/before it receives traffic/);
+    expect(log).toMatch(/after the switch; the stopped previous release is kept/);
+    expect(routedBeforeWatch).toBeDefined();
+    expect(routedBeforeWatch).not.toBe(service.firstIp);
+    expect(await deploymentOf(redeploy)).toMatchObject({ status: 'rolled_back', updateOrder: 'stop-first' });
+    const old = await h.webOf(service.serviceId, service.deploymentId);
+    expect(old?.isRunning).toBe(true);
+    expect(h.routes.get(service.serviceId)?.target.host).toBe(old!.ip);
+    expect(await h.setsOf(service.serviceId)).toEqual(new Set([service.deploymentId]));
+  });
+
   it('goes start-first despite a volume when the compose asks for it', async () => {
     const compose = withVolume('\n    deploy: {update_config: {order: start-first}}');
     const service = await running(compose);

@@ -131,8 +131,13 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     await run.checkpoint('verify');
     const { webIp } = await verifySet(runtime, plan, ids, log, readiness);
     await run.checkpoint('stabilize');
-    await log.info(`Watching the new release for ${deps.stabilizationMs} ms before it receives traffic`);
-    await watchSet(runtime, plan, ids, deps.stabilizationMs, signal, 'while stabilising');
+    // Stop-first has stopped the previous release already: holding the new one back would only
+    // lengthen the gap, so it is routed at once and watched after the switch instead (a failure
+    // there still starts the stopped release again and routes back to it).
+    if (!state.stopped) {
+      await log.info(`Watching the new release for ${deps.stabilizationMs} ms before it receives traffic`);
+      await watchSet(runtime, plan, ids, deps.stabilizationMs, signal, 'while stabilising');
+    }
     await run.checkpoint('route');
     if (plan.web && webIp) {
       state.switched = true;
@@ -140,8 +145,13 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     }
     if (previous) {
       await run.checkpoint('drain');
-      await log.info(`Draining the previous release for ${deps.drainMs} ms; still watching the new one`);
-      await watchSet(runtime, plan, ids, deps.drainMs, signal, 'after the switch');
+      const watchMs = state.stopped ? deps.stabilizationMs : deps.drainMs;
+      await log.info(
+        state.stopped
+          ? `Watching the new release for ${watchMs} ms after the switch; the stopped previous release is kept until then`
+          : `Draining the previous release for ${watchMs} ms; still watching the new one`,
+      );
+      await watchSet(runtime, plan, ids, watchMs, signal, 'after the switch');
     }
     await run.checkpoint('retire');
     state.retiring = true;
