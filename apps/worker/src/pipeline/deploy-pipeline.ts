@@ -150,7 +150,13 @@ async function prepareRollback(
   const runnable = pinnedPlan(target);
   if (!plan) throw new PermanentStepError(`deployment ${target.id} stored no plan`);
   await deps.store.savePlan(deployment.id, target.plan);
-  await deps.store.record(deployment.id, sourceRecord(service, plan, isRepository));
+  // What the target ran, not the service's current definition: the processor gives it back to the
+  // service only when this rollback succeeds, so a failed or cancelled one changes nothing.
+  const current = sourceRecord(service, plan, isRepository);
+  await deps.store.record(deployment.id, {
+    sourceCompose: target.sourceCompose ?? current.sourceCompose,
+    sourceVariables: target.sourceVariables ?? current.sourceVariables,
+  });
   if (target.commit) await deps.store.recordCommit(deployment.id, target.commit);
   await run.checkpoint('pull');
   const pinned = await ensurePinnedImages(deps.runtime, plan, runnable, {

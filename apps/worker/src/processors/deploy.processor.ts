@@ -85,7 +85,9 @@ async function runClaimed(
   service: WorkerService,
   lease: Lease,
 ): Promise<{ status: string }> {
-  const redact = createRedactor(service.variables);
+  // A rollback runs an earlier release's variables: their values are secrets too.
+  const target = deployment.rollbackOf ? await deps.deployments.findById(deployment.rollbackOf) : null;
+  const redact = createRedactor({ ...prefixed(target?.sourceVariables ?? {}), ...service.variables });
   const log = await createDeployLog(deps.deployments, deployment.id, redact, () =>
     deps.notify(deployment.id),
   );
@@ -144,6 +146,7 @@ async function runClaimed(
       // The service keeps its source definition (redeploys re-interpolate current variables);
       // only methods that generate a definition (git, ai) publish the rendered one.
       ...(GENERATED_METHODS.has(service.deployMethod) ? { compose: renderCompose(result.plan) } : {}),
+      ...(deployment.trigger === 'rollback' ? await restoredSource(deps, deployment.id) : {}),
       ...limitsOf(result.plan),
     });
     deps.notify(deployment.id);
@@ -254,4 +257,24 @@ function limitsOf(plan: Plan): { memoryLimitMb: number; cpuLimit: number } {
     cpus += container.limits.nanoCpus ?? 0;
   }
   return { memoryLimitMb: memory / (1024 * 1024), cpuLimit: cpus / 1e9 };
+}
+
+/**
+ * A succeeded rollback gives the service the compose and variables of the release it ran, so the
+ * next redeploy does not bring the bad change back; until it succeeds the service keeps its own.
+ */
+async function restoredSource(
+  deps: DeployProcessorDeps,
+  deploymentId: string,
+): Promise<{ compose?: string; variables?: Record<string, string> }> {
+  const ran = await deps.deployments.findById(deploymentId);
+  return {
+    ...(ran?.sourceCompose != null ? { compose: ran.sourceCompose } : {}),
+    ...(ran?.sourceVariables ? { variables: ran.sourceVariables } : {}),
+  };
+}
+
+/** Keys that cannot collide with the service's own variable names (only the values matter). */
+function prefixed(variables: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(variables).map(([name, value]) => [`rollback:${name}`, value]));
 }

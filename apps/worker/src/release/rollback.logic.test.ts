@@ -21,17 +21,10 @@ afterAll(() => h.close());
 
 const deploymentOf = (id: string) => h.db.deployment.findUniqueOrThrow({ where: { id } });
 
-/** As the API's rollback does: the service's definition back to the target's, a rollback deployment. */
+/** As the API's rollback does: a rollback deployment; the service's definition is left alone. */
 async function requestRollback(serviceId: string, target: string): Promise<string> {
-  const recorded = await deploymentOf(target);
   return h.db.$transaction(async (tx) => {
-    await tx.service.update({
-      where: { id: serviceId },
-      data: {
-        status: 'deploying',
-        ...(recorded.sourceCompose ? { compose: recorded.sourceCompose } : {}),
-      },
-    });
+    await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
     const deployment = await tx.deployment.create({
       data: { serviceId, trigger: 'rollback', rollbackOf: target },
     });
@@ -102,6 +95,33 @@ describe('rollback', () => {
     expect((await h.db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).status).toBe(
       'running',
     );
+  });
+
+  it('gives the service the definition of the release it ran only when it succeeds', async () => {
+    const serviceOf = (id: string) => h.db.service.findUniqueOrThrow({ where: { id } });
+    const v1 = composeOf(LOCAL_IMAGE);
+    const v2 = `${v1}    environment: {LEVEL: "v2"}\n`;
+    h.runtime.addImage(LOCAL_IMAGE);
+    const service = await h.deploy(v1);
+    expect(await h.run(service.deploymentId)).toEqual({ status: 'succeeded' });
+    const redeploy = await h.redeploy(service.serviceId, v2);
+    expect(await h.run(redeploy)).toEqual({ status: 'succeeded' });
+    expect((await serviceOf(service.serviceId)).compose).toBe(v2);
+
+    const rollback = await requestRollback(service.serviceId, service.deploymentId);
+    // Requested, not yet run: the service keeps its own definition.
+    expect((await serviceOf(service.serviceId)).compose).toBe(v2);
+    expect(await h.run(rollback)).toEqual({ status: 'succeeded' });
+    expect((await serviceOf(service.serviceId)).compose).toBe(v1);
+
+    // A rollback that fails (the image of its target is gone) changes nothing.
+    await h.db.service.update({ where: { id: service.serviceId }, data: { compose: v2 } });
+    const pinned = (await deploymentOf(service.deploymentId)).imageDigests as { web: string };
+    await h.runtime.removeImage(pinned.web);
+    const failing = await requestRollback(service.serviceId, service.deploymentId);
+    await h.run(failing);
+    expect(await deploymentOf(failing)).toMatchObject({ status: 'failed' });
+    expect((await serviceOf(service.serviceId)).compose).toBe(v2);
   });
 
   it('refuses a target that recorded no digests', async () => {

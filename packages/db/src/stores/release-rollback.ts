@@ -31,8 +31,6 @@ const TARGET_COLUMNS = {
   createdAt: true,
   commit: true,
   plan: true,
-  sourceCompose: true,
-  sourceVariables: true,
 } as const;
 
 /**
@@ -40,9 +38,8 @@ const TARGET_COLUMNS = {
  * before the current release), in one transaction: the service row is locked so two rollbacks of
  * one service decide one after the other, each on the history the other left; a queued
  * deployment is superseded (the partial unique index allows one queued deployment per service,
- * and the rollback is the newer request); the service's compose and variables go back to what the
- * target ran, so the next redeploy does not bring the bad change back. The caller enqueues after
- * commit.
+ * and the rollback is the newer request). The service's compose and variables go back to what the
+ * target ran when the rollback succeeds (the worker does it). The caller enqueues after commit.
  */
 export async function requestRollback(
   db: Db,
@@ -72,14 +69,9 @@ export async function requestRollback(
 
     const id = randomUUID();
     const supersededId = await supersedeQueued(tx, serviceId, { kind: 'rollback', id });
-    await tx.service.update({
-      where: { id: serviceId },
-      data: {
-        status: 'deploying',
-        ...(target.sourceCompose !== null ? { compose: target.sourceCompose } : {}),
-        ...(target.sourceVariables !== null ? { variables: target.sourceVariables } : {}),
-      },
-    });
+    // Compose and variables go back only when the rollback succeeds (the worker's markSucceeded):
+    // a rollback that is cancelled, superseded or fails must leave the service's definition alone.
+    await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
     const deployment = await tx.deployment.create({
       data: { id, serviceId, trigger: 'rollback', rollbackOf: target.id, commit: target.commit },
     });

@@ -22,6 +22,9 @@ export interface WorkerDeployment {
   rollbackOf: string | null;
   /** component -> pinned image reference, recorded after the pull step. */
   imageDigests: Record<string, string> | null;
+  /** The service's compose and variables this deployment ran (null until recorded, and for old rows). */
+  sourceCompose: string | null;
+  sourceVariables: Record<string, string> | null;
 }
 
 export interface DeploymentOutcome {
@@ -62,6 +65,8 @@ export function createWorkerDeploymentStore(db: Db) {
     commit: string | null;
     rollbackOf: string | null;
     imageDigests: unknown;
+    sourceCompose: string | null;
+    sourceVariables: unknown;
   }): WorkerDeployment => ({
     id: row.id,
     serviceId: row.serviceId,
@@ -73,6 +78,8 @@ export function createWorkerDeploymentStore(db: Db) {
     commit: row.commit,
     rollbackOf: row.rollbackOf,
     imageDigests: isStringMap(row.imageDigests) ? row.imageDigests : null,
+    sourceCompose: row.sourceCompose,
+    sourceVariables: isStringMap(row.sourceVariables) ? row.sourceVariables : null,
   });
   /** The service keeps the status a newer in-flight deployment gives it: the latest request wins. */
   const noNewerInFlight = (deploymentId: string, createdAt: Date) => ({
@@ -203,7 +210,13 @@ export function createWorkerDeploymentStore(db: Db) {
     },
 
     async markSucceeded(
-      outcome: DeploymentOutcome & { compose?: string; memoryLimitMb: number; cpuLimit: number },
+      outcome: DeploymentOutcome & {
+        compose?: string;
+        /** A rollback gives the service the variables of the release it ran (docs/deployments.md). */
+        variables?: Record<string, string>;
+        memoryLimitMb: number;
+        cpuLimit: number;
+      },
     ): Promise<boolean> {
       const now = new Date();
       return finish(outcome, {
@@ -213,6 +226,7 @@ export function createWorkerDeploymentStore(db: Db) {
           status: 'running',
           deployedAt: now,
           ...(outcome.compose !== undefined ? { compose: outcome.compose } : {}),
+          ...(outcome.variables !== undefined ? { variables: outcome.variables } : {}),
           memoryLimitMb: outcome.memoryLimitMb,
           cpuLimit: outcome.cpuLimit,
         },
