@@ -30,9 +30,13 @@ export async function resetData(pool: pg.Pool): Promise<void> {
 /** Only the services (and what hangs off them): the users, keys and customers stay. */
 export async function deleteServices(pool: pg.Pool): Promise<void> {
   assertBenchDatabase(BENCH.databaseUrl);
+  // services is DELETEd, not TRUNCATEd with CASCADE: api_keys references services (deploy
+  // tokens), and a cascading TRUNCATE empties every referencing table whole, the bench's admin key
+  // included. DELETE also runs the service_counts triggers, so the counts stay true.
   await pool.query(
-    'TRUNCATE deployment_logs, deployments, service_events, services RESTART IDENTITY CASCADE',
+    'TRUNCATE deployment_logs, deployments, service_events, service_custom_domains RESTART IDENTITY',
   );
+  await pool.query('DELETE FROM services');
 }
 
 /** Removes the bench's Redis keys (queues, sessions, rate-limit windows) left by an earlier run. */
