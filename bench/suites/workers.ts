@@ -1,3 +1,4 @@
+import { isFinalDeployment } from '@hostctl/domain';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BENCH } from '../lib/config.js';
@@ -9,7 +10,6 @@ import { startWorker } from '../lib/stack.js';
 import { log, type BenchContext } from './context.js';
 
 const WORKER_COUNTS = [1, 2, 4] as const;
-const FINAL = ['succeeded', 'failed', 'superseded', 'cancelled'];
 
 /**
  * 4. A batch of deploys requested at once (concurrent POSTs) with 1, 2 and 4 worker processes
@@ -144,7 +144,7 @@ async function untilFinal(
       'SELECT status, error FROM deployments WHERE id = ANY($1)',
       [deploymentIds],
     );
-    if (rows.length === deploymentIds.length && rows.every((r) => FINAL.includes(r.status))) {
+    if (rows.length === deploymentIds.length && rows.every((r) => isFinalDeployment(r.status))) {
       const failed = rows.filter((r) => r.status !== 'succeeded');
       return {
         succeeded: rows.length - failed.length,

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { assertKnownFlags, integerFlag, operands, parseArgs, UsageError } from './args.js';
-import { exitCodeForStatus, isFinalStatus } from './exit-codes.js';
+import { isFinalDeployment as isFinalStatus } from '@hostctl/domain';
+import { exitCodeForStatus } from './exit-codes.js';
 import { exitCodeForHttpStatus } from './client/api-client.js';
 
 describe('parseArgs', () => {

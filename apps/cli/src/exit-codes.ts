@@ -17,13 +17,6 @@ export const EXIT = {
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
 
-/** Deployment statuses that do not change any more (docs/deployments.md). */
-const FINAL_STATUSES = ['succeeded', 'failed', 'cancelled', 'superseded', 'rolled_back'] as const;
-
-export function isFinalStatus(status: string): boolean {
-  return (FINAL_STATUSES as readonly string[]).includes(status);
-}
-
 /** The exit code of a final deployment status; an unknown final status is a failure, never success. */
 export function exitCodeForStatus(status: string): ExitCode {
   switch (status) {

@@ -30,8 +30,9 @@ export const FINAL_DEPLOYMENT_STATUSES = [
   'rolled_back',
 ] as const satisfies readonly DeploymentStatus[];
 
-export function isFinalDeployment(status: DeploymentStatus): boolean {
-  return (FINAL_DEPLOYMENT_STATUSES as readonly DeploymentStatus[]).includes(status);
+/** Takes any string: raw SQL rows and API responses carry the status as text. */
+export function isFinalDeployment(status: string): boolean {
+  return (FINAL_DEPLOYMENT_STATUSES as readonly string[]).includes(status);
 }
 
 /** Why a deployment was requested: the service's creation, a redeploy, or a rollback to a release. */

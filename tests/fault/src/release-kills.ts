@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { DEPLOYMENT_LABEL, SERVICE_LABEL, isFinalDeployment } from '@hostctl/domain';
 import type { PhaseContext } from './fault-phases.js';
 import type { FaultStack } from './fault-stack.js';
 import { scrape, sumMetric } from './metrics-scrape.js';
@@ -26,7 +26,6 @@ const ALL_STEPS = [
   ...CUTOVER_STEPS,
 ];
 const KILLS_PER_DEPLOYMENT = 4;
-const FINAL = ['succeeded', 'failed', 'superseded', 'cancelled', 'rolled_back'];
 
 // Stateless (start-first): a dependency the web component waits for stretches `start`, and the
 // web component's late port stretches `verify`.
@@ -94,7 +93,10 @@ export async function releaseCutoverKillsPhase(ctx: PhaseContext): Promise<void>
         select: { status: true, error: true },
       });
       outcomes.push(`${outcome.status}${outcome.error ? ` (${outcome.error.slice(0, 120)})` : ''}`);
-      report.check(FINAL.includes(outcome.status), `cutover deployment ${deploymentId} is ${outcome.status}`);
+      report.check(
+        isFinalDeployment(outcome.status),
+        `cutover deployment ${deploymentId} is ${outcome.status}`,
+      );
       await checkOneCurrentSet(ctx, serviceId);
     }
   } finally {
@@ -129,7 +131,7 @@ async function reachStep(ctx: PhaseContext, deploymentId: string, target: string
       where: { id: deploymentId },
       select: { status: true, step: true },
     });
-    if (!row || FINAL.includes(row.status)) return false;
+    if (!row || isFinalDeployment(row.status)) return false;
     if (row.step === target) return true;
     if (row.step && ALL_STEPS.indexOf(row.step) > targetIndex) return false;
   }

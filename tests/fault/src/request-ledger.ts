@@ -1,3 +1,4 @@
+import { isFinalDeployment } from '@hostctl/domain';
 import { randomUUID } from 'node:crypto';
 import type { Db } from '@hostctl/db';
 import type { FaultClient, Reply } from './fault-client.js';
@@ -13,8 +14,6 @@ export interface AcceptedRequest {
   deploymentId?: string;
   at: number;
 }
-
-const FINAL = ['succeeded', 'failed', 'superseded', 'cancelled', 'rolled_back'];
 
 export function composeFor(index: number): string {
   // A second of start-up widens the window in which a kill lands in start/verify; every third
@@ -116,7 +115,7 @@ export async function unfinished(db: Db, requests: AcceptedRequest[]): Promise<s
   for (const request of requests) {
     if (request.kind === 'delete') {
       if (!purged.has(request.serviceId)) open.push(`delete of ${request.serviceId} not purged`);
-    } else if (!FINAL.includes(deployments.get(request.deploymentId ?? '') ?? '')) {
+    } else if (!isFinalDeployment(deployments.get(request.deploymentId ?? '') ?? '')) {
       open.push(
         `${request.kind} ${request.deploymentId} is ${deployments.get(request.deploymentId ?? '') ?? 'missing'}`,
       );

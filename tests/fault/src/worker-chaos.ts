@@ -1,3 +1,4 @@
+import { isFinalDeployment } from '@hostctl/domain';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db } from '@hostctl/db';
 import type { FaultStack } from './fault-stack.js';
@@ -19,8 +20,6 @@ export interface Kill {
   /** Kill → the new process answered /readyz. */
   restartedAfterMs: number;
 }
-
-const FINAL = ['succeeded', 'failed', 'superseded', 'cancelled', 'rolled_back'];
 
 export function startWorkerChaos(stack: FaultStack, db: Db, options: { minGapMs: number; maxGapMs: number }) {
   const kills: Kill[] = [];
@@ -91,7 +90,7 @@ export async function recoveryTimes(db: Db, kills: Kill[]): Promise<number[]> {
       where: { id: { in: kill.inFlight.map((deployment) => deployment.id) } },
       select: { status: true, finishedAt: true },
     });
-    if (rows.some((row) => !FINAL.includes(row.status) || !row.finishedAt)) continue;
+    if (rows.some((row) => !isFinalDeployment(row.status) || !row.finishedAt)) continue;
     times.push(Math.max(...rows.map((row) => row.finishedAt!.getTime() - kill.at)));
   }
   return times;

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isFinalStatus } from '../exit-codes.js';
+import { isFinalDeployment } from '@hostctl/domain';
 import { isTransient, type ApiClient } from './api-client.js';
 
 export interface DeploymentLogLine {
@@ -90,7 +90,7 @@ export async function waitForDeployment(
     if (!last || last.status !== deployment.status || last.step !== deployment.step)
       options.onStatus(deployment);
     last = deployment;
-    if (isFinalStatus(deployment.status)) {
+    if (isFinalDeployment(deployment.status)) {
       // Lines are written before the final status, so an empty read after it means the log is complete.
       if (lines.length === 0) return { outcome: 'final', deployment: withoutLog(deployment) };
       finalSeen = true;

@@ -9,7 +9,7 @@ import type {
   WorkerService,
   WorkerServiceStore,
 } from '@hostctl/db';
-import type { DeploymentStatus } from '@hostctl/domain';
+import { isFinalDeployment } from '@hostctl/domain';
 import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import { createDeployLog, type DeployLog } from '../pipeline/deploy-log.js';
@@ -43,25 +43,18 @@ export interface DeployProcessorDeps {
   notify(deploymentId: string): void;
 }
 
-const FINAL: ReadonlySet<DeploymentStatus> = new Set([
-  'succeeded',
-  'failed',
-  'rolled_back',
-  'superseded',
-  'cancelled',
-]);
-
 export function createDeployProcessor(deps: DeployProcessorDeps) {
   return async (job: Job<JobPayload<'deploy'>>, token?: string): Promise<{ status: string }> => {
     const first = await deps.deployments.findById(job.data.deploymentId);
-    if (!first || FINAL.has(first.status)) return { status: first?.status ?? 'unknown' };
+    if (!first || isFinalDeployment(first.status)) return { status: first?.status ?? 'unknown' };
     const service = await deps.services.findById(first.serviceId);
     if (!service || service.deletedAt) return { status: 'skipped' };
     const lease = await lockOrDelay(deps.locks, service.id, job, token);
     try {
       // Read again under the lock: another replica may have finished it while we waited.
       const deployment = await deps.deployments.findById(first.id);
-      if (!deployment || FINAL.has(deployment.status)) return { status: deployment?.status ?? 'unknown' };
+      if (!deployment || isFinalDeployment(deployment.status))
+        return { status: deployment?.status ?? 'unknown' };
       if (await deps.deployments.hasNewer(deployment)) {
         await deps.deployments.markSuperseded(deployment);
         deps.notify(deployment.id);

@@ -3,7 +3,7 @@ import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkerConfigSchema, loadConfig, type WorkerConfig } from '@hostctl/config';
 import { createDb, type Db } from '@hostctl/db';
-import type { DeploymentStatus } from '@hostctl/domain';
+import { isFinalDeployment } from '@hostctl/domain';
 import { pino } from 'pino';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env.js';
 
@@ -91,13 +91,11 @@ export async function createRedeployment(db: Db, serviceId: string): Promise<str
   });
 }
 
-const FINAL: DeploymentStatus[] = ['succeeded', 'failed', 'rolled_back', 'superseded', 'cancelled'];
-
 export async function waitForDeployment(db: Db, deploymentId: string, timeoutMs = 90_000) {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const deployment = await db.deployment.findUniqueOrThrow({ where: { id: deploymentId } });
-    if (FINAL.includes(deployment.status)) return deployment;
+    if (isFinalDeployment(deployment.status)) return deployment;
     if (Date.now() > deadline)
       throw new Error(`deployment ${deploymentId} still ${deployment.status} (step ${deployment.step})`);
     await sleep(100);
