@@ -105,7 +105,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       .catch(() => undefined);
   };
 
-  const nodes = createNodes({ config, db, locks, logger });
+  // RUNTIME=swarm: DOCKER_SOCKET is the swarm manager's (docs/multi-host.md).
+  const nodes = createNodes({ config, managerSocket: config.DOCKER_SOCKET, db, locks, logger });
   const processors = {
     deploy: createDeployProcessor({
       deployments,

@@ -14,7 +14,9 @@ import { createNodeObserver } from './node-observer.js';
  * processor finds nothing to do.
  */
 export function createNodes(deps: {
-  config: Pick<WorkerConfig, 'RUNTIME' | 'DOCKER_SOCKET' | 'NODES_INTERVAL_MS' | 'QUEUE_PREFIX'>;
+  config: Pick<WorkerConfig, 'RUNTIME' | 'NODES_INTERVAL_MS' | 'QUEUE_PREFIX'>;
+  /** The swarm manager's socket (the engine the Swarm driver deploys to). */
+  managerSocket: string;
   db: Db;
   locks: AdvisoryLocks;
   logger: Logger;
@@ -22,7 +24,7 @@ export function createNodes(deps: {
 }) {
   const { config, logger } = deps;
   const instance = config.QUEUE_PREFIX;
-  const swarm = deps.swarm ?? createSwarmNodes(createDockerClient(config.DOCKER_SOCKET), instance);
+  const swarm = deps.swarm ?? createSwarmNodes(createDockerClient(deps.managerSocket), instance);
   const store = createWorkerNodesStore(deps.db, instance);
   const leadership = createLeadership(deps.locks, `hostctl:nodes:${instance}`);
   const observer = createNodeObserver({
