@@ -10,6 +10,7 @@ import {
   createEventsStore,
   createIdentityStore,
   createKeyTargetsStore,
+  createNodesStore,
   createServicesStore,
   createUsersStore,
   type Db,
@@ -42,6 +43,9 @@ import {
   type AuditRecorder,
 } from './modules/audit/audit-recorder.js';
 import { registerAuditRoutes } from './modules/audit/audit.routes.js';
+import { registerNodeRoutes } from './modules/nodes/nodes.routes.js';
+import { createNodesService } from './modules/nodes/nodes.service.js';
+import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 
 export interface Container {
@@ -99,6 +103,11 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     services: servicesStore,
     reader: createLogReader(redis, config.QUEUE_PREFIX),
   });
+  const nodesStore = createNodesStore(db, config.QUEUE_PREFIX);
+  const nodes = createNodesService({
+    nodes: nodesStore,
+    enqueueAvailability: (nodeId) => jobs.enqueueNodeAvailability(nodeId),
+  });
   const streamGuard = createStreamGuard({ authenticator, recheckMs: config.STREAM_RECHECK_MS });
   const services = createServicesService({
     services: servicesStore,
@@ -108,6 +117,9 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     catalog,
     publicUrl: (name) => `${config.APPS_SCHEME}://${name}.${config.APPS_DOMAIN}`,
     appsDomain: config.APPS_DOMAIN,
+    ...(config.RUNTIME === 'swarm'
+      ? { placement: async (id: string) => toPlacement(await nodesStore.placementOf(id)) }
+      : {}),
     reservedHosts: [config.PUBLIC_URL, config.OIDC_ISSUER].map((url) => new URL(url).hostname),
     sourcePolicy: {
       ...sourcePolicyOf(
@@ -142,6 +154,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerDeploymentRoutes(app, deployments, streamGuard);
       registerLogRoutes(app, logs, streamGuard);
       registerAuditRoutes(app, createAuditService({ store: auditStore }));
+      registerNodeRoutes(app, nodes);
       auth.routes(app);
     },
     async close() {

@@ -15,6 +15,11 @@ export interface JobQueue {
   enqueueDelete(serviceId: string): Promise<void>;
   /** Runs start/stop/restart on a worker and waits up to the configured bound for its result. */
   runLifecycle(serviceId: string, action: LifecycleAction): Promise<LifecycleOutcome>;
+  /**
+   * Hands a recorded drain/activate to a worker. Not durable like deploys (no reconciler sweep
+   * finds it), so a failed enqueue is a 503 and the operator repeats the request.
+   */
+  enqueueNodeAvailability(nodeId: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,6 +57,17 @@ export function createJobQueue(deps: {
       enqueueDurable(`deploy ${deploymentId}`, () => producer.enqueue('deploy', { deploymentId })),
     enqueueDelete: (serviceId) =>
       enqueueDurable(`delete ${serviceId}`, () => producer.enqueue('delete', { serviceId })),
+
+    async enqueueNodeAvailability(nodeId) {
+      try {
+        await producer.enqueue('node-availability', { nodeId });
+      } catch (error) {
+        throw new DomainError('dependency_unavailable', 'the job queue is unavailable; retry shortly', {
+          headers: { 'retry-after': '5' },
+          cause: error,
+        });
+      }
+    },
 
     async runLifecycle(serviceId, action) {
       let job: Job;

@@ -17,6 +17,7 @@ import type { ContainerRuntime } from './adapters/runtime.js';
 import { createConsumerWatchdog } from './consumer-watchdog.js';
 import { startHealthServer } from './health-server.js';
 import { createObservers } from './health/observers.js';
+import { createNodes } from './nodes/node-wiring.js';
 import { instrumentLocks } from './metrics/instrumented-locks.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { createDeleteProcessor } from './processors/delete.processor.js';
@@ -104,6 +105,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       .catch(() => undefined);
   };
 
+  // RUNTIME=swarm: DOCKER_SOCKET is the swarm manager's (docs/multi-host.md).
+  const nodes = createNodes({ config, managerSocket: config.DOCKER_SOCKET, db, locks, logger });
   const processors = {
     deploy: createDeployProcessor({
       deployments,
@@ -140,6 +143,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       lockWaitMs: 5000,
       logger,
     }),
+    'node-availability': nodes.processor,
   };
   const busy = new Map<string, number>();
   const workers: Worker[] = createWorkers({
@@ -208,6 +212,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
     watchdog,
     observers,
+    nodes,
     get healthPort(): number {
       return health?.port ?? 0;
     },
@@ -242,7 +247,10 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
       watchdog.start(WATCHDOG_INTERVAL_MS);
       if (options.reconcile !== false) reconciler.start(config.RECONCILE_INTERVAL_MS);
-      if (options.observe !== false) observers.start();
+      if (options.observe !== false) {
+        observers.start();
+        nodes.start();
+      }
     },
 
     /** Lets running jobs finish for up to `graceMs`; a job cut short is retried by another replica. */
@@ -251,6 +259,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       await watchdog.stop();
       await reconciler.stop();
       await observers.stop();
+      await nodes.stop();
       const graceful = Promise.all(workers.map((worker) => worker.close()));
       const isClean = await Promise.race([
         graceful.then(() => true),

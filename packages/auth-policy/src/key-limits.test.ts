@@ -67,7 +67,14 @@ describe('the action each permission needs', () => {
   });
 
   it('administration has no action, the own profile needs none', () => {
-    for (const permission of ['customers:manage', 'users:manage', 'api_keys:manage', 'audit:read'] as const)
+    for (const permission of [
+      'customers:manage',
+      'users:manage',
+      'api_keys:manage',
+      'audit:read',
+      'nodes:read',
+      'nodes:manage',
+    ] as const)
       expect(keyRequirement(permission)).toEqual({ kind: 'admin' });
     expect(keyRequirement('profile:read')).toEqual({ kind: 'self' });
   });

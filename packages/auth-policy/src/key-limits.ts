@@ -48,6 +48,9 @@ const DEFAULT_REQUIREMENT: Record<Permission, KeyRequirement> = {
   'users:manage': { kind: 'admin' },
   'api_keys:manage': { kind: 'admin' },
   'audit:read': { kind: 'admin' },
+  // Nodes belong to no service or customer: no limited key reaches them.
+  'nodes:read': { kind: 'admin' },
+  'nodes:manage': { kind: 'admin' },
 };
 
 /** The actions a route of this permission may declare instead of the default. */

@@ -13,6 +13,9 @@ export const PERMISSIONS = [
   'profile:read',
   'api_keys:manage',
   'audit:read',
+  // Swarm nodes are platform-wide: the nodes service also refuses customer-scoped callers.
+  'nodes:read',
+  'nodes:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -36,6 +39,8 @@ const GRANTS: Record<Role, ReadonlySet<Permission>> = {
     'services:operate',
     'services:delete',
     'customers:manage',
+    'nodes:read',
+    'nodes:manage',
   ]),
   viewer: new Set<Permission>(READ_ONLY),
 };

@@ -22,6 +22,8 @@ describe('permissions by role', () => {
       'customers:manage',
       'profile:read',
       'api_keys:manage',
+      'nodes:read',
+      'nodes:manage',
     ],
     viewer: ['services:read', 'templates:read', 'customers:read', 'profile:read', 'api_keys:manage'],
   };

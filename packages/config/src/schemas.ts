@@ -18,6 +18,10 @@ export const SharedConfigSchema = Type.Object({
     'Redis URL for queues, sessions and log streams.',
   ),
   LOG_LEVEL: describe(Type.String({ default: 'info' }), 'pino log level.'),
+  RUNTIME: describe(
+    Type.Union([Type.Literal('docker'), Type.Literal('swarm')], { default: 'docker' }),
+    'Where services run: one Docker engine, or a Docker Swarm whose manager DOCKER_SOCKET reaches (docs/multi-host.md).',
+  ),
   QUEUE_PREFIX: describe(
     Type.String({ default: 'hostctl' }),
     'Redis key prefix for BullMQ queues; separate installations sharing a Redis use different prefixes.',
@@ -161,6 +165,10 @@ export const WorkerConfigSchema = Type.Object({
   ),
   DOCKER_SOCKET: describe(Type.String({ default: '/var/run/docker.sock' }), 'Docker engine socket.'),
   RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
+  NODES_INTERVAL_MS: describe(
+    Type.Integer({ default: 5000, minimum: 500 }),
+    'RUNTIME=swarm: period of the snapshot of nodes and tasks the nodes API and service placement read.',
+  ),
   HEALTH_INTERVAL_MS: describe(
     Type.Integer({ default: 15000, minimum: 1000 }),
     'Period of the health checks of running services (docs/health-and-resources.md).',

@@ -27,6 +27,9 @@ const LifecyclePayload = Type.Object(
   { additionalProperties: false },
 );
 
+// Drain/activate: the requested availability is on the node row, the job only says which node.
+const NodeAvailabilityPayload = Type.Object({ nodeId: RowId }, { additionalProperties: false });
+
 const deployJobId = (payload: Static<typeof DeployPayload>) => `deploy.${payload.deploymentId}`;
 const deleteJobId = (payload: Static<typeof DeletePayload>) => `delete.${payload.serviceId}`;
 
@@ -68,6 +71,12 @@ export const JOBS = {
     queue: QUEUES.operations,
     payload: LifecyclePayload,
     options: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 3600 } },
+  }),
+  'node-availability': define({
+    queue: QUEUES.operations,
+    payload: NodeAvailabilityPayload,
+    // No deterministic id: a drain right after an activate must run again, not coalesce with it.
+    options: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 600 } },
   }),
 };
 export type JobName = keyof typeof JOBS;

@@ -3,6 +3,7 @@ import type { Role } from '@hostctl/domain';
 import { createSessionStore } from '../auth/session-store.js';
 import { json, uniqueName, type Harness } from '../test-support/harness.js';
 import { addDeployment, settleFirst } from '../test-support/releases.js';
+import { insertNode } from '../test-support/nodes.js';
 
 /**
  * The world the authorization tests run in: customers A and B, one caller per role × scope, and
@@ -32,6 +33,8 @@ export interface Fixtures {
   /** A service of A that only read routes touch (it stays put). */
   serviceA: string;
   deploymentA: string;
+  /** A swarm node row (platform-wide: no customer owns it). */
+  node: string;
   /** A fresh service of A in status `running` for a route that changes it. */
   freshService(): Promise<string>;
   /** A fresh running service of A with two releases, so a rollback has somewhere to go. */
@@ -64,6 +67,10 @@ export async function buildFixtures(h: Harness): Promise<Fixtures> {
     ttlSeconds: 600,
   });
   const origin = new URL(h.config.PUBLIC_URL).origin;
+  const node = await insertNode(h.container.db, {
+    instance: h.config.QUEUE_PREFIX,
+    serviceIds: [created.id],
+  });
 
   return {
     h,
@@ -73,6 +80,7 @@ export async function buildFixtures(h: Harness): Promise<Fixtures> {
     root,
     serviceA: created.id,
     deploymentA: created.deploy_job_id,
+    node: node.id,
     async freshService() {
       const { id } = await h.createService(root, { customer_id: a.id, name: uniqueName('authz') });
       // Lifecycle actions on a service that is still deploying are 409 for everyone; the matrix

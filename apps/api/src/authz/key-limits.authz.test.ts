@@ -56,7 +56,13 @@ const UNTARGETED_FOR_A_SERVICE_KEY = new Set(['GET /api/auth/me', 'GET /api/temp
 /** For a customer key the customers list is narrowed too (it acts as its owner scoped to the customer). */
 const UNTARGETED_FOR_A_CUSTOMER_KEY = new Set([...UNTARGETED_FOR_A_SERVICE_KEY, 'GET /api/customers']);
 /** Administration: no limited key, whatever its actions, reaches these. */
-const ADMINISTRATION_READS = new Set(['GET /api/users', 'GET /api/audit-events', 'GET /api/auth/api-keys']);
+const ADMINISTRATION_READS = new Set([
+  'GET /api/users',
+  'GET /api/audit-events',
+  'GET /api/auth/api-keys',
+  'GET /api/nodes',
+  'GET /api/nodes/:id',
+]);
 
 const cases = Object.entries(ROUTE_TABLE)
   .filter(([, entry]) => entry.public !== true)

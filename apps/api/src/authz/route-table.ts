@@ -52,6 +52,12 @@ const writeA = (ok: number): Expected => ({
   operator: [ok, ok, 404],
   viewer: [403, 403, 403],
 });
+/** Platform-wide resources (nodes): unscoped admins and operators; any customer scope is 403. */
+const platformOnly = (ok: number): Expected => ({
+  admin: [ok, 403, 403],
+  operator: [ok, 403, 403],
+  viewer: [403, 403, 403],
+});
 const adminsOnly = (admin: Statuses): Expected => ({
   admin,
   operator: [403, 403, 403],
@@ -236,6 +242,16 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
     adminsOnly([200, 200, 200]),
     fixed('/api/audit-events'),
   ),
+
+  // Swarm nodes: platform-wide, so unscoped admins and operators only (docs/multi-host.md#nodes-api).
+  'GET /api/nodes': one('list', platformOnly(200), fixed('/api/nodes')),
+  'GET /api/nodes/:id': one('a node', platformOnly(200), (f) => ({ url: `/api/nodes/${f.node}` })),
+  'POST /api/nodes/:id/drain': one('a node', platformOnly(202), (f) => ({
+    url: `/api/nodes/${f.node}/drain`,
+  })),
+  'POST /api/nodes/:id/activate': one('a node', platformOnly(202), (f) => ({
+    url: `/api/nodes/${f.node}/activate`,
+  })),
 
   // Users: admins only, scoped admins within their customer and below admin.
   'GET /api/users': one('list (filtered, see scope tests)', adminsOnly([200, 200, 200]), fixed('/api/users')),

@@ -48,6 +48,21 @@ export const ServiceList = Type.Object({
   per_page: Type.Integer(),
 });
 
+/** Where a service's tasks run (service detail, RUNTIME=swarm). */
+export const Placement = Type.Array(
+  Type.Object({
+    task_id: Type.String(),
+    node_id: Type.String({ format: 'uuid' }),
+    hostname: Type.String(),
+    component: Type.Union([Type.String(), Type.Null()]),
+    slot: Type.Union([Type.Integer(), Type.Null()]),
+    state: Type.String(),
+    desired_state: Type.String(),
+    message: Type.String(),
+  }),
+);
+export type Placement = Static<typeof Placement>;
+
 export const ServiceDetail = Type.Object({
   ...listItemFields,
   resources: Type.Object({ ...Resources, cpu_limit: Type.Number(), storage_mb: Type.Number() }),
@@ -64,6 +79,8 @@ export const ServiceDetail = Type.Object({
   git_url: Type.Optional(Type.String()),
   git_branch: Type.Optional(Type.String()),
   ai_url: Type.Optional(Type.String()),
+  /** RUNTIME=swarm only: the service's tasks and the nodes they run on. */
+  placement: Type.Optional(Placement),
 });
 export type ServiceDetail = Static<typeof ServiceDetail>;
 

@@ -23,6 +23,7 @@ import { checkVariableBytes } from './variables.js';
 import { normaliseCustomDomains } from './custom-domains.js';
 import { rollbackRefused } from './rollback-refusals.js';
 import type { CreateServiceBody, ServiceListQuery, UpdateServiceBody } from './services.schemas.js';
+import type { Placement } from './services.schemas.js';
 
 export interface ServicesServiceDeps {
   services: ServicesStore;
@@ -39,6 +40,11 @@ export interface ServicesServiceDeps {
    * the CONTAINER_* limits, whose ceilings refuse a compose at create.
    */
   sourcePolicy: DeploySourceOptions;
+  /**
+   * RUNTIME=swarm: where a service's tasks run, read after the scope check (the worker's node
+   * snapshot; docs/multi-host.md#where-a-service-runs). Absent under RUNTIME=docker.
+   */
+  placement?: (serviceId: string) => Promise<Placement>;
 }
 
 export type ServicesService = ReturnType<typeof createServicesService>;
@@ -108,7 +114,8 @@ export function createServicesService(deps: ServicesServiceDeps) {
     },
 
     async get(principal: Principal, id: string) {
-      return toDetail(await visibleOr404(principal, id));
+      const detail = toDetail(await visibleOr404(principal, id));
+      return deps.placement ? { ...detail, placement: await deps.placement(id) } : detail;
     },
 
     async create(principal: Principal, body: CreateServiceBody) {
