@@ -10,6 +10,7 @@ import {
   createEventsStore,
   createIdentityStore,
   createKeyTargetsStore,
+  createNotificationsStore,
   createServicesStore,
   createUsersStore,
   type Db,
@@ -43,6 +44,8 @@ import {
 } from './modules/audit/audit-recorder.js';
 import { registerAuditRoutes } from './modules/audit/audit.routes.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
+import { createNotificationsService } from './modules/notifications/notifications.service.js';
 
 export interface Container {
   config: ApiConfig;
@@ -87,6 +90,14 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const admin = createAdminService({ customers, users: createUsersStore(db) });
   const notifier = createChangeNotifier(createRedis(config.REDIS_URL, 'worker'));
   const servicesStore = createServicesStore(db, sql);
+  const sourcePolicy = sourcePolicyOf(
+    config,
+    {
+      urls: [config.DATABASE_URL, config.REDIS_URL, config.PUBLIC_URL, config.OIDC_ISSUER],
+      localPorts: [config.API_PORT],
+    },
+    catalogImages(catalog),
+  );
   const deployments = createDeploymentsService({
     deployments: createDeploymentsStore(db),
     services: servicesStore,
@@ -109,17 +120,17 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     publicUrl: (name) => `${config.APPS_SCHEME}://${name}.${config.APPS_DOMAIN}`,
     appsDomain: config.APPS_DOMAIN,
     reservedHosts: [config.PUBLIC_URL, config.OIDC_ISSUER].map((url) => new URL(url).hostname),
-    sourcePolicy: {
-      ...sourcePolicyOf(
-        config,
-        {
-          urls: [config.DATABASE_URL, config.REDIS_URL, config.PUBLIC_URL, config.OIDC_ISSUER],
-          localPorts: [config.API_PORT],
-        },
-        catalogImages(catalog),
-      ),
-      containerLimits: containerLimitPolicy(config),
+    sourcePolicy: { ...sourcePolicy, containerLimits: containerLimitPolicy(config) },
+  });
+  const notifications = createNotificationsService({
+    store: createNotificationsStore(db),
+    customers,
+    urlPolicy: {
+      allowedHosts: sourcePolicy.gitAllowedHosts,
+      protectedEndpoints: sourcePolicy.protectedEndpoints,
     },
+    enqueueAttempt: async (deliveryId, attempts) =>
+      void (await producer.enqueue('notify', { deliveryId, attempts })),
   });
 
   return {
@@ -142,6 +153,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerDeploymentRoutes(app, deployments, streamGuard);
       registerLogRoutes(app, logs, streamGuard);
       registerAuditRoutes(app, createAuditService({ store: auditStore }));
+      registerNotificationRoutes(app, notifications);
       auth.routes(app);
     },
     async close() {

@@ -7,6 +7,7 @@ import {
   createAdvisoryLocks,
   createDb,
   createWorkerDeploymentStore,
+  createWorkerNotificationStore,
   createWorkerServiceStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
@@ -23,6 +24,8 @@ import { createDeleteProcessor } from './processors/delete.processor.js';
 import { createDeployProcessor } from './processors/deploy.processor.js';
 import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
 import { createNetworkRouter } from './network/network-wiring.js';
+import { createNotificationProcessor } from './notifications/notification.processor.js';
+import { createNotificationRelay } from './notifications/notification-relay.js';
 import { createReconciler } from './reconciler.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
@@ -46,6 +49,8 @@ export interface WorkerAppOptions {
   stuckAfterMs?: number;
   /** Run the log shipper, health checks and resource sampling (default true); tests call runOnce(). */
   observe?: boolean;
+  /** Run the notification relay (default true); tests call relay.runOnce() themselves. */
+  relay?: boolean;
 }
 
 export type WorkerApp = ReturnType<typeof createWorkerApp>;
@@ -98,6 +103,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         .filter((bridge) => bridge !== '' && !bridge.startsWith(SANDBOX_BRIDGE_PREFIX)),
   });
 
+  const notifications = createWorkerNotificationStore(db);
   const notify = (deploymentId: string) => {
     connection
       .publish(deploymentChannel(config.QUEUE_PREFIX, deploymentId), 'changed')
@@ -138,6 +144,18 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       locks,
       release,
       lockWaitMs: 5000,
+      logger,
+    }),
+    notify: createNotificationProcessor({
+      store: notifications,
+      // The same array the git sources use: the health port is added to it once known (start()).
+      policy: {
+        allowedHosts: sourcePolicy.gitAllowedHosts,
+        protectedEndpoints: sourcePolicy.protectedEndpoints,
+      },
+      maxAttempts: config.NOTIFY_MAX_ATTEMPTS,
+      retryBaseMs: config.NOTIFY_RETRY_BASE_MS,
+      timeoutMs: config.NOTIFY_TIMEOUT_MS,
       logger,
     }),
   };
@@ -199,6 +217,12 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     },
   });
   const observers = createObservers({ config, db, locks, runtime, services, logger });
+  const relay = createNotificationRelay({
+    store: notifications,
+    producer,
+    intervalMs: config.NOTIFY_RELAY_INTERVAL_MS,
+    logger,
+  });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
 
   return {
@@ -208,6 +232,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
     watchdog,
     observers,
+    relay,
     get healthPort(): number {
       return health?.port ?? 0;
     },
@@ -243,6 +268,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       watchdog.start(WATCHDOG_INTERVAL_MS);
       if (options.reconcile !== false) reconciler.start(config.RECONCILE_INTERVAL_MS);
       if (options.observe !== false) observers.start();
+      if (options.relay !== false) relay.start();
     },
 
     /** Lets running jobs finish for up to `graceMs`; a job cut short is retried by another replica. */
@@ -251,6 +277,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       await watchdog.stop();
       await reconciler.stop();
       await observers.stop();
+      await relay.stop();
       const graceful = Promise.all(workers.map((worker) => worker.close()));
       const isClean = await Promise.race([
         graceful.then(() => true),

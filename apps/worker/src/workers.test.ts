@@ -21,6 +21,7 @@ const processors: Processors = {
   deploy: record('deploy'),
   delete: record('delete'),
   lifecycle: record('lifecycle'),
+  notify: record('notify'),
 };
 let workers: Worker[] = [];
 const queues = new Map<QueueName, Queue>();

@@ -48,6 +48,10 @@ const DEFAULT_REQUIREMENT: Record<Permission, KeyRequirement> = {
   'users:manage': { kind: 'admin' },
   'api_keys:manage': { kind: 'admin' },
   'audit:read': { kind: 'admin' },
+  // Subscriptions belong to a customer: a customer-limited key reaches the list (narrowed to its
+  // customer); the routes under /:id are nested resources that no limited key reaches.
+  'notifications:read': { kind: 'action', action: 'read' },
+  'notifications:manage': { kind: 'action', action: 'manage' },
 };
 
 /** The actions a route of this permission may declare instead of the default. */

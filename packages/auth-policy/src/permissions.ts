@@ -13,6 +13,9 @@ export const PERMISSIONS = [
   'profile:read',
   'api_keys:manage',
   'audit:read',
+  // Outbound notification subscriptions (issue 15 part 4, docs/notifications.md).
+  'notifications:read',
+  'notifications:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -26,6 +29,7 @@ const READ_ONLY: readonly Permission[] = [
   'customers:read',
   'profile:read',
   'api_keys:manage',
+  'notifications:read',
 ];
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = {
@@ -36,6 +40,7 @@ const GRANTS: Record<Role, ReadonlySet<Permission>> = {
     'services:operate',
     'services:delete',
     'customers:manage',
+    'notifications:manage',
   ]),
   viewer: new Set<Permission>(READ_ONLY),
 };

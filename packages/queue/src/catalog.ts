@@ -8,6 +8,8 @@ export const QUEUES = {
   deployments: 'deployments',
   /** Short jobs the API awaits: start, stop, restart. */
   operations: 'operations',
+  /** Outbound notification attempts (docs/notifications.md); retries are scheduled in PostgreSQL. */
+  notifications: 'notifications',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -27,8 +29,17 @@ const LifecyclePayload = Type.Object(
   { additionalProperties: false },
 );
 
+// The attempt count makes each attempt its own job: a relay or redeliver enqueuing the same
+// attempt twice adds nothing, and the next attempt is never mistaken for the one already run.
+const NotifyPayload = Type.Object(
+  { deliveryId: RowId, attempts: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+
 const deployJobId = (payload: Static<typeof DeployPayload>) => `deploy.${payload.deploymentId}`;
 const deleteJobId = (payload: Static<typeof DeletePayload>) => `delete.${payload.serviceId}`;
+const notifyJobId = (payload: Static<typeof NotifyPayload>) =>
+  `notify.${payload.deliveryId}.${payload.attempts}`;
 
 const RETRYING: DefaultJobOptions = {
   attempts: 20,
@@ -68,6 +79,13 @@ export const JOBS = {
     queue: QUEUES.operations,
     payload: LifecyclePayload,
     options: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 3600 } },
+  }),
+  // One attempt per job, removed once run (PostgreSQL keeps the log): the relay re-adds the id.
+  notify: define({
+    queue: QUEUES.notifications,
+    payload: NotifyPayload,
+    options: { attempts: 1, removeOnComplete: true, removeOnFail: true },
+    jobId: notifyJobId,
   }),
 };
 export type JobName = keyof typeof JOBS;
