@@ -161,7 +161,7 @@ function healthEvent(previous: HealthStatus, next: HealthStatus, reason: string)
 }
 
 /** Subscribers hear of a service turning unhealthy, and of its recovery from unhealthy only. */
-function healthNotification(previous: HealthStatus, next: HealthStatus) {
+export function healthNotification(previous: HealthStatus, next: HealthStatus) {
   if (next === previous) return undefined;
   if (next === 'unhealthy') return 'service.unhealthy' as const;
   if (next === 'healthy' && previous === 'unhealthy') return 'service.recovered' as const;

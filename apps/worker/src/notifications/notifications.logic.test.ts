@@ -4,7 +4,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createNotificationsStore, createWorkerServiceStore } from '@hostctl/db';
+import { createNotificationsStore, createWorkerServiceStore, createWorkerTelemetryStore } from '@hostctl/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { noopRouter } from '../adapters/router.js';
 import { createFakeRuntime } from '../testing/fake-runtime.js';
@@ -189,6 +189,24 @@ describe('notifications from the worker', () => {
     expect(refused).toMatchObject({ status: 'failed', attempts: 1, lastStatusCode: null });
     expect(refused.lastError).toMatch(/target URL refused/);
     expect(receiver.received.length).toBe(before);
+  });
+
+  it('notifies a health change in the transaction that records it', async () => {
+    const service = await subscribedService(['service.unhealthy']);
+    await db.service.update({ where: { id: service.serviceId }, data: { status: 'running' } });
+    const recorded = await createWorkerTelemetryStore(db).recordHealth(
+      service.serviceId,
+      { status: 'unhealthy', consecutiveFailures: 2, checkedAt: new Date() },
+      { type: 'health', status: 'unhealthy', message: 'Service is unhealthy: web refuses connections' },
+      'service.unhealthy',
+    );
+    expect(recorded).toBe(true);
+    const [delivery] = await deliveriesOf(service.subscriptionId);
+    await settled(delivery!.id);
+    expect(JSON.parse(receivedFor(delivery!.id)[0]!.body)).toMatchObject({
+      event: 'service.unhealthy',
+      message: 'Service is unhealthy: web refuses connections',
+    });
   });
 
   it('writes no delivery for a disabled subscription or an event nobody subscribed to', async () => {
