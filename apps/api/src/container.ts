@@ -11,6 +11,7 @@ import {
   createIdentityStore,
   createKeyTargetsStore,
   createNodesStore,
+  createNotificationsStore,
   createServicesStore,
   createUsersStore,
   type Db,
@@ -47,6 +48,8 @@ import { registerNodeRoutes } from './modules/nodes/nodes.routes.js';
 import { createNodesService } from './modules/nodes/nodes.service.js';
 import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
+import { createNotificationsService } from './modules/notifications/notifications.service.js';
 
 export interface Container {
   config: ApiConfig;
@@ -91,6 +94,14 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const admin = createAdminService({ customers, users: createUsersStore(db) });
   const notifier = createChangeNotifier(createRedis(config.REDIS_URL, 'worker'));
   const servicesStore = createServicesStore(db, sql);
+  const sourcePolicy = sourcePolicyOf(
+    config,
+    {
+      urls: [config.DATABASE_URL, config.REDIS_URL, config.PUBLIC_URL, config.OIDC_ISSUER],
+      localPorts: [config.API_PORT],
+    },
+    catalogImages(catalog),
+  );
   const deployments = createDeploymentsService({
     deployments: createDeploymentsStore(db),
     services: servicesStore,
@@ -121,17 +132,17 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       ? { placement: async (id: string) => toPlacement(await nodesStore.placementOf(id)) }
       : {}),
     reservedHosts: [config.PUBLIC_URL, config.OIDC_ISSUER].map((url) => new URL(url).hostname),
-    sourcePolicy: {
-      ...sourcePolicyOf(
-        config,
-        {
-          urls: [config.DATABASE_URL, config.REDIS_URL, config.PUBLIC_URL, config.OIDC_ISSUER],
-          localPorts: [config.API_PORT],
-        },
-        catalogImages(catalog),
-      ),
-      containerLimits: containerLimitPolicy(config),
+    sourcePolicy: { ...sourcePolicy, containerLimits: containerLimitPolicy(config) },
+  });
+  const notifications = createNotificationsService({
+    store: createNotificationsStore(db),
+    customers,
+    urlPolicy: {
+      allowedHosts: sourcePolicy.gitAllowedHosts,
+      protectedEndpoints: sourcePolicy.protectedEndpoints,
     },
+    enqueueAttempt: async (deliveryId, attempts) =>
+      void (await producer.enqueue('notify', { deliveryId, attempts })),
   });
 
   return {
@@ -155,6 +166,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerLogRoutes(app, logs, streamGuard);
       registerAuditRoutes(app, createAuditService({ store: auditStore }));
       registerNodeRoutes(app, nodes);
+      registerNotificationRoutes(app, notifications);
       auth.routes(app);
     },
     async close() {

@@ -7,6 +7,7 @@ import {
   createAdvisoryLocks,
   createDb,
   createWorkerDeploymentStore,
+  createWorkerNotificationStore,
   createWorkerServiceStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
@@ -24,6 +25,8 @@ import { createDeleteProcessor } from './processors/delete.processor.js';
 import { createDeployProcessor } from './processors/deploy.processor.js';
 import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
 import { createNetworkRouter } from './network/network-wiring.js';
+import { createNotificationProcessor } from './notifications/notification.processor.js';
+import { createNotificationRelay } from './notifications/notification-relay.js';
 import { createReconciler } from './reconciler.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
@@ -47,6 +50,8 @@ export interface WorkerAppOptions {
   stuckAfterMs?: number;
   /** Run the log shipper, health checks and resource sampling (default true); tests call runOnce(). */
   observe?: boolean;
+  /** Run the notification relay (default true); tests call relay.runOnce() themselves. */
+  relay?: boolean;
 }
 
 export type WorkerApp = ReturnType<typeof createWorkerApp>;
@@ -99,6 +104,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         .filter((bridge) => bridge !== '' && !bridge.startsWith(SANDBOX_BRIDGE_PREFIX)),
   });
 
+  const notifications = createWorkerNotificationStore(db);
   const notify = (deploymentId: string) => {
     connection
       .publish(deploymentChannel(config.QUEUE_PREFIX, deploymentId), 'changed')
@@ -144,6 +150,18 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       logger,
     }),
     'node-availability': nodes.processor,
+    notify: createNotificationProcessor({
+      store: notifications,
+      // The same array the git sources use: the health port is added to it once known (start()).
+      policy: {
+        allowedHosts: sourcePolicy.gitAllowedHosts,
+        protectedEndpoints: sourcePolicy.protectedEndpoints,
+      },
+      maxAttempts: config.NOTIFY_MAX_ATTEMPTS,
+      retryBaseMs: config.NOTIFY_RETRY_BASE_MS,
+      timeoutMs: config.NOTIFY_TIMEOUT_MS,
+      logger,
+    }),
   };
   const busy = new Map<string, number>();
   const workers: Worker[] = createWorkers({
@@ -203,6 +221,12 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     },
   });
   const observers = createObservers({ config, db, locks, runtime, services, logger });
+  const relay = createNotificationRelay({
+    store: notifications,
+    producer,
+    intervalMs: config.NOTIFY_RELAY_INTERVAL_MS,
+    logger,
+  });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
 
   return {
@@ -213,6 +237,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     watchdog,
     observers,
     nodes,
+    relay,
     get healthPort(): number {
       return health?.port ?? 0;
     },
@@ -251,6 +276,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         observers.start();
         nodes.start();
       }
+      if (options.relay !== false) relay.start();
     },
 
     /** Lets running jobs finish for up to `graceMs`; a job cut short is retried by another replica. */
@@ -260,6 +286,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       await reconciler.stop();
       await observers.stop();
       await nodes.stop();
+      await relay.stop();
       const graceful = Promise.all(workers.map((worker) => worker.close()));
       const isClean = await Promise.race([
         graceful.then(() => true),

@@ -22,6 +22,7 @@ const processors: Processors = {
   delete: record('delete'),
   lifecycle: record('lifecycle'),
   'node-availability': record('node-availability'),
+  notify: record('notify'),
 };
 let workers: Worker[] = [];
 const queues = new Map<QueueName, Queue>();

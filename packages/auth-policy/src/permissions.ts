@@ -16,6 +16,9 @@ export const PERMISSIONS = [
   // Swarm nodes are platform-wide: the nodes service also refuses customer-scoped callers.
   'nodes:read',
   'nodes:manage',
+  // Outbound notification subscriptions (issue 15 part 4, docs/notifications.md).
+  'notifications:read',
+  'notifications:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -29,6 +32,7 @@ const READ_ONLY: readonly Permission[] = [
   'customers:read',
   'profile:read',
   'api_keys:manage',
+  'notifications:read',
 ];
 
 const GRANTS: Record<Role, ReadonlySet<Permission>> = {
@@ -41,6 +45,7 @@ const GRANTS: Record<Role, ReadonlySet<Permission>> = {
     'customers:manage',
     'nodes:read',
     'nodes:manage',
+    'notifications:manage',
   ]),
   viewer: new Set<Permission>(READ_ONLY),
 };

@@ -24,8 +24,17 @@ describe('permissions by role', () => {
       'api_keys:manage',
       'nodes:read',
       'nodes:manage',
+      'notifications:read',
+      'notifications:manage',
     ],
-    viewer: ['services:read', 'templates:read', 'customers:read', 'profile:read', 'api_keys:manage'],
+    viewer: [
+      'services:read',
+      'templates:read',
+      'customers:read',
+      'profile:read',
+      'api_keys:manage',
+      'notifications:read',
+    ],
   };
   it.each(Object.entries(table))('%s holds exactly its permissions', (role, granted) => {
     expect(PERMISSIONS.filter((p) => can({ role: role as Role }, p))).toEqual(granted);

@@ -169,6 +169,22 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 5000, minimum: 500 }),
     'RUNTIME=swarm: period of the snapshot of nodes and tasks the nodes API and service placement read.',
   ),
+  NOTIFY_MAX_ATTEMPTS: describe(
+    Type.Integer({ default: 8, minimum: 1, maximum: 50 }),
+    'Attempts of one notification delivery before it is marked failed (docs/notifications.md).',
+  ),
+  NOTIFY_RETRY_BASE_MS: describe(
+    Type.Integer({ default: 30000, minimum: 100 }),
+    'Wait after the first failed notification attempt; it doubles after each further one (8 attempts span about an hour).',
+  ),
+  NOTIFY_TIMEOUT_MS: describe(
+    Type.Integer({ default: 10000, minimum: 100, maximum: 60000 }),
+    'Connect plus response timeout of one notification attempt.',
+  ),
+  NOTIFY_RELAY_INTERVAL_MS: describe(
+    Type.Integer({ default: 2000, minimum: 100 }),
+    'How often the worker enqueues the notification deliveries that are due (the outbox relay; it also re-enqueues jobs lost with Redis).',
+  ),
   HEALTH_INTERVAL_MS: describe(
     Type.Integer({ default: 15000, minimum: 1000 }),
     'Period of the health checks of running services (docs/health-and-resources.md).',

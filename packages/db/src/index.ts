@@ -23,3 +23,6 @@ export * from './stores/users.store.js';
 export * from './stores/key-targets.store.js';
 export * from './stores/audit.store.js';
 export * from './stores/nodes.store.js';
+export * from './stores/notification-outbox.js';
+export * from './stores/notifications.store.js';
+export * from './stores/worker-notifications.store.js';

@@ -106,3 +106,18 @@ export const LIMITS = {
   customDomainsMax: 20,
   urlMax: 2048,
 } as const;
+
+/** Outbound notification events a customer may subscribe to (docs/notifications.md). */
+export const NOTIFICATION_EVENTS = [
+  'deployment.succeeded',
+  'deployment.failed',
+  'deployment.rolled_back',
+  'service.failed',
+  'service.unhealthy',
+  'service.recovered',
+  'service.deleted',
+] as const;
+export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
+
+export const NOTIFICATION_DELIVERY_STATUSES = ['pending', 'delivered', 'failed'] as const;
+export type NotificationDeliveryStatus = (typeof NOTIFICATION_DELIVERY_STATUSES)[number];

@@ -8,6 +8,8 @@ export const QUEUES = {
   deployments: 'deployments',
   /** Short jobs the API awaits: start, stop, restart. */
   operations: 'operations',
+  /** Outbound notification attempts (docs/notifications.md); retries are scheduled in PostgreSQL. */
+  notifications: 'notifications',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -30,8 +32,17 @@ const LifecyclePayload = Type.Object(
 // Drain/activate: the requested availability is on the node row, the job only says which node.
 const NodeAvailabilityPayload = Type.Object({ nodeId: RowId }, { additionalProperties: false });
 
+// The attempt count makes each attempt its own job: a relay or redeliver enqueuing the same
+// attempt twice adds nothing, and the next attempt is never mistaken for the one already run.
+const NotifyPayload = Type.Object(
+  { deliveryId: RowId, attempts: Type.Integer({ minimum: 0 }) },
+  { additionalProperties: false },
+);
+
 const deployJobId = (payload: Static<typeof DeployPayload>) => `deploy.${payload.deploymentId}`;
 const deleteJobId = (payload: Static<typeof DeletePayload>) => `delete.${payload.serviceId}`;
+const notifyJobId = (payload: Static<typeof NotifyPayload>) =>
+  `notify.${payload.deliveryId}.${payload.attempts}`;
 
 const RETRYING: DefaultJobOptions = {
   attempts: 20,
@@ -77,6 +88,13 @@ export const JOBS = {
     payload: NodeAvailabilityPayload,
     // No deterministic id: a drain right after an activate must run again, not coalesce with it.
     options: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 600 } },
+  }),
+  // One attempt per job, removed once run (PostgreSQL keeps the log): the relay re-adds the id.
+  notify: define({
+    queue: QUEUES.notifications,
+    payload: NotifyPayload,
+    options: { attempts: 1, removeOnComplete: true, removeOnFail: true },
+    jobId: notifyJobId,
   }),
 };
 export type JobName = keyof typeof JOBS;

@@ -2,6 +2,7 @@
 // names and image references, and an address check (DNS resolved, loopback/private targets refused) against SSRF.
 export * from './policy-result.js';
 export * from './git-url.policy.js';
+export * from './notification-url.policy.js';
 export * from './branch.policy.js';
 export * from './allowed-hosts.js';
 export * from './ip-ranges.js';

@@ -4,7 +4,7 @@ import { createDb, type Db } from '@hostctl/db';
 import { INSTANCE_LABEL } from '@hostctl/domain';
 import { freePort } from '@hostctl/testing';
 import { startCaddyAdminDelay, type CaddyAdminDelay } from './caddy-admin-delay.js';
-import { createFaultClient } from './fault-client.js';
+import { createFaultClient, type FaultClient } from './fault-client.js';
 import {
   CADDY_ADMIN_URL,
   DOCKER_SOCKET,
@@ -13,6 +13,7 @@ import {
   PDNS,
   RESTART_DOCKER,
 } from './fault-env.js';
+import { notificationDurabilityPhase } from './notification-phase.js';
 import { releaseCutoverKillsPhase } from './release-kills.js';
 import { findRoutingLeftovers, removeInstallationRoutes } from './routing-leftovers.js';
 import { startFaultStack, type FaultStack } from './fault-stack.js';
@@ -45,6 +46,7 @@ let caddy: CaddyAdminDelay | undefined;
 let stack: FaultStack;
 let db: Db;
 let ledger: Ledger;
+let api: { client: FaultClient; customerId: string };
 let sampler: ReturnType<typeof sampleContainerSets>;
 
 beforeAll(async () => {
@@ -67,6 +69,12 @@ beforeAll(async () => {
       // Start-first cutovers with short windows: the phases test what happens in them, not how long.
       RELEASE_STABILIZATION_MS: '2000',
       RELEASE_DRAIN_MS: '2000',
+      // Notifications: a loopback receiver (notification-phase.ts), quick retries, a short claim.
+      GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999',
+      NOTIFY_RETRY_BASE_MS: '300',
+      NOTIFY_TIMEOUT_MS: '3000',
+      NOTIFY_RELAY_INTERVAL_MS: '500',
+      NOTIFY_MAX_ATTEMPTS: '30',
       ...(caddy ? { CADDY_ADMIN_URL: caddy.url } : {}),
     },
   });
@@ -80,6 +88,7 @@ beforeAll(async () => {
     key.key as string,
   );
   ledger = createLedger(client, customer.id as string);
+  api = { client, customerId: customer.id as string };
   sampler = sampleContainerSets(docker, stack.env.QUEUE_PREFIX!);
   report.note(`installation ${stack.env.QUEUE_PREFIX}; process logs in ${LOG_DIR}`);
 });
@@ -117,6 +126,9 @@ describe('fault injection', () => {
     await phase('kills', 'traffic under SIGKILL', () => trafficUnderKillsPhase(ctx));
     await phase('sigterm', 'SIGTERM drain', () => sigtermDrainPhase(ctx));
     await phase('redis', 'Redis restart', () => redisRestartPhase(ctx));
+    await phase('notify', 'notifications across a SIGKILL and a Redis restart', () =>
+      notificationDurabilityPhase(ctx, api),
+    );
     await phase('postgres', 'PostgreSQL cut', () => postgresCutPhase(ctx));
     await phase('container', 'container removed by hand', () => removedContainerPhase(ctx));
     await phase('cutover', 'SIGKILL at every cutover step', () => releaseCutoverKillsPhase(ctx));

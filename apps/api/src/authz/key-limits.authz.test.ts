@@ -54,7 +54,12 @@ afterAll(async () => h?.close());
 /** The routes whose answer holds no other service's data: the caller's profile, the catalog, the list narrowed to the key. */
 const UNTARGETED_FOR_A_SERVICE_KEY = new Set(['GET /api/auth/me', 'GET /api/templates', 'GET /api/services']);
 /** For a customer key the customers list is narrowed too (it acts as its owner scoped to the customer). */
-const UNTARGETED_FOR_A_CUSTOMER_KEY = new Set([...UNTARGETED_FOR_A_SERVICE_KEY, 'GET /api/customers']);
+const UNTARGETED_FOR_A_CUSTOMER_KEY = new Set([
+  ...UNTARGETED_FOR_A_SERVICE_KEY,
+  'GET /api/customers',
+  // Subscriptions are per customer: the list is narrowed to the key's customer.
+  'GET /api/notification-subscriptions',
+]);
 /** Administration: no limited key, whatever its actions, reaches these. */
 const ADMINISTRATION_READS = new Set([
   'GET /api/users',

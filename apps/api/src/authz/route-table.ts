@@ -1,6 +1,20 @@
 import type { Role } from '@hostctl/domain';
 import { uniqueName } from '../test-support/harness.js';
-import type { Caller, Fixtures } from './authz-fixtures.js';
+import type { Fixtures } from './authz-fixtures.js';
+import { NOTIFICATION_ROUTES } from './notification-routes.table.js';
+import {
+  adminsOnly,
+  platformOnly,
+  all,
+  fixed,
+  one,
+  publicAll,
+  readA,
+  writeA,
+  type Expected,
+  type RouteEntry,
+  type Statuses,
+} from './route-expectations.js';
 
 /**
  * Expected status of every route for every role × scope (docs/auth.md#permission-matrix). Each
@@ -11,63 +25,8 @@ import type { Caller, Fixtures } from './authz-fixtures.js';
  * route-table.authz.test.ts enumerates the registered routes and fails for a route without an
  * entry here, or an entry whose route no longer exists: adding a route means deciding this table.
  */
-export type Statuses = readonly [unscoped: number, own: number, other: number];
-export type Expected = Record<Role, Statuses> & { anonymous?: number };
+export type { Statuses, Expected, Request, RouteCase, RouteEntry } from './route-expectations.js';
 
-export interface Request {
-  url: string;
-  payload?: object;
-  /** Send a fresh browser session instead of the caller's API key (session-only routes). */
-  session?: boolean;
-}
-
-export interface RouteCase {
-  label: string;
-  /** Builds the request for one caller; routes that change their target get a fresh one per caller. */
-  request: (f: Fixtures, caller: Caller | null) => Promise<Request> | Request;
-  expect: Expected;
-}
-
-export interface RouteEntry {
-  public?: boolean;
-  cases: readonly RouteCase[];
-}
-
-const all = (status: number): Expected => ({
-  admin: [status, status, status],
-  operator: [status, status, status],
-  viewer: [status, status, status],
-});
-const publicAll = (status: number): Expected => ({ ...all(status), anonymous: status });
-
-/** Reading a resource of A: scoped callers of A and unscoped admins/operators; an unscoped viewer sees nothing. */
-const readA = (ok: number): Expected => ({
-  admin: [ok, ok, 404],
-  operator: [ok, ok, 404],
-  viewer: [404, ok, 404],
-});
-/** Changing a resource of A: the role is checked first (viewer 403), then the scope (404). */
-const writeA = (ok: number): Expected => ({
-  admin: [ok, ok, 404],
-  operator: [ok, ok, 404],
-  viewer: [403, 403, 403],
-});
-/** Platform-wide resources (nodes): unscoped admins and operators; any customer scope is 403. */
-const platformOnly = (ok: number): Expected => ({
-  admin: [ok, 403, 403],
-  operator: [ok, 403, 403],
-  viewer: [403, 403, 403],
-});
-const adminsOnly = (admin: Statuses): Expected => ({
-  admin,
-  operator: [403, 403, 403],
-  viewer: [403, 403, 403],
-});
-
-const one = (label: string, expect: Expected, request: RouteCase['request']): RouteEntry => ({
-  cases: [{ label, request, expect }],
-});
-const fixed = (url: string) => () => ({ url });
 const onFreshService = (suffix: string, payload?: object) => async (f: Fixtures) => ({
   url: `/api/services/${await f.freshService()}${suffix}`,
   ...(payload ? { payload } : {}),
@@ -350,6 +309,7 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
       },
     ],
   },
+  ...NOTIFICATION_ROUTES,
 };
 
 /** Revoking someone else's key: admins per `admin`, everyone else cannot see it (404, never 403). */

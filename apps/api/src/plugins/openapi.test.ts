@@ -38,6 +38,9 @@ const BODILESS = new Set([
   'POST /api/auth/logout',
   'POST /api/nodes/:id/drain',
   'POST /api/nodes/:id/activate',
+  // Notifications (issue 15 part 4).
+  'POST /api/notification-subscriptions/:id/rotate-secret',
+  'POST /api/notification-deliveries/:id/redeliver',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
 const QUERYLESS = new Set(['GET /api/templates', 'GET /api/auth/me', 'GET /api/auth/api-keys']);

@@ -87,6 +87,7 @@ export function createHealthMonitor(deps: HealthMonitorDeps) {
       target.id,
       { status, consecutiveFailures: failures, checkedAt: new Date() },
       event,
+      healthNotification(target.healthStatus, status),
     );
     if (event)
       deps.logger.info({ serviceId: target.id, status, reason: assessment.reason }, 'health changed');
@@ -156,5 +157,13 @@ function healthEvent(previous: HealthStatus, next: HealthStatus, reason: string)
       status: 'healthy',
       message: `${previous === 'unhealthy' ? 'Service recovered' : 'Service is healthy'}: ${reason}`,
     };
+  return undefined;
+}
+
+/** Subscribers hear of a service turning unhealthy, and of its recovery from unhealthy only. */
+export function healthNotification(previous: HealthStatus, next: HealthStatus) {
+  if (next === previous) return undefined;
+  if (next === 'unhealthy') return 'service.unhealthy' as const;
+  if (next === 'healthy' && previous === 'unhealthy') return 'service.recovered' as const;
   return undefined;
 }

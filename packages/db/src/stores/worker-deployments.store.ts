@@ -2,6 +2,7 @@ import type { DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import type { Prisma } from '../generated/client.ts';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
+import { insertNotifications } from './notification-outbox.js';
 
 /**
  * The worker's reads and writes of deployments. Every transition is a conditional update on the
@@ -52,6 +53,7 @@ const isStringMap = (value: unknown): value is Record<string, string> =>
   Object.values(value).every((item) => typeof item === 'string');
 
 const IN_FLIGHT: DeploymentStatus[] = ['queued', 'running'];
+const FINAL_STATUS_OF = { success: 'succeeded', failed: 'failed', rolled_back: 'rolled_back' } as const;
 
 export function createWorkerDeploymentStore(db: Db) {
   const toDeployment = (row: {
@@ -126,6 +128,15 @@ export function createWorkerDeploymentStore(db: Db) {
           status: change.eventStatus,
           message: outcome.message,
         },
+      });
+      // The outbox row commits with the final state, or neither does (docs/notifications.md).
+      const status = FINAL_STATUS_OF[change.eventStatus];
+      const error = typeof change.deployment.error === 'string' ? change.deployment.error : null;
+      await insertNotifications(tx, {
+        event: `deployment.${status}`,
+        serviceId: outcome.serviceId,
+        deployment: { id: outcome.deploymentId, status, error },
+        message: outcome.message,
       });
       return true;
     });

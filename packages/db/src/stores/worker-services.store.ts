@@ -1,5 +1,6 @@
 import type { DeployMethod, EventStatus, EventType, ServiceStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
+import { insertNotifications } from './notification-outbox.js';
 
 /** The worker's view of services: no tenant scope here, the worker acts on ids the API accepted. */
 export interface WorkerService {
@@ -69,12 +70,20 @@ export function createWorkerServiceStore(db: Db) {
       from?: ServiceStatus[],
     ): Promise<boolean> {
       return db.$transaction(async (tx) => {
+        const before = await tx.service.findUnique({ where: { id }, select: { status: true } });
         const updated = await tx.service.updateMany({
           where: { id, deletedAt: null, ...(from ? { status: { in: from } } : {}) },
           data: { status },
         });
         if (updated.count === 0) return false;
         if (event) await tx.serviceEvent.create({ data: { serviceId: id, ...event } });
+        // Becoming failed (crash loop, crashed containers, a failed start) notifies; staying failed does not.
+        if (status === 'failed' && before?.status !== 'failed')
+          await insertNotifications(tx, {
+            event: 'service.failed',
+            serviceId: id,
+            message: event?.message ?? 'Service failed',
+          });
         return true;
       });
     },
@@ -99,8 +108,21 @@ export function createWorkerServiceStore(db: Db) {
       });
     },
 
+    /** The end of a delete: the customer's subscribers hear of it once, with the purge. */
     async markPurged(id: string): Promise<void> {
-      await db.service.updateMany({ where: { id, purgedAt: null }, data: { purgedAt: new Date() } });
+      await db.$transaction(async (tx) => {
+        const done = await tx.service.updateMany({
+          where: { id, purgedAt: null },
+          data: { purgedAt: new Date() },
+        });
+        if (done.count === 0) return;
+        const service = await tx.service.findUnique({ where: { id }, select: { name: true } });
+        await insertNotifications(tx, {
+          event: 'service.deleted',
+          serviceId: id,
+          message: `Service ${service?.name ?? id} was deleted and its containers, networks and volumes removed`,
+        });
+      });
     },
 
     async listPendingDeletes(): Promise<string[]> {

@@ -1,5 +1,6 @@
-import { HEALTH_STATUSES, type HealthStatus } from '@hostctl/domain';
+import { HEALTH_STATUSES, type HealthStatus, type NotificationEvent } from '@hostctl/domain';
 import type { Db } from '../client.js';
+import { insertNotifications } from './notification-outbox.js';
 import type { WorkerEvent } from './worker-services.store.js';
 
 /**
@@ -58,7 +59,12 @@ export function createWorkerTelemetryStore(db: Db) {
      * Stores a check result (and the event, in the same transaction) only while the service is
      * still running: a stop that happened during the check wins. Returns whether it was stored.
      */
-    async recordHealth(id: string, health: HealthRecord, event?: WorkerEvent): Promise<boolean> {
+    async recordHealth(
+      id: string,
+      health: HealthRecord,
+      event?: WorkerEvent,
+      notification?: Extract<NotificationEvent, 'service.unhealthy' | 'service.recovered'>,
+    ): Promise<boolean> {
       return db.$transaction(async (tx) => {
         const updated = await tx.$executeRaw`
           UPDATE services
@@ -68,6 +74,12 @@ export function createWorkerTelemetryStore(db: Db) {
           WHERE id = ${id} AND status = 'running' AND deleted_at IS NULL`;
         if (updated === 0) return false;
         if (event) await tx.serviceEvent.create({ data: { serviceId: id, ...event } });
+        if (notification)
+          await insertNotifications(tx, {
+            event: notification,
+            serviceId: id,
+            message: event?.message ?? notification,
+          });
         return true;
       });
     },

@@ -1,0 +1,156 @@
+import { randomBytes } from 'node:crypto';
+import { customerScope, scopeAllows, type Principal } from '@hostctl/auth-policy';
+import type {
+  CustomersStore,
+  NotificationDeliveryRow,
+  NotificationSubscriptionRow,
+  NotificationsStore,
+} from '@hostctl/db';
+import { DomainError, LIMITS, validationError } from '@hostctl/domain';
+import { checkNotificationUrl, type GitUrlOptions } from '@hostctl/source-policy';
+import type {
+  CreateSubscriptionBody,
+  Delivery,
+  Subscription,
+  SubscriptionListQuery,
+  UpdateSubscriptionBody,
+} from './notifications.schemas.js';
+
+export type NotificationsService = ReturnType<typeof createNotificationsService>;
+
+/** Each subscription multiplies every event's deliveries: a bound keeps one customer's fan-out small. */
+const SUBSCRIPTIONS_PER_CUSTOMER = 25;
+
+export interface NotificationsDeps {
+  store: NotificationsStore;
+  customers: Pick<CustomersStore, 'findById'>;
+  /** The git host policy (GIT_ALLOWED_HOSTS and the control plane's endpoints). */
+  urlPolicy: GitUrlOptions;
+  /** Enqueues one attempt now; best effort: the worker's relay enqueues what this misses. */
+  enqueueAttempt: (deliveryId: string, attempts: number) => Promise<void>;
+}
+
+/** `whsec_` + 32 random bytes: recognisable by secret scanners, never stored anywhere but the row. */
+const newSecret = () => `whsec_${randomBytes(32).toString('base64url')}`;
+
+export function createNotificationsService(deps: NotificationsDeps) {
+  const notFound = (id: string) => new DomainError('not_found', `notification subscription ${id} not found`);
+
+  const checkUrl = (url: string) => {
+    const verdict = checkNotificationUrl(url, deps.urlPolicy);
+    if (!verdict.ok) throw validationError('/body/url', verdict.reason);
+  };
+
+  /** The subscription's customer: named in the body by unscoped callers, implied for scoped ones. */
+  const resolveCustomer = async (principal: Principal, requested: string | undefined): Promise<string> => {
+    const customerId = requested ?? principal.customerId ?? undefined;
+    if (customerId === undefined) throw validationError('/body/customer_id', 'is required');
+    if (!scopeAllows(customerScope(principal), customerId))
+      throw new DomainError('forbidden', 'you may only subscribe for your own customer');
+    if (!(await deps.customers.findById(customerId)))
+      throw validationError('/body/customer_id', 'names no existing customer');
+    return customerId;
+  };
+
+  return {
+    async create(principal: Principal, body: CreateSubscriptionBody) {
+      checkUrl(body.url);
+      const customerId = await resolveCustomer(principal, body.customer_id);
+      const { total } = await deps.store.list({ kind: 'customer', customerId }, { page: 1, perPage: 1 });
+      if (total >= SUBSCRIPTIONS_PER_CUSTOMER)
+        throw new DomainError(
+          'conflict',
+          `customer ${customerId} already has ${SUBSCRIPTIONS_PER_CUSTOMER} notification subscriptions`,
+        );
+      const secret = newSecret();
+      const row = await deps.store.create({
+        customerId,
+        url: body.url,
+        events: body.events,
+        enabled: body.enabled ?? true,
+        description: body.description ?? '',
+        secret,
+      });
+      return { ...toSubscription(row), secret };
+    },
+
+    async list(principal: Principal, query: SubscriptionListQuery) {
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? LIMITS.perPageDefault;
+      const { rows, total } = await deps.store.list(customerScope(principal), { page, perPage });
+      return { data: rows.map(toSubscription), total, page, per_page: perPage };
+    },
+
+    async get(principal: Principal, id: string) {
+      const row = await deps.store.find(customerScope(principal), id);
+      if (!row) throw notFound(id);
+      return toSubscription(row);
+    },
+
+    async update(principal: Principal, id: string, body: UpdateSubscriptionBody) {
+      if (body.url !== undefined) checkUrl(body.url);
+      const row = await deps.store.update(customerScope(principal), id, body);
+      if (!row) throw notFound(id);
+      return toSubscription(row);
+    },
+
+    async remove(principal: Principal, id: string) {
+      if (!(await deps.store.remove(customerScope(principal), id))) throw notFound(id);
+    },
+
+    /** A new secret, effective for the next attempt of every delivery (pending ones included). */
+    async rotateSecret(principal: Principal, id: string) {
+      const secret = newSecret();
+      const row = await deps.store.update(customerScope(principal), id, { secret });
+      if (!row) throw notFound(id);
+      return { ...toSubscription(row), secret };
+    },
+
+    async deliveries(principal: Principal, id: string, query: SubscriptionListQuery) {
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? LIMITS.perPageDefault;
+      const found = await deps.store.listDeliveries(customerScope(principal), id, { page, perPage });
+      if (!found) throw notFound(id);
+      return { data: found.rows.map(toDelivery), total: found.total, page, per_page: perPage };
+    },
+
+    async redeliver(principal: Principal, id: string) {
+      const row = await deps.store.redeliver(customerScope(principal), id);
+      if (!row) throw new DomainError('not_found', `notification delivery ${id} not found`);
+      await deps.enqueueAttempt(row.id, row.attempts).catch(() => undefined);
+      return toDelivery(row);
+    },
+  };
+}
+
+function toSubscription(row: NotificationSubscriptionRow): Subscription {
+  return {
+    id: row.id,
+    customer_id: row.customerId,
+    url: row.url,
+    events: row.events,
+    enabled: row.enabled,
+    description: row.description,
+    created_at: row.createdAt.toISOString(),
+    updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+const iso = (value: Date | null) => (value ? value.toISOString() : null);
+
+function toDelivery(row: NotificationDeliveryRow): Delivery {
+  return {
+    id: row.id,
+    subscription_id: row.subscriptionId,
+    event: row.event,
+    status: row.status,
+    attempts: row.attempts,
+    last_status_code: row.lastStatusCode,
+    last_error: row.lastError,
+    last_response: row.lastResponse,
+    last_attempt_at: iso(row.lastAttemptAt),
+    next_attempt_at: iso(row.nextAttemptAt),
+    delivered_at: iso(row.deliveredAt),
+    created_at: row.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,59 @@
+import { randomUUID } from 'node:crypto';
+import type { NotificationEvent } from '@hostctl/domain';
+import type { Prisma } from '../generated/client.ts';
+
+/**
+ * The outbox half of notifications (docs/notifications.md#durability): a state change that emits an
+ * event calls this inside its own transaction, so the delivery rows exist exactly when the change
+ * committed. The worker's relay enqueues them; nothing is lost when Redis or a worker is not there.
+ */
+export interface NotificationFact {
+  event: NotificationEvent;
+  serviceId: string;
+  deployment?: { id: string; status: string; error?: string | null };
+  /** Shown to the receiver: never put variable values here. */
+  message: string;
+}
+
+type OutboxTx = Pick<
+  Prisma.TransactionClient,
+  'service' | 'notificationSubscription' | 'notificationDelivery'
+>;
+
+/** Inserts one pending delivery per enabled subscription of the service's customer that wants the event. */
+export async function insertNotifications(tx: OutboxTx, fact: NotificationFact): Promise<number> {
+  const service = await tx.service.findUnique({
+    where: { id: fact.serviceId },
+    select: { id: true, name: true, customerId: true },
+  });
+  if (!service) return 0;
+  const subscriptions = await tx.notificationSubscription.findMany({
+    where: { customerId: service.customerId, enabled: true, events: { has: fact.event } },
+    select: { id: true },
+  });
+  if (subscriptions.length === 0) return 0;
+  const now = new Date();
+  const rows = subscriptions.map((subscription) => {
+    const id = randomUUID();
+    const body = {
+      id,
+      event: fact.event,
+      created_at: now.toISOString(),
+      customer_id: service.customerId,
+      service: { id: service.id, name: service.name },
+      ...(fact.deployment
+        ? {
+            deployment: {
+              id: fact.deployment.id,
+              status: fact.deployment.status,
+              ...(fact.deployment.error ? { error: fact.deployment.error } : {}),
+            },
+          }
+        : {}),
+      message: fact.message,
+    };
+    return { id, subscriptionId: subscription.id, event: fact.event, body, nextAttemptAt: now };
+  });
+  await tx.notificationDelivery.createMany({ data: rows });
+  return rows.length;
+}

@@ -1,0 +1,67 @@
+import { isAllowlisted, normalizeHost } from './allowed-hosts.js';
+import { checkHostSyntax, checkPublicTarget, type GitUrlOptions } from './git-url.policy.js';
+import { refuse, type PolicyResult } from './policy-result.js';
+import { protectedEndpointAt } from './protected-endpoints.js';
+
+/**
+ * Notification target URLs (docs/notifications.md#target-urls) pass the same host policy as git
+ * URLs: the same allowlist (GIT_ALLOWED_HOSTS, host and port), the same refusal of loopback,
+ * private, link-local (cloud metadata) and single-label hosts, and never a control-plane endpoint.
+ * Checked without network access at create/update time; the worker checks again and resolves the
+ * host right before each attempt (resolveAndCheckHost), then connects to the address it checked.
+ *  - https://, or http:// for allowlisted hosts only;
+ *  - no credentials, no fragment; a query is allowed (many receivers put their token there);
+ *  - the host exactly as written: a URL parser turns `0x7f.1` or `%3127.0.0.1` into 127.0.0.1,
+ *    so a host that the parser rewrote is refused rather than checked in its rewritten form.
+ */
+export const MAX_NOTIFICATION_URL_LENGTH = 2048;
+
+export interface NotificationTarget {
+  scheme: 'https' | 'http';
+  /** Normalised: lower case, IPv6 without brackets. */
+  host: string;
+  port: number;
+  isAllowlisted: boolean;
+}
+
+const DEFAULT_PORTS = { https: 443, http: 80 } as const;
+
+export function checkNotificationUrl(
+  raw: string,
+  options: GitUrlOptions,
+): PolicyResult<{ target: NotificationTarget }> {
+  if (typeof raw !== 'string' || raw.length === 0) return refuse('is empty');
+  if (raw.length > MAX_NOTIFICATION_URL_LENGTH)
+    return refuse(`is longer than ${MAX_NOTIFICATION_URL_LENGTH} characters`);
+  if (/[^\x21-\x7e]/.test(raw)) return refuse('contains whitespace, control or non-ASCII characters');
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return refuse('is not a valid URL');
+  }
+  const scheme = url.protocol.slice(0, -1);
+  if (scheme !== 'https' && scheme !== 'http')
+    return refuse(`scheme ${scheme}:// is not allowed; use https://`);
+  if (url.username !== '' || url.password !== '' || /^[a-z]+:\/\/[^/?#]*@/i.test(raw))
+    return refuse('must not contain credentials (user or password before "@")');
+  if (raw.includes('#')) return refuse('must not contain a fragment ("#")');
+  if (!raw.toLowerCase().startsWith(`${scheme}://${url.hostname}`))
+    return refuse('has a host that is not written in its canonical form');
+  const hostProblem = checkHostSyntax(url.hostname);
+  if (hostProblem) return refuse(hostProblem);
+  const host = normalizeHost(url.hostname);
+  const defaultPort = DEFAULT_PORTS[scheme];
+  const port = url.port === '' ? defaultPort : Number(url.port);
+  const endpoint = protectedEndpointAt(host, port, options.protectedEndpoints ?? []);
+  if (endpoint)
+    return refuse(`points at a control-plane endpoint (port ${endpoint.port}), which is never allowed`);
+  const allowlisted = isAllowlisted(host, port, defaultPort, options.allowedHosts);
+  if (!allowlisted) {
+    if (scheme === 'http')
+      return refuse('http:// is only allowed for hosts in GIT_ALLOWED_HOSTS; use https://');
+    const targetProblem = checkPublicTarget(host, 'GIT_ALLOWED_HOSTS');
+    if (targetProblem) return refuse(targetProblem);
+  }
+  return { ok: true, target: { scheme, host, port, isAllowlisted: allowlisted } };
+}
