@@ -18,6 +18,8 @@ export interface WorkerDeployment {
   createdAt: Date;
   plan: unknown;
   commit: string | null;
+  /** A redeploy pinned to one commit (a push webhook): checked out instead of the branch's head. */
+  requestedCommit: string | null;
   /** trigger 'rollback': the deployment whose release this one runs again. */
   rollbackOf: string | null;
   /** component -> pinned image reference, recorded after the pull step. */
@@ -63,6 +65,7 @@ export function createWorkerDeploymentStore(db: Db) {
     createdAt: Date;
     plan: unknown;
     commit: string | null;
+    requestedCommit: string | null;
     rollbackOf: string | null;
     imageDigests: unknown;
     sourceCompose: string | null;
@@ -76,6 +79,7 @@ export function createWorkerDeploymentStore(db: Db) {
     createdAt: row.createdAt,
     plan: row.plan,
     commit: row.commit,
+    requestedCommit: row.requestedCommit,
     rollbackOf: row.rollbackOf,
     imageDigests: isStringMap(row.imageDigests) ? row.imageDigests : null,
     sourceCompose: row.sourceCompose,
