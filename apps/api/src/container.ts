@@ -12,6 +12,7 @@ import {
   createKeyTargetsStore,
   createServicesStore,
   createUsersStore,
+  createWebhooksStore,
   type Db,
 } from '@hostctl/db';
 import { createProducer, createRedis, deploymentChannel, type Producer } from '@hostctl/queue';
@@ -43,6 +44,8 @@ import {
 } from './modules/audit/audit-recorder.js';
 import { registerAuditRoutes } from './modules/audit/audit.routes.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { createWebhooksService, webhookSecretKey } from './modules/webhooks/webhooks.service.js';
 
 export interface Container {
   config: ApiConfig;
@@ -121,6 +124,13 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       containerLimits: containerLimitPolicy(config),
     },
   });
+  const webhooks = createWebhooksService({
+    hooks: createWebhooksStore(db),
+    services: servicesStore,
+    jobs,
+    secretKey: webhookSecretKey(config),
+    publicUrl: config.PUBLIC_URL,
+  });
 
   return {
     config,
@@ -142,6 +152,14 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerDeploymentRoutes(app, deployments, streamGuard);
       registerLogRoutes(app, logs, streamGuard);
       registerAuditRoutes(app, createAuditService({ store: auditStore }));
+      registerWebhookRoutes(app, webhooks);
+      await registerWebhookReceiver(app, webhooks, {
+        redis,
+        prefix: config.QUEUE_PREFIX,
+        perMinute: config.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+        audit,
+        log,
+      });
       auth.routes(app);
     },
     async close() {

@@ -22,3 +22,4 @@ export * from './stores/oidc-identity.store.js';
 export * from './stores/users.store.js';
 export * from './stores/key-targets.store.js';
 export * from './stores/audit.store.js';
+export * from './stores/webhooks.store.js';

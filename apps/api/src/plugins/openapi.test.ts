@@ -36,6 +36,7 @@ const BODILESS = new Set([
   'POST /api/services/:id/redeploy',
   'POST /api/deployments/:id/cancel',
   'POST /api/auth/logout',
+  'POST /api/services/:id/webhook',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
 const QUERYLESS = new Set(['GET /api/templates', 'GET /api/auth/me', 'GET /api/auth/api-keys']);

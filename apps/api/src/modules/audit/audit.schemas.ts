@@ -23,9 +23,11 @@ export const AuditEventItem = Type.Object({
   id: Type.String(),
   occurred_at: Timestamp,
   actor: Type.Object({
-    type: literals(['user', 'api_key', 'anonymous'] as const),
+    type: literals(['user', 'api_key', 'webhook', 'anonymous'] as const),
     user_id: Type.Union([Type.String(), Type.Null()]),
     api_key_id: Type.Union([Type.String(), Type.Null()]),
+    /** actor type webhook: the push hook that made the request (docs/webhooks.md). */
+    webhook_id: Type.Union([Type.String(), Type.Null()]),
   }),
   method: Type.String(),
   route: Type.String(),

@@ -42,6 +42,7 @@ function toItem(row: AuditEvent): AuditEventItem {
       type: row.actorType as AuditEventItem['actor']['type'],
       user_id: row.actorUserId,
       api_key_id: row.actorApiKeyId,
+      webhook_id: row.actorWebhookId,
     },
     method: row.method,
     route: row.route,
