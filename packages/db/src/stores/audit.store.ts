@@ -32,6 +32,7 @@ export interface AuditQuery {
   perPage: number;
   actorUserId?: string;
   actorApiKeyId?: string;
+  actorWebhookId?: string;
   action?: string;
   targetType?: string;
   targetId?: string;
@@ -99,6 +100,7 @@ export function createAuditStore(db: Db, sql: SqlPool) {
         ...tenant,
         ...(query.actorUserId !== undefined ? { actorUserId: query.actorUserId } : {}),
         ...(query.actorApiKeyId !== undefined ? { actorApiKeyId: query.actorApiKeyId } : {}),
+        ...(query.actorWebhookId !== undefined ? { actorWebhookId: query.actorWebhookId } : {}),
         ...(query.action !== undefined ? { action: query.action } : {}),
         ...(query.targetType !== undefined ? { targetType: query.targetType } : {}),
         ...(query.targetId !== undefined ? { targetId: query.targetId } : {}),

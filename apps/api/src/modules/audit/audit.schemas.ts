@@ -9,6 +9,7 @@ export const AuditEventsQuery = Type.Object(
     ...PageQuery,
     actor_user_id: Type.Optional(Id),
     actor_api_key_id: Type.Optional(Id),
+    actor_webhook_id: Type.Optional(Id),
     action: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9_.]+$' })),
     target_type: Type.Optional(literals(TARGET_TYPES)),
     target_id: Type.Optional(Id),

@@ -23,6 +23,7 @@ export function createAuditService(deps: { store: Pick<AuditStore, 'list'> }) {
         perPage,
         ...(query.actor_user_id !== undefined ? { actorUserId: query.actor_user_id } : {}),
         ...(query.actor_api_key_id !== undefined ? { actorApiKeyId: query.actor_api_key_id } : {}),
+        ...(query.actor_webhook_id !== undefined ? { actorWebhookId: query.actor_webhook_id } : {}),
         ...(query.action !== undefined ? { action: query.action } : {}),
         ...(query.target_type !== undefined ? { targetType: query.target_type } : {}),
         ...(query.target_id !== undefined ? { targetId: query.target_id } : {}),

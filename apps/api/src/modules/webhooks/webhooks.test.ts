@@ -108,11 +108,19 @@ describe.each(Object.entries(PROVIDERS))('%s signatures', (_provider, sign) => {
     });
     expect(deployment).toMatchObject({ serviceId, trigger: 'redeploy', requestedCommit: commit, commit });
     await h.container.audit.flush();
-    const audited = await h.container.db.auditEvent.findMany({
-      where: { actorWebhookId: hook.id, action: 'services.webhook_redeploy' },
+    const audited = await h.app.inject({
+      method: 'GET',
+      url: `/api/audit-events?actor_webhook_id=${hook.id}&action=services.webhook_redeploy`,
+      headers: { authorization: admin.auth },
     });
-    expect(audited).toEqual([
-      expect.objectContaining({ actorType: 'webhook', targetId: serviceId, customerId, statusCode: 202 }),
+    expect(json<{ data: unknown[] }>(audited).data).toEqual([
+      expect.objectContaining({
+        actor: { type: 'webhook', user_id: null, api_key_id: null, webhook_id: hook.id },
+        route: '/hooks/push/:hook_id',
+        target: { type: 'service', id: serviceId },
+        customer_id: customerId,
+        status_code: 202,
+      }),
     ]);
   });
 
