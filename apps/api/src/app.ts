@@ -66,6 +66,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 export const LOG_REDACTIONS = [
   'req.headers.authorization',
   'req.headers.cookie',
+  // GitLab's push webhook sends the hook secret itself (docs/webhooks.md).
+  'req.headers["x-gitlab-token"]',
   'res.headers["set-cookie"]',
   '*.key',
   '*.password',

@@ -14,6 +14,7 @@ import {
   createNotificationsStore,
   createServicesStore,
   createUsersStore,
+  createWebhooksStore,
   type Db,
 } from '@hostctl/db';
 import { createProducer, createRedis, deploymentChannel, type Producer } from '@hostctl/queue';
@@ -50,6 +51,8 @@ import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
+import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
+import { createWebhooksService, webhookSecretKey } from './modules/webhooks/webhooks.service.js';
 
 export interface Container {
   config: ApiConfig;
@@ -144,6 +147,13 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     enqueueAttempt: async (deliveryId, attempts) =>
       void (await producer.enqueue('notify', { deliveryId, attempts })),
   });
+  const webhooks = createWebhooksService({
+    hooks: createWebhooksStore(db),
+    services: servicesStore,
+    jobs,
+    secretKey: webhookSecretKey(config),
+    publicUrl: config.PUBLIC_URL,
+  });
 
   return {
     config,
@@ -167,6 +177,14 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerAuditRoutes(app, createAuditService({ store: auditStore }));
       registerNodeRoutes(app, nodes);
       registerNotificationRoutes(app, notifications);
+      registerWebhookRoutes(app, webhooks);
+      await registerWebhookReceiver(app, webhooks, {
+        redis,
+        prefix: config.QUEUE_PREFIX,
+        perMinute: config.WEBHOOK_RATE_LIMIT_PER_MINUTE,
+        audit,
+        log,
+      });
       auth.routes(app);
     },
     async close() {

@@ -9,6 +9,8 @@ const safe = {
   OIDC_CLIENT_SECRET: 'b81f0c6e2a9d4735f1e8c3a0d6b92f47',
   COOKIE_SECURE: true,
   PUBLIC_URL: 'https://api.hostctl.example.org',
+  // Empty: derived from SESSION_SECRET (docs/webhooks.md).
+  WEBHOOK_SECRET_KEY: '',
 };
 
 type Case = [label: string, override: Partial<typeof safe>, variable: string];
@@ -38,6 +40,12 @@ const cases: Case[] = [
   ['an issuer that is not a URL', { OIDC_ISSUER: 'id.example.org' }, 'OIDC_ISSUER'],
   ['an http:// public URL', { PUBLIC_URL: 'http://api.example.org' }, 'PUBLIC_URL'],
   ['COOKIE_SECURE=false', { COOKIE_SECURE: false }, 'COOKIE_SECURE'],
+  ['a short webhook key', { WEBHOOK_SECRET_KEY: 'k3y-0f-twenty-chars!' }, 'WEBHOOK_SECRET_KEY'],
+  [
+    'a placeholder webhook key',
+    { WEBHOOK_SECRET_KEY: 'change-me-change-me-change-me-0123' },
+    'WEBHOOK_SECRET_KEY',
+  ],
 ];
 
 describe('assertProductionSafe', () => {

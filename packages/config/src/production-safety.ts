@@ -13,7 +13,13 @@ const MIN_DISTINCT_CHARACTERS = 10;
 
 type ProductionRelevant = Pick<
   ApiConfig,
-  'NODE_ENV' | 'SESSION_SECRET' | 'OIDC_ISSUER' | 'OIDC_CLIENT_SECRET' | 'COOKIE_SECURE' | 'PUBLIC_URL'
+  | 'NODE_ENV'
+  | 'SESSION_SECRET'
+  | 'OIDC_ISSUER'
+  | 'OIDC_CLIENT_SECRET'
+  | 'COOKIE_SECURE'
+  | 'PUBLIC_URL'
+  | 'WEBHOOK_SECRET_KEY'
 >;
 
 function isWeakSecret(value: string): boolean {
@@ -45,6 +51,13 @@ export function productionProblems(config: ProductionRelevant): string[] {
   }
   if (config.OIDC_CLIENT_SECRET !== '' && isWeakSecret(config.OIDC_CLIENT_SECRET)) {
     problems.push('OIDC_CLIENT_SECRET: is a known default or placeholder');
+  }
+  // Empty means "derived from SESSION_SECRET", which the checks above cover (docs/webhooks.md).
+  if (
+    config.WEBHOOK_SECRET_KEY !== '' &&
+    (config.WEBHOOK_SECRET_KEY.length < 32 || isWeakSecret(config.WEBHOOK_SECRET_KEY))
+  ) {
+    problems.push('WEBHOOK_SECRET_KEY: must be at least 32 random characters in production');
   }
   if (!isHttps(config.OIDC_ISSUER)) problems.push('OIDC_ISSUER: must be an https:// URL in production');
   if (!isHttps(config.PUBLIC_URL)) problems.push('PUBLIC_URL: must be an https:// URL in production');

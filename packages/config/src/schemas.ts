@@ -122,6 +122,14 @@ export const ApiConfigSchema = Type.Object({
     Type.Integer({ default: 5000, minimum: 50, maximum: 60000 }),
     'How often an open deployment or log WebSocket re-checks its credential, role and scope; the longest a revoked key, logout, role or customer change keeps a stream open.',
   ),
+  WEBHOOK_SECRET_KEY: describe(
+    Type.String({ default: '' }),
+    "Server key (at least 32 characters) the push webhooks' signing secrets are derived from (docs/webhooks.md); changing it invalidates every hook's secret. Empty: derived from SESSION_SECRET.",
+  ),
+  WEBHOOK_RATE_LIMIT_PER_MINUTE: describe(
+    Type.Integer({ default: 60, minimum: 1 }),
+    'Push webhook deliveries accepted per minute per hook, and again per source address (docs/webhooks.md).',
+  ),
   AUDIT_RETENTION_DAYS: describe(
     Type.Integer({ default: 90, minimum: 1, maximum: 36500 }),
     'How many days audit events are kept; an hourly job in each API process deletes older ones (docs/audit.md). The table refuses deleting events younger than a day.',

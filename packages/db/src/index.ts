@@ -26,3 +26,4 @@ export * from './stores/nodes.store.js';
 export * from './stores/notification-outbox.js';
 export * from './stores/notifications.store.js';
 export * from './stores/worker-notifications.store.js';
+export * from './stores/webhooks.store.js';

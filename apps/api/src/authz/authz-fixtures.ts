@@ -37,6 +37,8 @@ export interface Fixtures {
   node: string;
   /** A fresh service of A in status `running` for a route that changes it. */
   freshService(): Promise<string>;
+  /** A fresh service of A that deploys from git (push webhooks need one). */
+  freshGitService(): Promise<string>;
   /** A fresh running service of A with two releases, so a rollback has somewhere to go. */
   freshReleases(): Promise<string>;
   /** A fresh queued deployment of A (its service just created), for cancel. */
@@ -86,6 +88,15 @@ export async function buildFixtures(h: Harness): Promise<Fixtures> {
       // Lifecycle actions on a service that is still deploying are 409 for everyone; the matrix
       // is about who may act, so the service is put where every action is accepted.
       await h.container.db.service.update({ where: { id }, data: { status: 'running' } });
+      return id;
+    },
+    async freshGitService() {
+      const { id } = await h.createService(root, { customer_id: a.id, name: uniqueName('authz') });
+      // Who may manage a hook does not depend on the repository: no clone happens here.
+      await h.container.db.service.update({
+        where: { id },
+        data: { deployMethod: 'git', gitUrl: 'https://git.example.test/o/r.git', gitBranch: 'main' },
+      });
       return id;
     },
     async freshReleases() {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { Role } from '@hostctl/domain';
 import { uniqueName } from '../test-support/harness.js';
 import type { Fixtures } from './authz-fixtures.js';
@@ -185,6 +186,29 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
     onFreshService('', { variables: { AUTHZ: '1' } }),
   ),
   'DELETE /api/services/:id': one('delete', writeA(204), onFreshService('')),
+
+  // Push webhooks (docs/webhooks.md): managed like the service's settings, read like the service.
+  // The receiver is public: its credential is the hook id and the signature.
+  'POST /api/services/:id/webhook': one('create or rotate', writeA(201), async (f) => ({
+    url: `/api/services/${await f.freshGitService()}/webhook`,
+  })),
+  'GET /api/services/:id/webhook': one('metadata', readA(200), (f) => ({
+    url: `/api/services/${f.serviceA}/webhook`,
+  })),
+  'DELETE /api/services/:id/webhook': one('remove', writeA(204), onFreshService('/webhook')),
+  'GET /api/services/:id/webhook-deliveries': one('delivery log', readA(200), (f) => ({
+    url: `/api/services/${f.serviceA}/webhook-deliveries`,
+  })),
+  'POST /hooks/push/:hook_id': {
+    public: true,
+    cases: [
+      {
+        label: 'unknown hook',
+        request: () => ({ url: `/hooks/push/${randomUUID()}`, payload: { ref: 'refs/heads/main' } }),
+        expect: publicAll(404),
+      },
+    ],
+  },
 
   // Customers: everyone reads what is in scope; only unscoped admins and operators create.
   'GET /api/customers': one('list (filtered, see scope tests)', all(200), fixed('/api/customers')),

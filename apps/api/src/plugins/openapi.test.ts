@@ -41,6 +41,7 @@ const BODILESS = new Set([
   // Notifications (issue 15 part 4).
   'POST /api/notification-subscriptions/:id/rotate-secret',
   'POST /api/notification-deliveries/:id/redeliver',
+  'POST /api/services/:id/webhook',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
 const QUERYLESS = new Set(['GET /api/templates', 'GET /api/auth/me', 'GET /api/auth/api-keys']);

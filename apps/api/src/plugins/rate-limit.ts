@@ -72,7 +72,10 @@ function bearerToken(request: FastifyRequest): string | null {
 
 type Counter = (bucket: string) => Promise<number | null>;
 
-function createFixedWindow(options: RateLimitOptions & { windowMs: number; now: () => number }) {
+/** Shared by the push webhook receiver, whose limits are per hook and per source address. */
+export function createFixedWindow(
+  options: Pick<RateLimitOptions, 'redis' | 'prefix' | 'log'> & { windowMs: number; now: () => number },
+) {
   const { redis, windowMs, now } = options;
   let lastWarning = 0;
   const keyOf = (bucket: string, window: number) => `${options.prefix}:rl:${bucket}:${window}`;

@@ -34,12 +34,16 @@ export interface ResolvedBranch {
 export interface GitClient {
   /** The commit `branch` points at on the remote; the remote's default branch when none is given. */
   resolveBranch(url: string, branch: string | undefined, options: GitFetchOptions): Promise<ResolvedBranch>;
-  /** Shallow, single-branch clone into `dir` (which must not exist); returns the checked-out commit. */
+  /**
+   * Shallow, single-branch clone into `dir` (which must not exist); returns the checked-out commit.
+   * With `commit`, exactly that commit is checked out (fetched by id when it is not the branch's
+   * head), or the clone fails with a GitSourceError.
+   */
   clone(
     url: string,
     dir: string,
     branch: string,
-    options: GitFetchOptions & { maxPackBytes: number },
+    options: GitFetchOptions & { maxPackBytes: number; commit?: string },
   ): Promise<string>;
 }
 
@@ -148,7 +152,9 @@ export function createGitClient(): GitClient {
           '--no-tags',
           '--',
         ]);
-        return (await gitFor(dir, options, signal).revparse(['HEAD'])).trim();
+        const head = (await gitFor(dir, options, signal).revparse(['HEAD'])).trim();
+        if (options.commit === undefined || head === options.commit) return head;
+        return await checkoutCommit(gitFor(dir, options, signal), url, options.commit);
       } catch (error) {
         if (tooBig.signal.aborted)
           throw new GitSourceError(
@@ -160,6 +166,28 @@ export function createGitClient(): GitClient {
       }
     },
   };
+}
+
+/**
+ * The branch moved on since the push (or the push is older than the head): fetch the pinned commit
+ * by id, one commit deep, and check it out detached. Servers answer "not our ref" for an id they
+ * do not have; that is permanent.
+ */
+async function checkoutCommit(git: SimpleGit, url: string, commit: string): Promise<string> {
+  if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
+    throw new GitSourceError(`commit ${commit} is not a full hexadecimal object id`);
+  try {
+    await git.raw(['fetch', '--depth', '1', '--no-tags', 'origin', commit]);
+  } catch (error) {
+    const detail = error instanceof Error ? error.message : String(error);
+    if (/not our ref|no such remote ref|couldn't find remote ref|unadvertised object/i.test(detail))
+      throw new GitSourceError(`commit ${commit} is not in ${url}`, { cause: error });
+    throw error;
+  }
+  await git.raw(['checkout', '--quiet', '--detach', commit]);
+  const head = (await git.revparse(['HEAD'])).trim();
+  if (head !== commit) throw new GitSourceError(`checked out ${head}, not the requested commit ${commit}`);
+  return head;
 }
 
 async function packBytes(dir: string): Promise<number> {

@@ -103,6 +103,7 @@ async function preparePlan(deps: PipelineDeps, run: PipelineRun): Promise<{ plan
       ? await planFromRepository(deps.sources, {
           ...run,
           deploymentId: deployment.id,
+          requestedCommit: deployment.requestedCommit,
           store: deps.store,
           images: deps.images,
         })

@@ -27,7 +27,7 @@ import { RepositoryContentError, readRepoFile, treeBytes } from './repo-files.js
  * The `source` and `build` steps of git and ai deployments: check the URL again (the worker's own
  * allowlist; the API checked it at create time), resolve the host and refuse internal targets,
  * resolve the branch head with ls-remote (so a redeploy always gets the newest commit), shallow
- * clone it within time and size bounds, work out what to build, build it, and delete the
+ * clone it (or the commit a push webhook pinned) within time and size bounds, work out what to build, build it, and delete the
  * checkout. The plan that comes out names only images, like any other deploy method's.
  */
 export interface RepositorySourceDeps {
@@ -50,6 +50,8 @@ export interface RepositorySourceDeps {
 
 export interface RepositoryRun {
   deploymentId: string;
+  /** Check out exactly this commit (a push webhook's), not the branch's head. */
+  requestedCommit?: string | null;
   service: WorkerService;
   store: Pick<WorkerDeploymentStore, 'recordCommit'>;
   log: DeployLog;
@@ -82,8 +84,14 @@ export async function planFromRepository(
     );
     await log.info(`Resolved ${url} ${resolved.branch} to ${resolved.commit}`);
     const checkout = path.join(workDir, 'repo');
+    const pinned = run.requestedCommit ?? undefined;
+    if (pinned) await log.info(`Pinned to commit ${pinned} by the request`);
     const commit = await git(deps, run, fetchOptions, () =>
-      deps.git.clone(url, checkout, resolved.branch, { ...fetchOptions, maxPackBytes: deps.maxRepoBytes }),
+      deps.git.clone(url, checkout, resolved.branch, {
+        ...fetchOptions,
+        maxPackBytes: deps.maxRepoBytes,
+        ...(pinned ? { commit: pinned } : {}),
+      }),
     );
     if ((await treeBytes(checkout, deps.maxRepoBytes)) > deps.maxRepoBytes)
       throw new PermanentStepError(

@@ -8,9 +8,11 @@ export type AuditStore = ReturnType<typeof createAuditStore>;
 export type AuditTargetType = 'service' | 'deployment' | 'customer' | 'user' | 'api_key';
 
 export interface NewAuditEvent {
-  actorType: 'user' | 'api_key' | 'anonymous';
+  actorType: 'user' | 'api_key' | 'webhook' | 'anonymous';
   actorUserId: string | null;
   actorApiKeyId: string | null;
+  /** actor_type webhook: the push hook's id (docs/webhooks.md). */
+  actorWebhookId?: string | null;
   /** The caller's customer (null: unscoped or anonymous) and whether its scope is every customer. */
   actorCustomerId: string | null;
   actorSeesAll: boolean;
@@ -30,6 +32,7 @@ export interface AuditQuery {
   perPage: number;
   actorUserId?: string;
   actorApiKeyId?: string;
+  actorWebhookId?: string;
   action?: string;
   targetType?: string;
   targetId?: string;
@@ -50,7 +53,7 @@ export function createAuditStore(db: Db, sql: SqlPool) {
      */
     async record(event: NewAuditEvent): Promise<void> {
       await sql.query({
-        name: 'audit-record',
+        name: 'audit-record-v2',
         text: `WITH target AS (
                  SELECT CASE $9::text
                    WHEN 'service' THEN (SELECT customer_id FROM services WHERE id = $10)
@@ -63,11 +66,11 @@ export function createAuditStore(db: Db, sql: SqlPool) {
                  END AS customer_id)
                INSERT INTO audit_events (id, actor_type, actor_user_id, actor_api_key_id, customer_id,
                  method, route, action, target_type, target_id, status_code, error_code,
-                 source_address, request_id)
+                 source_address, request_id, actor_webhook_id)
                SELECT gen_random_uuid()::text, $1, $2, $3,
                  CASE WHEN target.customer_id IS NOT NULL AND ($5::boolean OR target.customer_id = $4)
                       THEN target.customer_id ELSE $4 END,
-                 $6, $7, $8, $9, $10, $11, $12, $13, $14
+                 $6, $7, $8, $9, $10, $11, $12, $13, $14, $15
                FROM target`,
         values: [
           event.actorType,
@@ -84,6 +87,7 @@ export function createAuditStore(db: Db, sql: SqlPool) {
           event.errorCode,
           event.sourceAddress,
           event.requestId,
+          event.actorWebhookId ?? null,
         ],
       });
     },
@@ -96,6 +100,7 @@ export function createAuditStore(db: Db, sql: SqlPool) {
         ...tenant,
         ...(query.actorUserId !== undefined ? { actorUserId: query.actorUserId } : {}),
         ...(query.actorApiKeyId !== undefined ? { actorApiKeyId: query.actorApiKeyId } : {}),
+        ...(query.actorWebhookId !== undefined ? { actorWebhookId: query.actorWebhookId } : {}),
         ...(query.action !== undefined ? { action: query.action } : {}),
         ...(query.targetType !== undefined ? { targetType: query.targetType } : {}),
         ...(query.targetId !== undefined ? { targetId: query.targetId } : {}),

@@ -46,18 +46,26 @@ export type ServiceListRow = Pick<
   | 'memoryLimitMb'
 >;
 
-async function queueRedeploy(
+/**
+ * Queues a redeploy in the caller's transaction. `commit` pins it to one sha (a push webhook): the
+ * worker then checks out exactly that commit rather than the branch's head.
+ */
+export async function queueRedeploy(
   tx: Tx,
   serviceId: string,
+  commit: string | null = null,
 ): Promise<{ deployment: Deployment; coalesced: boolean }> {
   // The service row first, as rollback and cancel take it: every transaction that changes a
   // service's queue locks service then deployment, so two of them never wait on each other.
   await tx.$queryRaw`SELECT id FROM services WHERE id = ${serviceId} FOR UPDATE`;
   const queued = await tx.deployment.findFirst({ where: { serviceId, status: 'queued' } });
   // A redeploy asks for the newest inputs (a git branch's new head, unpinned images): it replaces
-  // a rollback still waiting rather than joining it and running an old release instead.
+  // a rollback still waiting rather than joining it and running an old release instead. It joins
+  // a queued redeploy only when that one asks for the same commit (both unpinned, or the same
+  // sha): a push of a newer commit replaces the older push's deployment, which never runs.
   const id = randomUUID();
-  if (queued?.trigger === 'rollback') await supersedeQueued(tx, serviceId, { kind: 'redeploy', id });
+  const joinable = queued && queued.trigger !== 'rollback' && queued.requestedCommit === commit;
+  if (queued && !joinable) await supersedeQueued(tx, serviceId, { kind: 'redeploy', id });
   else if (queued) {
     await tx.serviceEvent.create({
       data: {
@@ -69,10 +77,18 @@ async function queueRedeploy(
     });
     return { deployment: queued, coalesced: true };
   }
-  const deployment = await tx.deployment.create({ data: { id, serviceId, trigger: 'redeploy' } });
+  const deployment = await tx.deployment.create({
+    data: { id, serviceId, trigger: 'redeploy', requestedCommit: commit, commit },
+  });
   await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
+  const pinned = commit ? ` for commit ${commit}` : '';
   await tx.serviceEvent.create({
-    data: { serviceId, type: 'redeploy', status: 'started', message: `Redeployment ${deployment.id} queued` },
+    data: {
+      serviceId,
+      type: 'redeploy',
+      status: 'started',
+      message: `Redeployment ${deployment.id} queued${pinned}`,
+    },
   });
   return { deployment, coalesced: false };
 }
@@ -81,7 +97,7 @@ async function queueRedeploy(
  * Two replicas may both find no queued deployment and both insert one: the partial unique index
  * (one queued deployment per service) lets one commit, and the other, run again, coalesces into it.
  */
-async function retryOnceOnConflict<T>(run: () => Promise<T>): Promise<T> {
+export async function retryOnceOnConflict<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {

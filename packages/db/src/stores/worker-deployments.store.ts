@@ -3,47 +3,19 @@ import type { Db } from '../client.js';
 import type { Prisma } from '../generated/client.ts';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { insertNotifications } from './notification-outbox.js';
+import type {
+  DeploymentOutcome,
+  DeploymentRecord,
+  DeploymentTrigger,
+  WorkerDeployment,
+} from './worker-deployments.types.js';
+
+export type { DeploymentOutcome, DeploymentRecord, DeploymentTrigger, WorkerDeployment };
 
 /**
  * The worker's reads and writes of deployments. Every transition is a conditional update on the
  * current status, so a retried or duplicated job can never move a finished deployment again.
  */
-export type DeploymentTrigger = 'create' | 'redeploy' | 'rollback';
-
-export interface WorkerDeployment {
-  id: string;
-  serviceId: string;
-  trigger: DeploymentTrigger;
-  status: DeploymentStatus;
-  step: string | null;
-  createdAt: Date;
-  plan: unknown;
-  commit: string | null;
-  /** trigger 'rollback': the deployment whose release this one runs again. */
-  rollbackOf: string | null;
-  /** component -> pinned image reference, recorded after the pull step. */
-  imageDigests: Record<string, string> | null;
-  /** The service's compose and variables this deployment ran (null until recorded, and for old rows). */
-  sourceCompose: string | null;
-  sourceVariables: Record<string, string> | null;
-}
-
-export interface DeploymentOutcome {
-  deploymentId: string;
-  serviceId: string;
-  trigger: DeploymentTrigger;
-  /** Event message; must never contain variable values. */
-  message: string;
-}
-
-/** What a deployment ran, recorded as it learns it (rollback and history read it back). */
-export interface DeploymentRecord {
-  sourceCompose?: string;
-  sourceVariables?: Record<string, string>;
-  imageDigests?: Record<string, string>;
-  updateOrder?: 'start-first' | 'stop-first';
-}
-
 const TRIGGERS: readonly DeploymentTrigger[] = ['create', 'redeploy', 'rollback'];
 const eventTypeOf = (trigger: DeploymentTrigger) => (trigger === 'create' ? 'deploy' : trigger);
 const isStringMap = (value: unknown): value is Record<string, string> =>
@@ -65,6 +37,7 @@ export function createWorkerDeploymentStore(db: Db) {
     createdAt: Date;
     plan: unknown;
     commit: string | null;
+    requestedCommit: string | null;
     rollbackOf: string | null;
     imageDigests: unknown;
     sourceCompose: string | null;
@@ -78,6 +51,7 @@ export function createWorkerDeploymentStore(db: Db) {
     createdAt: row.createdAt,
     plan: row.plan,
     commit: row.commit,
+    requestedCommit: row.requestedCommit,
     rollbackOf: row.rollbackOf,
     imageDigests: isStringMap(row.imageDigests) ? row.imageDigests : null,
     sourceCompose: row.sourceCompose,

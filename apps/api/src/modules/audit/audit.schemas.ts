@@ -9,6 +9,7 @@ export const AuditEventsQuery = Type.Object(
     ...PageQuery,
     actor_user_id: Type.Optional(Id),
     actor_api_key_id: Type.Optional(Id),
+    actor_webhook_id: Type.Optional(Id),
     action: Type.Optional(Type.String({ minLength: 1, maxLength: 100, pattern: '^[a-z0-9_.]+$' })),
     target_type: Type.Optional(literals(TARGET_TYPES)),
     target_id: Type.Optional(Id),
@@ -23,9 +24,11 @@ export const AuditEventItem = Type.Object({
   id: Type.String(),
   occurred_at: Timestamp,
   actor: Type.Object({
-    type: literals(['user', 'api_key', 'anonymous'] as const),
+    type: literals(['user', 'api_key', 'webhook', 'anonymous'] as const),
     user_id: Type.Union([Type.String(), Type.Null()]),
     api_key_id: Type.Union([Type.String(), Type.Null()]),
+    /** actor type webhook: the push hook that made the request (docs/webhooks.md). */
+    webhook_id: Type.Union([Type.String(), Type.Null()]),
   }),
   method: Type.String(),
   route: Type.String(),

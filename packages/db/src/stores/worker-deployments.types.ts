@@ -1,0 +1,40 @@
+import type { DeploymentStatus } from '@hostctl/domain';
+
+/** The shapes the worker's deployment store reads and writes (worker-deployments.store.ts). */
+export type DeploymentTrigger = 'create' | 'redeploy' | 'rollback';
+
+export interface WorkerDeployment {
+  id: string;
+  serviceId: string;
+  trigger: DeploymentTrigger;
+  status: DeploymentStatus;
+  step: string | null;
+  createdAt: Date;
+  plan: unknown;
+  commit: string | null;
+  /** A redeploy pinned to one commit (a push webhook): checked out instead of the branch's head. */
+  requestedCommit: string | null;
+  /** trigger 'rollback': the deployment whose release this one runs again. */
+  rollbackOf: string | null;
+  /** component -> pinned image reference, recorded after the pull step. */
+  imageDigests: Record<string, string> | null;
+  /** The service's compose and variables this deployment ran (null until recorded, and for old rows). */
+  sourceCompose: string | null;
+  sourceVariables: Record<string, string> | null;
+}
+
+export interface DeploymentOutcome {
+  deploymentId: string;
+  serviceId: string;
+  trigger: DeploymentTrigger;
+  /** Event message; must never contain variable values. */
+  message: string;
+}
+
+/** What a deployment ran, recorded as it learns it (rollback and history read it back). */
+export interface DeploymentRecord {
+  sourceCompose?: string;
+  sourceVariables?: Record<string, string>;
+  imageDigests?: Record<string, string>;
+  updateOrder?: 'start-first' | 'stop-first';
+}
