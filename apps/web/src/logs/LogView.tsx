@@ -11,10 +11,12 @@ interface LogViewProps {
   /** Keep the newest line in view as lines arrive (until the user scrolls up). */
   follow: boolean;
   label: string;
+  /** Shown while there is no line to show. */
+  empty?: string;
 }
 
 /** A virtualised log: only the rows in view are in the DOM, whatever the number of lines. */
-export function LogView({ buffer, version, follow, label }: LogViewProps) {
+export function LogView({ buffer, version, follow, label, empty = 'No log lines yet.' }: LogViewProps) {
   const viewport = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
   const [height, setHeight] = useState(400);
@@ -62,6 +64,7 @@ export function LogView({ buffer, version, follow, label }: LogViewProps) {
         setScrollTop(element.scrollTop);
       }}
     >
+      {count === 0 ? <p className="log-empty muted">{empty}</p> : null}
       <div className="log-space" style={{ height: view.total }}>
         <div className="log-rows" style={{ transform: `translateY(${view.offset}px)` }}>
           {rows}

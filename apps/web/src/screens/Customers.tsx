@@ -5,7 +5,7 @@ import { ListState, Pager, ProblemAlert } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { dateTime } from '../format.ts';
 import { Link } from '../router.tsx';
-import { allows } from '../session.ts';
+import { allows } from '../permissions.ts';
 
 const PER_PAGE = 50;
 

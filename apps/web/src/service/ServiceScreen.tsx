@@ -4,7 +4,7 @@ import { ProblemAlert, StatusBadge } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { SERVICE_TABS, servicePath, type ServiceTab } from '../routes.ts';
 import { Link } from '../router.tsx';
-import { allows } from '../session.ts';
+import { allows } from '../permissions.ts';
 import { useServiceAction, type LifecycleAction } from './actions.ts';
 import { DeploymentsTab } from './DeploymentsTab.tsx';
 import { EventsTab } from './EventsTab.tsx';

@@ -3,7 +3,7 @@ import { useState } from 'react';
 import { api, must, type Me, type Service } from '../api/client.ts';
 import { ProblemAlert } from '../components/feedback.tsx';
 import { navigate } from '../router.tsx';
-import { allows } from '../session.ts';
+import { allows } from '../permissions.ts';
 import { invalidateService } from './actions.ts';
 import { VariablesEditor } from './VariablesEditor.tsx';
 
