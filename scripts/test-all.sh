@@ -27,6 +27,9 @@ if ! HOSTCTL_ENV_FILE="$test_env" \
   exit 1
 fi
 load_env "$test_env"
+# The browser suites drive the built dashboard (the API serves apps/web/dist).
+. "$here/lib/apps.sh"
+(build_dashboard) || warn "the dashboard did not build: the browser suites will fail"
 
 # bounded SECONDS CMD...: CMD under a time limit (TERM, then KILL 30s later).
 bounded() {

@@ -57,3 +57,16 @@ stop_apps() {
   local i
   for ((i = ${#APPS[@]} - 1; i >= 0; i--)); do stop_bg "${APPS[i]}" 10; done
 }
+
+# build_dashboard: builds the web dashboard (apps/web/dist, served by the API at /) unless the
+# build is newer than every source file of it; idempotent, ~10s when it does build.
+build_dashboard() {
+  local web=$ROOT/apps/web stamp=$ROOT/apps/web/dist/index.html
+  if [[ -f $stamp ]] && [[ -z $(find "$web/src" "$web/public" "$web/index.html" "$web/vite.config.ts" \
+    "$web/package.json" -newer "$stamp" -print -quit) ]]; then
+    say "dashboard: up to date (apps/web/dist)"
+    return
+  fi
+  quietly web-build pnpm -s web:build
+  say "dashboard: built (apps/web/dist)"
+}

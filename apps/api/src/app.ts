@@ -54,7 +54,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   registerAccessControl(app, options.authenticator, options.keyLimits);
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
-    reply.header('cache-control', 'no-store');
+    // API answers are never cached; the dashboard's files set their own policy.
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
   });
   // Before the routes: the OpenAPI document is collected from their schemas as they register.
   await registerOpenApi(app);

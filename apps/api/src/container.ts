@@ -20,6 +20,7 @@ import { createAuthenticator } from './auth/authenticator.js';
 import { createAuthModule } from './modules/auth/auth.module.js';
 import { registerAdminRoutes } from './modules/admin/admin.routes.js';
 import { createAdminService } from './modules/admin/admin.service.js';
+import { registerDashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { registerHealthRoutes } from './modules/health/health.routes.js';
 import { registerServiceRoutes } from './modules/services/services.routes.js';
 import { createServicesService } from './modules/services/services.service.js';
@@ -143,6 +144,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerLogRoutes(app, logs, streamGuard);
       registerAuditRoutes(app, createAuditService({ store: auditStore }));
       auth.routes(app);
+      registerDashboardRoutes(app, { dir: config.DASHBOARD_DIR, publicUrl: config.PUBLIC_URL });
     },
     async close() {
       retention.stop();

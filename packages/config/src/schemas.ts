@@ -138,6 +138,10 @@ export const ApiConfigSchema = Type.Object({
     Type.Boolean({ default: false }),
     'Trust X-Forwarded-* headers from a reverse proxy.',
   ),
+  DASHBOARD_DIR: describe(
+    Type.String({ default: '' }),
+    'Built web dashboard served at / (empty: apps/web/dist of this checkout). Without it / answers that the dashboard is not built.',
+  ),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
   ...containerLimits,
   REGISTRY_ALLOWED_HOSTS: registryAllowedHosts,

@@ -109,6 +109,16 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
     public: true,
     cases: [{ label: 'asset', request: fixed('/api/docs/assets/swagger-ui.css'), expect: publicAll(200) }],
   },
+  // The web dashboard: public files. The harness points DASHBOARD_DIR at nothing, so / answers
+  // "not built" and other paths without Accept: text/html the API's 404 (dashboard.test.ts covers a build).
+  'GET /': {
+    public: true,
+    cases: [{ label: 'not built', request: fixed('/'), expect: publicAll(503) }],
+  },
+  'GET /*': {
+    public: true,
+    cases: [{ label: 'not a page', request: fixed('/services'), expect: publicAll(404) }],
+  },
 
   // Sign-in: public. An off-site redirect is refused before the provider is contacted, and a
   // callback without the pre-login cookie is refused before anything else: deterministic answers.

@@ -48,6 +48,8 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '1000000',
     LOG_LEVEL: 'silent',
+    // Deterministic whether or not the dashboard was built in this checkout: "not built" (503).
+    DASHBOARD_DIR: '/nonexistent/hostctl-dashboard',
     ...overrides,
   });
   const { default: pino } = await import('pino');

@@ -1,0 +1,33 @@
+// Prints the OpenAPI document to stdout without listening: the dashboard's typed client is
+// generated from it (scripts/gen-web-client.ts runs this as a process, so apps never import each
+// other). Fixed placeholder settings keep the output the same on every machine and need no running
+// service: the database is never queried, and Redis connections to the placeholder port simply fail
+// until the process exits.
+import pino from 'pino';
+import { ApiConfigSchema, loadConfig } from '@hostctl/config';
+import { buildApp } from './app.js';
+import { createContainer } from './container.js';
+
+const config = loadConfig(ApiConfigSchema, {
+  NODE_ENV: 'test',
+  DATABASE_URL: 'postgresql://openapi@127.0.0.1:1/openapi',
+  REDIS_URL: 'redis://127.0.0.1:1',
+  SESSION_SECRET: 'openapi-document-only-openapi-document-only',
+  LOG_LEVEL: 'silent',
+});
+const logger = pino({ level: 'silent' });
+const container = createContainer(config, logger);
+const app = await buildApp({
+  logger,
+  trustProxy: false,
+  authenticator: container.authenticator,
+  keyLimits: container.keyLimits,
+  audit: container.audit,
+  routes: container.routes,
+});
+await app.ready();
+const response = await app.inject({ url: '/api/openapi.json' });
+process.stdout.write(`${JSON.stringify(response.json(), null, 2)}\n`);
+await app.close();
+await Promise.race([container.close(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+process.exit(response.statusCode === 200 ? 0 : 1);

@@ -1,0 +1,50 @@
+/** The dashboard's screens, parsed from the location path (one place decides what a URL shows). */
+export type ServiceTab = 'overview' | 'deployments' | 'logs' | 'events' | 'settings';
+export const SERVICE_TABS: readonly ServiceTab[] = ['overview', 'deployments', 'logs', 'events', 'settings'];
+
+export type Route =
+  | { screen: 'overview' }
+  | { screen: 'services' }
+  | { screen: 'create' }
+  | { screen: 'service'; id: string; tab: ServiceTab }
+  | { screen: 'api-keys' }
+  | { screen: 'customers' }
+  | { screen: 'users' }
+  | { screen: 'signed-out' }
+  | { screen: 'not-found' };
+
+const FIXED: Record<string, Route> = {
+  '/': { screen: 'overview' },
+  '/services': { screen: 'services' },
+  '/services/new': { screen: 'create' },
+  '/api-keys': { screen: 'api-keys' },
+  '/customers': { screen: 'customers' },
+  '/users': { screen: 'users' },
+  '/signed-out': { screen: 'signed-out' },
+};
+
+export function parseRoute(pathname: string): Route {
+  const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
+  const fixed = FIXED[path];
+  if (fixed) return fixed;
+  const match = /^\/services\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
+  if (match?.[1]) {
+    const tab = (match[2] ?? 'overview') as ServiceTab;
+    let id: string;
+    try {
+      id = decodeURIComponent(match[1]);
+    } catch {
+      return { screen: 'not-found' };
+    }
+    if (SERVICE_TABS.includes(tab)) {
+      return { screen: 'service', id, tab };
+    }
+  }
+  return { screen: 'not-found' };
+}
+
+/** The path of a service tab: the overview tab is the service's own address. */
+export function servicePath(id: string, tab: ServiceTab = 'overview'): string {
+  const base = `/services/${encodeURIComponent(id)}`;
+  return tab === 'overview' ? base : `${base}/${tab}`;
+}

@@ -1,0 +1,9 @@
+import { defineConfig } from 'vitest/config';
+
+// Unit tests of the dashboard's pure logic (URL state, log buffer, virtual list, permissions).
+export default defineConfig({
+  test: {
+    name: 'web',
+    include: ['src/**/*.test.ts'],
+  },
+});
