@@ -3,7 +3,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { launchChromium } from '@hostctl/testing';
 import { deployedService } from './api.js';
-import { axeViolations, newContext, screenshot, sessionOf, settled, type ViewportName } from './browser.js';
+import {
+  axeViolations,
+  control,
+  newContext,
+  screenshot,
+  sessionOf,
+  settled,
+  type ViewportName,
+} from './browser.js';
 
 /**
  * axe-core on every screen, at 1280 and 390 px, light and dark: no WCAG 2.1 A/AA violation. Each
@@ -76,10 +84,7 @@ describe('signed out', () => {
     const context = await newContext(browser, { viewport, scheme });
     const page = await context.newPage();
     await page.goto(`${inject('web').appUrl}/services`);
-    await page
-      .getByRole('link', { name: 'Sign in' })
-      .or(page.getByRole('button', { name: 'Sign in' }))
-      .waitFor();
+    await control(page, 'Sign in').waitFor();
     await screenshot(page, `signed-out-${viewport}-${scheme}`);
     expect(await axeViolations(page)).toEqual([]);
     await context.close();

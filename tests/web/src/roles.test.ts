@@ -2,7 +2,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { launchChromium } from '@hostctl/testing';
 import { adminCall, CHATTY_COMPOSE, uniqueName } from './api.js';
-import { devAccount, newContext, screenshot, settled, signIn, type DevRole } from './browser.js';
+import { control, devAccount, newContext, screenshot, settled, signIn, type DevRole } from './browser.js';
 
 /**
  * Each dev user signs in through the dev OIDC provider and gets the dashboard their role allows:
@@ -78,22 +78,18 @@ describe.each(['admin', 'operator', 'viewer'] as const)('%s', (role) => {
     await expect.poll(() => page.locator('header').innerText()).toContain(devAccount(role).name);
     await screenshot(page, `signed-in-${role}`);
 
-    await page.getByRole('button', { name: 'Sign out' }).click();
-    // The provider asks before ending its own session (RP-initiated logout), then returns.
+    // The dev provider offers RP-initiated logout: the dashboard ends its session too, the
+    // provider asks, then sends the browser back to the dashboard.
     const { issuer, appUrl } = inject('web');
-    await page.waitForURL(
-      (url) => url.href.startsWith(`${issuer}/session/end`) || url.href.startsWith(appUrl),
-    );
-    if (page.url().startsWith(issuer)) {
-      await Promise.all([
-        page.waitForURL((url) => url.href.startsWith(appUrl)),
-        page.click('button[name=logout]'),
-      ]);
-    }
-    await page
-      .getByRole('link', { name: 'Sign in' })
-      .or(page.getByRole('button', { name: 'Sign in' }))
-      .waitFor();
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(`${issuer}/session/end`)),
+      page.getByRole('button', { name: 'Sign out' }).click(),
+    ]);
+    await Promise.all([
+      page.waitForURL((url) => url.href.startsWith(appUrl)),
+      page.click('button[name=logout]'),
+    ]);
+    await control(page, 'Sign in').waitFor();
     const me = await page.evaluate(async () => (await fetch('/api/auth/me')).status);
     expect(me).toBe(401);
     await context.close();
