@@ -12,7 +12,8 @@ import { ServicesScreen } from './screens/Services.tsx';
 import { SignedOutScreen } from './screens/SignedOut.tsx';
 import { UsersScreen } from './screens/Users.tsx';
 import { ServiceScreen } from './service/ServiceScreen.tsx';
-import { allows, useMe } from './session.ts';
+import { allows } from './permissions.ts';
+import { useMe } from './session.ts';
 import { Shell } from './Shell.tsx';
 
 export function App() {

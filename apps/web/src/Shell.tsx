@@ -2,41 +2,11 @@ import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
 import { api, must, type Me } from './api/client.ts';
 import { ProblemAlert } from './components/feedback.tsx';
+import { navFor } from './navigation.ts';
 import type { Route } from './routes.ts';
 import { Link, navigate } from './router.tsx';
-import { allows, ME_KEY } from './session.ts';
+import { ME_KEY } from './session.ts';
 import { currentTheme, setTheme, type Theme } from './theme.ts';
-
-interface NavItem {
-  to: string;
-  label: string;
-  screens: Route['screen'][];
-  visible: (me: Me) => boolean;
-}
-
-const NAV: NavItem[] = [
-  { to: '/', label: 'Overview', screens: ['overview'], visible: () => true },
-  { to: '/services', label: 'Services', screens: ['services', 'service'], visible: () => true },
-  {
-    to: '/services/new',
-    label: 'Create',
-    screens: ['create'],
-    visible: (me) => allows(me, 'services:create'),
-  },
-  {
-    to: '/api-keys',
-    label: 'API keys',
-    screens: ['api-keys'],
-    visible: (me) => allows(me, 'api_keys:manage'),
-  },
-  {
-    to: '/customers',
-    label: 'Customers',
-    screens: ['customers'],
-    visible: (me) => allows(me, 'customers:read'),
-  },
-  { to: '/users', label: 'Users', screens: ['users'], visible: (me) => allows(me, 'users:manage') },
-];
 
 /** The frame of every signed-in screen: header with the main navigation, the user and the theme. */
 export function Shell({ me, route, children }: { me: Me; route: Route; children: ReactNode }) {
@@ -71,7 +41,7 @@ export function Shell({ me, route, children }: { me: Me; route: Route; children:
         </Link>
         <nav aria-label="Main">
           <ul>
-            {NAV.filter((item) => item.visible(me)).map((item) => (
+            {navFor(me).map((item) => (
               <li key={item.to}>
                 <Link to={item.to} aria-current={item.screens.includes(route.screen) ? 'page' : undefined}>
                   {item.label}

@@ -1,5 +1,4 @@
 import { useQuery } from '@tanstack/react-query';
-import { can, type Permission } from '@hostctl/auth-policy/permissions';
 import { api, type Me } from './api/client.ts';
 import { ProblemError } from './api/problem.ts';
 
@@ -20,11 +19,6 @@ export function useMe() {
     },
     staleTime: 60_000,
   });
-}
-
-/** What the caller may do, from the same role table the API enforces. */
-export function allows(me: Pick<Me, 'role'>, permission: Permission): boolean {
-  return can(me, permission);
 }
 
 /** The sign-in address that brings the browser back to `path` afterwards. */

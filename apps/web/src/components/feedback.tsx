@@ -9,6 +9,15 @@ export function ProblemAlert({ error }: { error: unknown }) {
     <div role="alert" className="alert">
       <strong>{problem.title}</strong>
       {problem.detail ? <span> {problem.detail}</span> : null}
+      {problem.errors.length > 0 ? (
+        <ul>
+          {problem.errors.map((field, index) => (
+            <li key={index}>
+              <code>{field.path}</code>: {field.message}
+            </li>
+          ))}
+        </ul>
+      ) : null}
     </div>
   );
 }

@@ -1,6 +1,88 @@
-import type { Me } from '../api/client.ts';
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, must, type Me } from '../api/client.ts';
+import { ListState, Pager, ProblemAlert } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
+import { dateTime } from '../format.ts';
+import { Link } from '../router.tsx';
+import { allows } from '../permissions.ts';
 
-export function CustomersScreen(_props: { me: Me }) {
-  return <PageHeading title="Customers" />;
+const PER_PAGE = 50;
+
+/** Customers the caller can see (a scoped user sees only their own); managers may add one. */
+export function CustomersScreen({ me }: { me: Me }) {
+  const queries = useQueryClient();
+  const [page, setPage] = useState(1);
+  const [name, setName] = useState('');
+  const list = useQuery({
+    queryKey: ['customers', page],
+    queryFn: () => must(api.GET('/api/customers', { params: { query: { page, per_page: PER_PAGE } } })),
+    placeholderData: keepPreviousData,
+  });
+  const create = useMutation({
+    mutationFn: () => must(api.POST('/api/customers', { body: { name: name.trim() } })),
+    onSuccess: () => setName(''),
+    onSettled: () => queries.invalidateQueries({ queryKey: ['customers'] }),
+  });
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <PageHeading title="Customers" />
+      {allows(me, 'customers:manage') && me.customer_id === null ? (
+        <form
+          className="form-row"
+          onSubmit={(event) => {
+            event.preventDefault();
+            create.mutate();
+          }}
+        >
+          <label>
+            Customer name
+            <input required maxLength={100} value={name} onChange={(e) => setName(e.target.value)} />
+          </label>
+          <button type="submit" className="primary" disabled={create.isPending}>
+            Add customer
+          </button>
+        </form>
+      ) : null}
+      <ProblemAlert error={create.error} />
+      <ListState noun="customers" isPending={list.isPending} error={list.error} isEmpty={rows.length === 0}>
+        <div className="table-scroll">
+          <table>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">ID</th>
+                <th scope="col">Created</th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((customer) => (
+                <tr key={customer.id}>
+                  <td>
+                    <Link to={`/services?customer_id=${encodeURIComponent(customer.id)}`}>
+                      {customer.name}
+                    </Link>
+                  </td>
+                  <td>
+                    <code>{customer.id}</code>
+                  </td>
+                  <td>{dateTime(customer.created_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      </ListState>
+      {list.data ? (
+        <Pager
+          label="Customer pages"
+          page={page}
+          perPage={PER_PAGE}
+          total={list.data.total}
+          onPage={setPage}
+        />
+      ) : null}
+    </>
+  );
 }

@@ -16,7 +16,7 @@ import {
   withChange,
   type ServicesQuery,
 } from '../services-query.ts';
-import { allows } from '../session.ts';
+import { allows } from '../permissions.ts';
 
 const SORT_LABELS: Record<ServicesQuery['sort'], string> = {
   name: 'Name',

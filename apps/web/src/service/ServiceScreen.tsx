@@ -1,9 +1,16 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, must, type Me } from '../api/client.ts';
+import { api, must, type Me, type Service } from '../api/client.ts';
 import { ProblemAlert, StatusBadge } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { SERVICE_TABS, servicePath, type ServiceTab } from '../routes.ts';
 import { Link } from '../router.tsx';
+import { allows } from '../permissions.ts';
+import { useServiceAction, type LifecycleAction } from './actions.ts';
+import { DeploymentsTab } from './DeploymentsTab.tsx';
+import { EventsTab } from './EventsTab.tsx';
+import { LogsTab } from './LogsTab.tsx';
+import { OverviewTab } from './OverviewTab.tsx';
+import { SettingsTab } from './SettingsTab.tsx';
 
 const TAB_LABELS: Record<ServiceTab, string> = {
   overview: 'Overview',
@@ -13,16 +20,13 @@ const TAB_LABELS: Record<ServiceTab, string> = {
   settings: 'Settings',
 };
 
-export function serviceQueryKey(id: string) {
-  return ['service', id] as const;
-}
-
-/** One service: its name as the heading, the tabs as links (each tab has its own address). */
-export function ServiceScreen({ id, tab }: { id: string; tab: ServiceTab; me: Me }) {
+/** One service: its name as the heading, lifecycle actions, and the tabs (each with its own address). */
+export function ServiceScreen({ id, tab, me }: { id: string; tab: ServiceTab; me: Me }) {
   const service = useQuery({
-    queryKey: serviceQueryKey(id),
+    queryKey: ['service', id],
     queryFn: () => must(api.GET('/api/services/{id}', { params: { path: { id } } })),
-    refetchInterval: 10_000,
+    // Faster while something is moving, so a deployment's end shows without a reload.
+    refetchInterval: (query) => (query.state.data?.status === 'deploying' ? 2_000 : 10_000),
   });
   if (service.isPending) {
     return (
@@ -44,6 +48,7 @@ export function ServiceScreen({ id, tab }: { id: string; tab: ServiceTab; me: Me
     <>
       <PageHeading title={data.name}>
         <StatusBadge status={data.status} />
+        {allows(me, 'services:operate') ? <Actions service={data} /> : null}
       </PageHeading>
       <nav aria-label="Service sections" className="tabs">
         <ul>
@@ -56,6 +61,68 @@ export function ServiceScreen({ id, tab }: { id: string; tab: ServiceTab; me: Me
           ))}
         </ul>
       </nav>
+      <TabContent tab={tab} service={data} me={me} />
+    </>
+  );
+}
+
+function TabContent({ tab, service, me }: { tab: ServiceTab; service: Service; me: Me }) {
+  switch (tab) {
+    case 'overview':
+      return <OverviewTab service={service} />;
+    case 'deployments':
+      return <DeploymentsTab service={service} canOperate={allows(me, 'services:operate')} />;
+    case 'logs':
+      return <LogsTab serviceId={service.id} />;
+    case 'events':
+      return <EventsTab serviceId={service.id} />;
+    case 'settings':
+      return <SettingsTab service={service} me={me} />;
+  }
+}
+
+const ACTION_LABELS: Record<LifecycleAction, string> = {
+  redeploy: 'Redeploy',
+  start: 'Start',
+  stop: 'Stop',
+  restart: 'Restart',
+  rollback: 'Rollback',
+};
+
+function Actions({ service }: { service: Service }) {
+  const action = useServiceAction(service.id);
+  const shown: LifecycleAction[] = [
+    'redeploy',
+    service.status === 'stopped' ? 'start' : 'stop',
+    'restart',
+    'rollback',
+  ];
+  return (
+    <>
+      {shown.map((name) => (
+        <button
+          key={name}
+          type="button"
+          className={name === 'redeploy' ? 'primary' : undefined}
+          disabled={action.isPending}
+          onClick={() => action.mutate(name)}
+        >
+          {ACTION_LABELS[name]}
+        </button>
+      ))}
+      {action.isPending ? (
+        <span className="muted" aria-live="polite">
+          Working…
+        </span>
+      ) : null}
+      <div className="action-result">
+        <ProblemAlert error={action.error} />
+        {action.data && 'message' in action.data ? (
+          <p className="notice" role="status">
+            {action.data.message}
+          </p>
+        ) : null}
+      </div>
     </>
   );
 }

@@ -65,7 +65,8 @@ export function registerDashboardRoutes(
     if (SERVER_PREFIXES.some((prefix) => urlPath === prefix || urlPath.startsWith(`${prefix}/`)))
       return notFound(reply);
     const built = await currentFiles();
-    const file = built?.get(urlPath);
+    // The root is the page itself, whatever the client accepts.
+    const file = built?.get(urlPath === '/' ? '/index.html' : urlPath);
     if (file) return sendFile(request, reply, file);
     if (!built && (urlPath === '/' || acceptsHtml(request))) return notBuilt(request, reply);
     // A missing asset is a 404, not the page: a stale index.html must not get HTML for a script.

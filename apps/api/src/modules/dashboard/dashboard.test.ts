@@ -60,6 +60,12 @@ describe('the dashboard at /', () => {
     expect(gzipped.rawPayload.length).toBeLessThan(SCRIPT.length / 4);
   });
 
+  it('serves the page at / to any client (curl included)', async () => {
+    const response = await h.app.inject({ url: '/' });
+    expect(response.statusCode).toBe(200);
+    expect(response.body).toBe(INDEX);
+  });
+
   it('answers a browser navigation to any dashboard address with index.html (deep links)', async () => {
     for (const url of ['/services', '/services/abc/logs?tail=10', '/api-keys']) {
       const response = await h.app.inject({ url, headers: HTML });

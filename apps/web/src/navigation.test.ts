@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { navFor } from './navigation.ts';
+import { parseRoute } from './routes.ts';
+
+const labels = (role: 'admin' | 'operator' | 'viewer') => navFor({ role }).map((item) => item.label);
+
+describe('navigation follows the role', () => {
+  it('gives admins everything, operators no user admin, viewers nothing that creates', () => {
+    expect(labels('admin')).toEqual(['Overview', 'Services', 'Create', 'API keys', 'Customers', 'Users']);
+    expect(labels('operator')).toEqual(['Overview', 'Services', 'Create', 'API keys', 'Customers']);
+    expect(labels('viewer')).toEqual(['Overview', 'Services', 'API keys', 'Customers']);
+  });
+
+  it('links only to addresses the router knows', () => {
+    for (const item of navFor({ role: 'admin' })) {
+      expect(item.screens).toContain(parseRoute(item.to).screen);
+    }
+  });
+});
+
+describe('parseRoute', () => {
+  it('maps every dashboard address to its screen', () => {
+    expect(parseRoute('/')).toEqual({ screen: 'overview' });
+    expect(parseRoute('/services/')).toEqual({ screen: 'services' });
+    expect(parseRoute('/services/new')).toEqual({ screen: 'create' });
+    expect(parseRoute('/services/abc')).toEqual({ screen: 'service', id: 'abc', tab: 'overview' });
+    expect(parseRoute('/services/abc/logs')).toEqual({ screen: 'service', id: 'abc', tab: 'logs' });
+    expect(parseRoute('/signed-out')).toEqual({ screen: 'signed-out' });
+  });
+
+  it('answers not-found for anything else, including undecodable ids', () => {
+    expect(parseRoute('/services/abc/secrets')).toEqual({ screen: 'not-found' });
+    expect(parseRoute('/services/%E0%A4%A')).toEqual({ screen: 'not-found' });
+    expect(parseRoute('/admin')).toEqual({ screen: 'not-found' });
+  });
+});

@@ -1,0 +1,39 @@
+import type { Me } from './api/client.ts';
+import type { Route } from './routes.ts';
+import { allows } from './permissions.ts';
+
+export interface NavItem {
+  to: string;
+  label: string;
+  /** The screens under this item, for aria-current. */
+  screens: Route['screen'][];
+}
+
+const NAV: (NavItem & { visible: (me: Pick<Me, 'role'>) => boolean })[] = [
+  { to: '/', label: 'Overview', screens: ['overview'], visible: () => true },
+  { to: '/services', label: 'Services', screens: ['services', 'service'], visible: () => true },
+  {
+    to: '/services/new',
+    label: 'Create',
+    screens: ['create'],
+    visible: (me) => allows(me, 'services:create'),
+  },
+  {
+    to: '/api-keys',
+    label: 'API keys',
+    screens: ['api-keys'],
+    visible: (me) => allows(me, 'api_keys:manage'),
+  },
+  {
+    to: '/customers',
+    label: 'Customers',
+    screens: ['customers'],
+    visible: (me) => allows(me, 'customers:read'),
+  },
+  { to: '/users', label: 'Users', screens: ['users'], visible: (me) => allows(me, 'users:manage') },
+];
+
+/** The main navigation for a caller: only what their role may open. */
+export function navFor(me: Pick<Me, 'role'>): NavItem[] {
+  return NAV.filter((item) => item.visible(me)).map(({ to, label, screens }) => ({ to, label, screens }));
+}

@@ -1,0 +1,7 @@
+import { can, type Permission } from '@hostctl/auth-policy/permissions';
+import type { Me } from './api/client.ts';
+
+/** What the caller may do, from the same role table the API enforces (the API still decides). */
+export function allows(me: Pick<Me, 'role'>, permission: Permission): boolean {
+  return can(me, permission);
+}

@@ -1,0 +1,114 @@
+import { useMutation, useQueryClient } from '@tanstack/react-query';
+import { useState } from 'react';
+import { api, must, type Me, type Service } from '../api/client.ts';
+import { ProblemAlert } from '../components/feedback.tsx';
+import { navigate } from '../router.tsx';
+import { allows } from '../permissions.ts';
+import { invalidateService } from './actions.ts';
+import { VariablesEditor } from './VariablesEditor.tsx';
+
+/** Variables, custom domains and the danger zone. Viewers see the values they may read, no controls. */
+export function SettingsTab({ service, me }: { service: Service; me: Me }) {
+  const canOperate = allows(me, 'services:operate');
+  return (
+    <>
+      <VariablesEditor service={service} canEdit={canOperate} />
+      <DomainsEditor service={service} canEdit={canOperate} />
+      {allows(me, 'services:delete') ? <DangerZone service={service} /> : null}
+    </>
+  );
+}
+
+function DomainsEditor({ service, canEdit }: { service: Service; canEdit: boolean }) {
+  const queries = useQueryClient();
+  const [domain, setDomain] = useState('');
+  const save = useMutation({
+    mutationFn: (domains: string[]) =>
+      must(
+        api.PATCH('/api/services/{id}', {
+          params: { path: { id: service.id } },
+          body: { custom_domains: domains },
+        }),
+      ),
+    onSuccess: () => setDomain(''),
+    onSettled: () => invalidateService(queries, service.id),
+  });
+  return (
+    <section className="card" aria-labelledby="domains-settings-heading">
+      <h2 id="domains-settings-heading">Custom domains</h2>
+      {service.custom_domains.length === 0 ? <p className="muted">No custom domains.</p> : null}
+      <ul className="plain">
+        {service.custom_domains.map((name) => (
+          <li key={name} className="row">
+            <span>{name}</span>
+            {canEdit ? (
+              <button
+                type="button"
+                className="ghost"
+                aria-label={`Remove ${name}`}
+                disabled={save.isPending}
+                onClick={() => save.mutate(service.custom_domains.filter((d) => d !== name))}
+              >
+                Remove
+              </button>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+      {canEdit ? (
+        <form
+          className="form-row"
+          onSubmit={(event) => {
+            event.preventDefault();
+            if (domain.trim()) save.mutate([...service.custom_domains, domain.trim().toLowerCase()]);
+          }}
+        >
+          <label>
+            Domain
+            <input value={domain} onChange={(e) => setDomain(e.target.value)} placeholder="app.example.com" />
+          </label>
+          <button type="submit" disabled={save.isPending || !domain.trim()}>
+            Add domain
+          </button>
+        </form>
+      ) : null}
+      <ProblemAlert error={save.error} />
+    </section>
+  );
+}
+
+/** Deleting needs the service's name typed in: one misclick must not remove a service. */
+function DangerZone({ service }: { service: Service }) {
+  const queries = useQueryClient();
+  const [typed, setTyped] = useState('');
+  const remove = useMutation({
+    mutationFn: () => must(api.DELETE('/api/services/{id}', { params: { path: { id: service.id } } })),
+    onSuccess: async () => {
+      queries.removeQueries({ queryKey: ['service', service.id] });
+      await queries.invalidateQueries({ queryKey: ['services'] });
+      navigate('/services');
+    },
+  });
+  return (
+    <section className="card danger-zone" aria-labelledby="danger-heading">
+      <h2 id="danger-heading">Danger zone</h2>
+      <p>Deleting removes the service&apos;s containers, volumes, routes and history. It cannot be undone.</p>
+      <form
+        className="form-row"
+        onSubmit={(event) => {
+          event.preventDefault();
+          if (typed === service.name) remove.mutate();
+        }}
+      >
+        <label>
+          Type the service name ({service.name}) to confirm
+          <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
+        </label>
+        <button type="submit" className="danger" disabled={typed !== service.name || remove.isPending}>
+          Delete service
+        </button>
+      </form>
+      <ProblemAlert error={remove.error} />
+    </section>
+  );
+}
