@@ -114,9 +114,11 @@ describe('running a service', () => {
     await expect.poll(serviceStatus, { timeout: 60_000 }).toBe('running');
     const before = (await adminCall<{ deployed_at: string }>('GET', `/api/services/${id}`)).body.deployed_at;
     await page.getByRole('button', { name: 'Redeploy', exact: true }).click();
-    // The dashboard stays on the service and says the redeploy was queued; its Deployments tab
-    // follows the new deployment live.
-    await page.locator('.action-result [role=status]').waitFor();
+    // The dashboard stays on the service; its Deployments tab follows the new deployment live
+    // (deployed_at moving proves it is a new one, not the create's).
+    await page
+      .locator('button:has-text("Working…"), [aria-live]:has-text("Working…")')
+      .waitFor({ state: 'detached' });
     await page
       .getByRole('navigation', { name: 'Service sections' })
       .getByRole('link', { name: 'Deployments' })
