@@ -1,8 +1,9 @@
 // `pnpm bench`: every benchmark of docs/performance.md, one after another, then one table.
-// Optional: `pnpm bench --only=api,list,deploy,workers,release`. Durations: see bench/lib/config.ts.
+// Optional: `pnpm bench --only=api,web,list,deploy,workers,release,parse`. Durations: see bench/lib/config.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
+import { ensureDashboardBuilt } from '@hostctl/testing';
 import { BENCH, ROOT } from './lib/config.js';
 import {
   benchPool,
@@ -25,9 +26,11 @@ import { deploySuite } from './suites/deploy.js';
 import { listScalingSuite } from './suites/list-scaling.js';
 import { parseSuite } from './suites/parse.js';
 import { releaseSuite } from './suites/release.js';
+import { webSuite } from './suites/web.js';
 import { workersSuite } from './suites/workers.js';
 
-const SUITES = ['api', 'list', 'deploy', 'workers', 'release', 'parse'] as const;
+// web before list: list grows the table to 100k services, web measures the page at 10k.
+const SUITES = ['api', 'web', 'list', 'deploy', 'workers', 'release', 'parse'] as const;
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice('--only='.length)
@@ -61,6 +64,8 @@ async function prepareStack(): Promise<void> {
   ctx.authorization = admin.authorization;
   await growServices(pool, 1000);
   await prepareRuntime();
+  // The API serves apps/web/dist: built before it starts (a no-op when up to date).
+  if (selected.includes('web')) ensureDashboardBuilt(ROOT);
   log(`starting the API (runtime: ${runtimeName()})`);
   ctx.api = await startApi();
   ctx.apiUrl = apiUrl();
@@ -87,6 +92,7 @@ try {
 
   const suites: [(typeof SUITES)[number], (c: BenchContext) => Promise<void>][] = [
     ['api', apiSuite],
+    ['web', webSuite],
     ['list', listScalingSuite],
     ['deploy', deploySuite],
     ['workers', workersSuite],

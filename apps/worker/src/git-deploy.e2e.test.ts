@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { noopRouter } from './adapters/router.js';
 import { removeAll } from './processors/delete.processor.js';
 import { createRedeployment, httpGet, waitForDeployment } from './testing/fixtures.js';
-import { startGitServer, type GitServer } from './testing/git-server.js';
+import { startGitServer, type GitServer } from '@hostctl/testing';
 import { createRepositoryService, deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
 import { useWorkerApp } from './testing/worker-fixture.js';

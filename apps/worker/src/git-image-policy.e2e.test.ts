@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Docker from 'dockerode';
 import { describe, expect, it } from 'vitest';
 import { waitForDeployment } from './testing/fixtures.js';
-import { startGitServer, type GitServer } from './testing/git-server.js';
+import { startGitServer, type GitServer } from '@hostctl/testing';
 import { createRepositoryService, deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
 import { useWorkerApp } from './testing/worker-fixture.js';

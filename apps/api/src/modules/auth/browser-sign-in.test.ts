@@ -1,5 +1,5 @@
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../../test-support/chromium.js';
+import { launchChromium } from '@hostctl/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAuthHarness, provision, testAccount, type AuthHarness } from './test-support/auth-harness.js';
 import { freePort } from '@hostctl/testing';

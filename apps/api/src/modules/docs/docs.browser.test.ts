@@ -1,7 +1,7 @@
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { launchChromium } from '../../test-support/chromium.js';
+import { launchChromium } from '@hostctl/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../../test-support/harness.js';
 

@@ -4,7 +4,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { freePort } from '@hostctl/testing';
+import { freePort } from './free-port.js';
 
 /**
  * A git server for tests: bare repositories under a temporary directory, served by

@@ -1,0 +1,92 @@
+import type { Browser, BrowserContext } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import { launchChromium } from '@hostctl/testing';
+import { deployedService } from './api.js';
+import {
+  axeViolations,
+  control,
+  newContext,
+  screenshot,
+  sessionOf,
+  settled,
+  type ViewportName,
+} from './browser.js';
+
+/**
+ * axe-core on every screen, at 1280 and 390 px, light and dark: no WCAG 2.1 A/AA violation. Each
+ * screen is also kept as a screenshot (the artifacts folder the global setup prints).
+ */
+let browser: Browser;
+let adminSession: string;
+let service: { id: string; name: string };
+
+beforeAll(async () => {
+  browser = await launchChromium();
+  [adminSession, service] = await Promise.all([sessionOf(browser, 'admin'), deployedService('acme', 'a11y')]);
+});
+afterAll(async () => browser?.close());
+
+/** Path and the h1 that names the screen (the accessibility contract). */
+function screens(): [string, string, string | RegExp][] {
+  const base = `/services/${service.id}`;
+  return [
+    ['overview', '/', 'Overview'],
+    ['services', '/services', 'Services'],
+    ['create', '/services/new', 'Create a service'],
+    ['service-overview', base, service.name],
+    ['service-deployments', `${base}/deployments`, service.name],
+    ['service-logs', `${base}/logs`, service.name],
+    ['service-events', `${base}/events`, service.name],
+    ['service-settings', `${base}/settings`, service.name],
+    ['api-keys', '/api-keys', 'API keys'],
+    ['customers', '/customers', 'Customers'],
+    ['users', '/users', 'Users'],
+  ];
+}
+
+const LAYOUTS: [ViewportName, 'light' | 'dark'][] = [
+  ['desktop', 'light'],
+  ['desktop', 'dark'],
+  ['phone', 'light'],
+  ['phone', 'dark'],
+];
+
+describe.each(LAYOUTS)('at %s width, %s scheme', (viewport, scheme) => {
+  let context: BrowserContext;
+  beforeAll(async () => {
+    context = await newContext(browser, { viewport, scheme, storageState: adminSession });
+  });
+  afterAll(async () => context?.close());
+
+  it('every signed-in screen has its h1, landmarks and no WCAG 2.1 A/AA violation', async () => {
+    const { appUrl } = inject('web');
+    const page = await context.newPage();
+    const found: Record<string, string[]> = {};
+    for (const [name, path, heading] of screens()) {
+      await page.goto(`${appUrl}${path}`);
+      await settled(page, heading);
+      expect(await page.getByRole('heading', { level: 1 }).count(), `${name}: one h1`).toBe(1);
+      expect(await page.getByRole('navigation', { name: 'Main' }).count(), `${name}: nav "Main"`).toBe(1);
+      expect(await page.getByRole('main').count(), `${name}: main`).toBe(1);
+      expect(await page.getByRole('banner').count(), `${name}: header`).toBe(1);
+      await screenshot(page, `${name}-${viewport}-${scheme}`);
+      const violations = await axeViolations(page);
+      if (violations.length > 0) found[name] = violations;
+    }
+    expect(found).toEqual({});
+    await page.close();
+  });
+});
+
+describe('signed out', () => {
+  it.each(LAYOUTS)('at %s width, %s scheme: no violation', async (viewport, scheme) => {
+    const context = await newContext(browser, { viewport, scheme });
+    const page = await context.newPage();
+    await page.goto(`${inject('web').appUrl}/services`);
+    await control(page, 'Sign in').waitFor();
+    await screenshot(page, `signed-out-${viewport}-${scheme}`);
+    expect(await axeViolations(page)).toEqual([]);
+    await context.close();
+  });
+});
