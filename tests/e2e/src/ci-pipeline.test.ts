@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Db } from '@hostctl/db';
 import { apiClient } from './client.js';
 import { E2E_DATABASE_URL, TEST_IMAGE } from './env.js';
-import { startGitServer, type GitServer, type TestRepo } from './git-server.js';
+import { startGitServer, type GitServer, type TestRepo } from '@hostctl/testing';
 import { startNotificationReceiver, type NotificationReceiver } from './notification-receiver.js';
 import { ROOT, startStack, type Stack } from './stack.js';
 
