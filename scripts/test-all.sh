@@ -5,7 +5,7 @@
 # check counts as one test). Exits non-zero when anything failed or vitest wrote no report.
 #
 # Environment: TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/hostctl_test),
-#              CHECK_TIMEOUT / VITEST_TIMEOUT / FAULT_TIMEOUT in seconds (defaults 600 / 1500 / 600),
+#              CHECK_TIMEOUT / VITEST_TIMEOUT / FAULT_TIMEOUT in seconds (defaults 600 / 2700 / 900),
 #              FAULT_RESTART_DOCKER (default 1: the fault suite restarts the Docker engine once).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -95,10 +95,10 @@ suite() {
   fi
 }
 
-SUITE_TIMEOUT=${VITEST_TIMEOUT:-1500} suite vitest "$report" --config vitest.workspace.ts
+SUITE_TIMEOUT=${VITEST_TIMEOUT:-2700} suite vitest "$report" --config vitest.workspace.ts
 # Alone and last: it SIGKILLs workers, restarts its own Redis and, with FAULT_RESTART_DOCKER=1,
 # the shared Docker engine, which would disturb any test still running (docs/operations.md).
-FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} SUITE_TIMEOUT=${FAULT_TIMEOUT:-600} \
+FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} SUITE_TIMEOUT=${FAULT_TIMEOUT:-900} \
   suite "fault suite" "$DATA/vitest-fault.json" --config tests/fault/vitest.config.ts
 
 say "finished in $((SECONDS - started))s"
