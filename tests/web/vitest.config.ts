@@ -4,7 +4,7 @@ import { defineProject } from 'vitest/config';
 // worker): one stack for every file, started by the global setup. Budget: ~3 minutes in CI.
 export default defineProject({
   test: {
-    name: 'web',
+    name: 'web-browser',
     include: ['src/**/*.test.ts'],
     globalSetup: ['src/global-setup.ts'],
     fileParallelism: false,
