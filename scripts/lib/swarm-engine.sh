@@ -90,6 +90,9 @@ ensure_swarm_mode() {
   local state
   state=$(swarm_state)
   if [[ $state == active ]]; then
+    # Failed tasks are how a failed update is explained (a node that cannot pull): keep Docker's
+    # default history of 5 per slot, also on a swarm initialised with less.
+    quietly swarm-update swarm_docker swarm update --task-history-limit 5
     say "swarm engine: swarm active ($(swarm_docker info --format '{{.Swarm.Nodes}}') node(s))"
     return
   fi
@@ -97,7 +100,7 @@ ensure_swarm_mode() {
   quietly swarm-init swarm_docker swarm init \
     --advertise-addr "$SWARM_ADVERTISE_ADDR" --listen-addr "$SWARM_ADVERTISE_ADDR:2377" \
     --default-addr-pool "$SWARM_ADDRESS_POOL" --default-addr-pool-mask-length 24 \
-    --task-history-limit 2
+    --task-history-limit 5
 }
 
 # ensure_swarm_registry_image: the swarm engine pulls the base image from the platform registry

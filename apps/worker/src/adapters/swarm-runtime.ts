@@ -9,6 +9,7 @@ import type { Labels } from './runtime.js';
 import type { ComponentObservation, Release, ServiceRuntime } from './service-runtime.js';
 import { swarmNames, swarmServiceSpec, swarmWarnings, type SwarmNames } from './swarm-spec.js';
 import {
+  failedTaskId,
   observeComponent,
   rolloutOf,
   type Rollout,
@@ -112,7 +113,12 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
         .getService(objectSegment(name, 'service'))
         .inspect()
         .catch(fail(`cannot inspect ${name}`))) as SwarmService;
-      last = rolloutOf(service, await tasksOf(name), release.deploymentId, container);
+      last = rolloutOf(
+        service,
+        await withNamedTask(service, await tasksOf(name)),
+        release.deploymentId,
+        container,
+      );
       if (last.kind === 'done') return;
       if (last.kind === 'image_unavailable')
         throw new DomainError('image_unavailable', `${container.name}: ${last.detail}`);
@@ -191,6 +197,20 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       }
     },
   };
+
+  /**
+   * The task a failed update names ("… early termination of task <id>") may already be pruned from
+   * the service's task list; read it by id so its error (a node that cannot pull) is not lost.
+   */
+  async function withNamedTask(service: SwarmService, tasks: SwarmTask[]): Promise<SwarmTask[]> {
+    const id = failedTaskId(service.UpdateStatus?.Message);
+    if (!id || tasks.some((task) => task.ID === id)) return tasks;
+    const named = (await docker
+      .getTask(id)
+      .inspect()
+      .catch(() => undefined)) as SwarmTask | undefined;
+    return named ? [...tasks, named] : tasks;
+  }
 
   async function nodeNames(): Promise<Map<string, string>> {
     const nodes = (await docker.listNodes().catch(fail('cannot list Swarm nodes'))) as {

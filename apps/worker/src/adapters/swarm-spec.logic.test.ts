@@ -3,7 +3,7 @@ import type { PlanContainer } from '@hostctl/compose';
 import { DEPLOYMENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { describe, expect, it } from 'vitest';
 import { swarmNames, swarmServiceSpec, swarmWarnings } from './swarm-spec.js';
-import { rolloutOf, type SwarmService, type SwarmTask } from './swarm-tasks.js';
+import { failedTaskId, rolloutOf, type SwarmService, type SwarmTask } from './swarm-tasks.js';
 
 const serviceId = '0f0e0d0c-0b0a-4090-8070-605040302010';
 const names = swarmNames(serviceId, 'hostctl');
@@ -155,5 +155,12 @@ describe('rolloutOf', () => {
     expect(rolloutOf(service('dep-2'), crashed, 'dep-2', web({ restart: 'no' })).kind).toBe('failed');
     // A restarting component gets a few attempts before it counts as failed.
     expect(rolloutOf(service('dep-2'), crashed, 'dep-2', web()).kind).toBe('pending');
+  });
+
+  it('finds the task a failed update names', () => {
+    expect(
+      failedTaskId('update paused due to failure or early termination of task wgouw97wv6c0502dg5769wbmn'),
+    ).toBe('wgouw97wv6c0502dg5769wbmn');
+    expect(failedTaskId('rollback completed')).toBeUndefined();
   });
 });

@@ -84,6 +84,11 @@ export function rolloutOf(
   return { kind: 'pending', detail: `${running.length}/${wanted} running (tasks: ${states || 'none yet'})` };
 }
 
+/** The task id in an UpdateStatus message such as "update paused due to failure … of task <id>". */
+export function failedTaskId(message: string | undefined): string | undefined {
+  return /\btask ([a-z0-9]{25})\b/.exec(message ?? '')?.[1];
+}
+
 function runningOf(tasks: SwarmTask[], deploymentId: string): SwarmTask[] {
   return tasks.filter(
     (task) =>

@@ -87,6 +87,17 @@ export function serviceRuntimeContract(
       ]);
     });
 
+    it('keeps the previous release serving when the new image cannot be pulled', async () => {
+      const error: unknown = await runtime
+        .up(release(randomUUID(), web({ image: missingImage })), log)
+        .catch((caught: unknown) => caught);
+      expect(isDomainError(error) && error.code).toBe('image_unavailable');
+      const observed = await runtime.observe(serviceId);
+      expect(observed.filter((item) => item.runningReplicas > 0)).toMatchObject([
+        { component: 'web', deploymentId: second, runningReplicas: 1 },
+      ]);
+    });
+
     it('reports an image nobody can pull as image_unavailable', async () => {
       const error: unknown = await runtime
         .up(release(randomUUID(), web({ image: missingImage, volumes: [] }), otherServiceId), log)
