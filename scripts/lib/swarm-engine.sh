@@ -73,6 +73,10 @@ ensure_swarm_bridge() {
 }
 
 start_swarm_engine() {
+  # One swarm engine per host: docker_gwbridge, $SWARM_BRIDGE and the manager port are host-wide.
+  if [[ $SWARM_ADVERTISE_ADDR == 127.0.0.1 ]] && port_busy 2377; then
+    die "127.0.0.1:2377 is taken: another swarm engine (another checkout's?) runs; stop it with that checkout's scripts/stop-services.sh"
+  fi
   mkdir -p "$SWARM_DIR"
   ensure_swarm_bridge
   swarm_daemon_config >"$SWARM_DIR/daemon.json"
