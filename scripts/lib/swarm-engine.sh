@@ -16,8 +16,10 @@
 #   "none" is no way out since dockerd then DELETES docker0 at start (removeDefaultBridgeInterface),
 #   breaking every container and classic build of the dev engine on the default network until it
 #   restarts. Swarm tasks use overlay networks; this bridge only keeps dockerd off docker0.
-# - default-address-pools apart from the dev engine's 10.128.0.0/10 (docker_gwbridge comes from
-#   here), and overlay subnets from SWARM_ADDRESS_POOL at `swarm init`.
+# - No default-address-pools: dockerd 20.10 with address pools and without live-restore deletes
+#   the interface docker0 (hard-coded) whenever it restarts with a stored default bridge network,
+#   i.e. the dev engine's bridge. docker_gwbridge takes a free 172.x range from Docker's built-in
+#   pools; overlay subnets come from SWARM_ADDRESS_POOL at `swarm init`.
 # - insecure-registries: the platform registry; nodes pull images built here from it. Loopback is
 #   insecure by default already; a node in a network namespace reaches the registry by another
 #   address, which SWARM_INSECURE_REGISTRIES adds.
@@ -55,7 +57,6 @@ swarm_daemon_config() {
   "iptables": false,
   "ip-masq": false,
   "live-restore": false,
-  "default-address-pools": [{ "base": "172.30.0.0/16", "size": 24 }],
   "insecure-registries": [$registries],
   "log-driver": "json-file",
   "log-opts": { "max-size": "10m", "max-file": "3" }
