@@ -46,6 +46,8 @@ describe('pnpm typecheck on a fresh copy', () => {
     const errors = result.output.split('\n').filter((line) => /error TS\d+/.test(line));
     const reported = new Set(errors.map((line) => line.slice(0, line.indexOf('('))));
     expect([...reported].sort()).toEqual([...planted].sort());
-    expect(errors).toHaveLength(planted.length);
+    // A file both programs check (apps/web imports @hostctl/auth-policy/permissions) is reported
+    // by each of them: the same line twice is one error.
+    expect(new Set(errors).size).toBe(planted.length);
   });
 });
