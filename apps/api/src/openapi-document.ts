@@ -27,7 +27,10 @@ const app = await buildApp({
 });
 await app.ready();
 const response = await app.inject({ url: '/api/openapi.json' });
-process.stdout.write(`${JSON.stringify(response.json(), null, 2)}\n`);
+// Wait for the write to drain: process.exit() below would cut a large document short on a pipe.
+await new Promise((resolve) =>
+  process.stdout.write(`${JSON.stringify(response.json(), null, 2)}\n`, resolve),
+);
 await app.close();
 await Promise.race([container.close(), new Promise((resolve) => setTimeout(resolve, 1000))]);
 process.exit(response.statusCode === 200 ? 0 : 1);

@@ -167,6 +167,7 @@ describe('accounts file', () => {
       ['admin@example.test', 'admin', undefined],
       ['operator@example.test', 'operator', undefined],
       ['viewer@acme.example.test', 'viewer', 'acme'],
+      ['operator@acme.example.test', 'operator', 'acme'],
     ]);
     expect(book.verify('admin@example.test', 'admin-dev-password')?.email).toBe('admin@example.test');
     expect(book.verify('admin@example.test', 'operator-dev-password')).toBeUndefined();
