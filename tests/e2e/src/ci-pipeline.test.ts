@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Db } from '@hostctl/db';
-import { apiClient } from './client.js';
+import { apiClient } from '@hostctl/testing';
+import { operatorApi } from './release-fixtures.js';
 import { E2E_DATABASE_URL, TEST_IMAGE } from './env.js';
 import { startGitServer, type GitServer, type TestRepo } from '@hostctl/testing';
 import { startNotificationReceiver, type NotificationReceiver } from './notification-receiver.js';
@@ -101,23 +102,10 @@ beforeAll(async () => {
   await repo.push(site('v1'));
   stack = await startStack();
   db = createDatabase({ url: E2E_DATABASE_URL }).db;
-  const customerId = (await stack.cli('customers', 'create', '--name', `ci-${suffix}`)).id as string;
-  const email = `operator-${suffix}@ci.e2e.test`;
-  await stack.cli(
-    'users',
-    'create',
-    '--email',
-    email,
-    '--name',
-    'ci',
-    '--role',
-    'operator',
-    '--customer',
-    customerId,
-  );
-  const newKey = () => stack.cli('api-keys', 'create', '--email', email, '--name', 'ci');
-  operatorKey = (await newKey()).key as string;
-  const api = apiClient(stack.apiUrl, operatorKey);
+  const operator = await operatorApi(stack, 'ci');
+  const { api, customerId } = operator;
+  operatorKey = operator.key;
+  const newKey = () => stack.cli('api-keys', 'create', '--email', operator.email, '--name', 'ci');
 
   const created = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
     name: `ci-${suffix}`,

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiClient } from './client.js';
+import { apiClient } from '@hostctl/testing';
 import { TEST_IMAGE } from './env.js';
 import { ROOT, startStack, type Stack } from './stack.js';
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { apiClient, eventually } from './client.js';
+import { apiClient } from '@hostctl/testing';
+import { eventually } from './client.js';
 import { TEST_IMAGE } from './env.js';
 import { startStack, type Stack } from './stack.js';
 

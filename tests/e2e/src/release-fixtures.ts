@@ -1,6 +1,7 @@
 import Docker from 'dockerode';
 import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import { apiClient, eventually } from './client.js';
+import { apiClient } from '@hostctl/testing';
+import { eventually } from './client.js';
 import { TEST_IMAGE } from './env.js';
 import type { Stack } from './stack.js';
 
@@ -53,7 +54,10 @@ export function releaseVariables(input: ReleaseVariables): Record<string, string
 export type Api = ReturnType<typeof apiClient>;
 
 /** An operator of a fresh customer, with an API key, as a CI pipeline holds one. */
-export async function operatorApi(stack: Stack, label: string): Promise<{ api: Api; customerId: string }> {
+export async function operatorApi(
+  stack: Stack,
+  label: string,
+): Promise<{ api: Api; customerId: string; email: string; key: string }> {
   const stamp = `${label}-${Date.now().toString(36)}`;
   const customerId = (await stack.cli('customers', 'create', '--name', stamp)).id as string;
   const email = `${stamp}@e2e.test`;
@@ -70,7 +74,7 @@ export async function operatorApi(stack: Stack, label: string): Promise<{ api: A
     customerId,
   );
   const key = (await stack.cli('api-keys', 'create', '--email', email, '--name', label)).key as string;
-  return { api: apiClient(stack.apiUrl, key), customerId };
+  return { api: apiClient(stack.apiUrl, key), customerId, email, key };
 }
 
 export interface DeploymentView {

@@ -1,7 +1,8 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_LABEL } from '@hostctl/domain';
-import { apiClient, eventually } from './client.js';
+import { apiClient } from '@hostctl/testing';
+import { eventually } from './client.js';
 import { TEST_IMAGE } from './env.js';
 import { startStack, type Stack } from './stack.js';
 

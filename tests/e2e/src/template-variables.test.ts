@@ -1,7 +1,8 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { SERVICE_LABEL } from '@hostctl/domain';
-import { apiClient, eventually } from './client.js';
+import { apiClient } from '@hostctl/testing';
+import { eventually } from './client.js';
 import { startStack, type Stack } from './stack.js';
 
 // A template deploy serves its variables, and a PATCH of a variable is live after the redeploy.

@@ -1,4 +1,5 @@
 import { inject } from 'vitest';
+import { apiClient } from '@hostctl/testing';
 import { TEST_IMAGE } from './env.js';
 
 /** Arranging through the API as the seeded admin (what a test sets up is not what it proves). */
@@ -8,16 +9,7 @@ export async function adminCall<T = Record<string, unknown>>(
   body?: unknown,
 ): Promise<{ status: number; body: T }> {
   const { appUrl, adminKey } = inject('web');
-  const response = await fetch(`${appUrl}${path}`, {
-    method,
-    headers: {
-      authorization: `Bearer ${adminKey}`,
-      ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
-    },
-    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
-  });
-  const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : null) as T };
+  return apiClient(appUrl, adminKey).request<T>(method, path, body);
 }
 
 /** A compose service that serves HTTP and writes a numbered line to its log every 200 ms. */

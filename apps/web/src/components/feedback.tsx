@@ -71,12 +71,14 @@ export function StatusBadge({ status }: { status: string }) {
 interface PagerProps {
   page: number;
   perPage: number;
-  total: number;
+  /** Unknown while the list loads: nothing is shown. */
+  total: number | undefined;
   onPage: (page: number) => void;
   label: string;
 }
 
 export function Pager({ page, perPage, total, onPage, label }: PagerProps) {
+  if (total === undefined) return null;
   const pages = Math.max(1, Math.ceil(total / perPage));
   if (pages <= 1) return null;
   return (

@@ -74,15 +74,13 @@ export function CustomersScreen({ me }: { me: Me }) {
           </table>
         </div>
       </ListState>
-      {list.data ? (
-        <Pager
-          label="Customer pages"
-          page={page}
-          perPage={PER_PAGE}
-          total={list.data.total}
-          onPage={setPage}
-        />
-      ) : null}
+      <Pager
+        label="Customer pages"
+        page={page}
+        perPage={PER_PAGE}
+        total={list.data?.total}
+        onPage={setPage}
+      />
     </>
   );
 }

@@ -135,15 +135,13 @@ export function ServicesScreen({ me }: { me: Me }) {
           </table>
         </div>
       </ListState>
-      {list.data ? (
-        <Pager
-          label="Services pages"
-          page={query.page}
-          perPage={query.per_page}
-          total={list.data.total}
-          onPage={(page) => update({ page })}
-        />
-      ) : null}
+      <Pager
+        label="Services pages"
+        page={query.page}
+        perPage={query.per_page}
+        total={list.data?.total}
+        onPage={(page) => update({ page })}
+      />
     </>
   );
 }

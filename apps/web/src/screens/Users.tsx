@@ -137,9 +137,7 @@ export function UsersScreen() {
           </div>
         </ListState>
       </section>
-      {list.data ? (
-        <Pager label="User pages" page={page} perPage={PER_PAGE} total={list.data.total} onPage={setPage} />
-      ) : null}
+      <Pager label="User pages" page={page} perPage={PER_PAGE} total={list.data?.total} onPage={setPage} />
     </>
   );
 }

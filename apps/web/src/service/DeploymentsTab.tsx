@@ -99,15 +99,13 @@ export function DeploymentsTab({ service, canOperate }: { service: Service; canO
           </table>
         </div>
       </ListState>
-      {list.data ? (
-        <Pager
-          label="Deployment pages"
-          page={page}
-          perPage={PER_PAGE}
-          total={list.data.total}
-          onPage={setPage}
-        />
-      ) : null}
+      <Pager
+        label="Deployment pages"
+        page={page}
+        perPage={PER_PAGE}
+        total={list.data?.total}
+        onPage={setPage}
+      />
     </section>
   );
 }

@@ -37,15 +37,7 @@ export function EventsTab({ serviceId }: { serviceId: string }) {
           ))}
         </ol>
       </ListState>
-      {events.data ? (
-        <Pager
-          label="Event pages"
-          page={page}
-          perPage={PER_PAGE}
-          total={events.data.total}
-          onPage={setPage}
-        />
-      ) : null}
+      <Pager label="Event pages" page={page} perPage={PER_PAGE} total={events.data?.total} onPage={setPage} />
     </section>
   );
 }
