@@ -13,6 +13,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib/node.sh"
 . "$here/lib/datastores.sh"
 . "$here/lib/docker.sh"
+. "$here/lib/swarm-engine.sh"
 . "$here/lib/pdns.sh"
 . "$here/lib/caddy.sh"
 . "$here/lib/env.sh"
@@ -31,6 +32,7 @@ ensure_dockerd
 ensure_registry
 ensure_base_image
 ensure_default_bridge
+ensure_swarm_engine
 ensure_pdns "$APPS_DOMAIN"
 ensure_caddy
 write_env "$env_file" "$database_url"

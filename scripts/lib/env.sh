@@ -32,6 +32,8 @@ TEST_IMAGE=$BASE_IMAGE
 AI_BASE_IMAGE_STATIC=$BASE_IMAGE
 AI_BASE_IMAGE_NODE=$NODE_IMAGE
 REGISTRY=$REGISTRY_ADDR
+# The swarm engine (scripts/lib/swarm-engine.sh): RUNTIME=swarm runs services there.
+SWARM_DOCKER_HOST=$SWARM_DOCKER_HOST
 # Sized for test suites driving the dev stack from one loopback address (sign-ins, deliberate 401s
 # and polling add up fast); still enforced. Production defaults: docs/configuration.md.
 RATE_LIMIT_PER_MINUTE=6000

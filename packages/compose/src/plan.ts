@@ -53,6 +53,14 @@ export interface PlanContainer {
    * container before stopping the old one. Absent: the worker's default (docs/worker.md).
    */
   updateOrder?: 'start-first' | 'stop-first';
+  /**
+   * deploy.replicas, placement and resources.reservations: honoured by the Swarm runtime only (the
+   * single engine runs one container per component and warns). Absent: one replica, no placement,
+   * no reservations.
+   */
+  replicas?: number;
+  placement?: { constraints: string[]; preferences: string[] };
+  reservations?: { memoryBytes?: number; nanoCpus?: number };
 }
 
 export interface Plan {

@@ -176,6 +176,10 @@ export const WorkerConfigSchema = Type.Object({
     'Port of the worker /livez and /readyz endpoints (0: random).',
   ),
   DOCKER_SOCKET: describe(Type.String({ default: '/var/run/docker.sock' }), 'Docker engine socket.'),
+  SWARM_DOCKER_HOST: describe(
+    Type.String({ default: '', pattern: '^(unix:///.+)?$' }),
+    'unix:// socket of the swarm manager engine when RUNTIME=swarm (empty: DOCKER_SOCKET). Images are still built on DOCKER_SOCKET and pushed to REGISTRY.',
+  ),
   RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
   NODES_INTERVAL_MS: describe(
     Type.Integer({ default: 5000, minimum: 500 }),

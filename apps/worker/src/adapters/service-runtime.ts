@@ -1,0 +1,58 @@
+import type { Plan } from '@hostctl/compose';
+import type { DeployLog } from '../pipeline/deploy-log.js';
+
+/**
+ * What runs a service's plan, shaped around what every driver does rather than around single
+ * containers: bring a release up (replacing the one that runs), observe it, tear it down.
+ * Drivers: the single Docker engine (docker-service-runtime.ts, the release engine's container
+ * sets) and Swarm (swarm-runtime.ts, one Swarm service per component). RUNTIME picks one.
+ */
+export interface Release {
+  serviceId: string;
+  deploymentId: string;
+  plan: Plan;
+}
+
+export interface TaskObservation {
+  id: string;
+  /** The node (hostname) the task runs on; the single engine's own name for the docker driver. */
+  node: string;
+  /** running, starting, failed, rejected, shutdown, … (Swarm's task states; containers map onto them). */
+  state: string;
+  desiredState: 'running' | 'shutdown';
+  /** Why the task failed or was rejected (e.g. the image could not be pulled on its node). */
+  error?: string;
+}
+
+export interface ComponentObservation {
+  component: string;
+  /** The deployment whose definition the component runs now (after a rollback: the previous one). */
+  deploymentId: string;
+  desiredReplicas: number;
+  runningReplicas: number;
+  /** Swarm's UpdateStatus of the last update (absent: never updated, or the docker driver). */
+  update?: { state: string; message?: string };
+  tasks: TaskObservation[];
+}
+
+export interface BroughtUp {
+  /** What this driver cannot honour from the plan, for the deployment's validation warnings. */
+  warnings: string[];
+}
+
+export interface ServiceRuntime {
+  /** Warnings for the plan without running anything (shown when a deployment is validated). */
+  warnings(plan: Plan): string[];
+  /**
+   * Brings the release up, or replaces the service's running release with it (the plan's update
+   * order; the previous one keeps serving when the new one fails). Resolves once every component
+   * runs its desired replicas of this release. Rejects with a DomainError: image_unavailable when
+   * an image cannot be pulled; a PermanentStepError when the release did not come up (and, for an
+   * update, was rolled back: the message says so and names the failed task).
+   */
+  up(release: Release, log: DeployLog, signal?: AbortSignal): Promise<BroughtUp>;
+  /** The service's components as they run now; [] when nothing runs. */
+  observe(serviceId: string): Promise<ComponentObservation[]>;
+  /** Removes everything of the service: its components, networks, volumes (and secrets). Idempotent. */
+  tearDown(serviceId: string): Promise<void>;
+}

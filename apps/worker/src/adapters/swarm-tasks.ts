@@ -1,0 +1,130 @@
+import type Docker from 'dockerode';
+import { COMPONENT_LABEL, DEPLOYMENT_LABEL } from '@hostctl/domain';
+import type { PlanContainer } from '@hostctl/compose';
+import type { ComponentObservation, TaskObservation } from './service-runtime.js';
+
+/**
+ * Reading how Swarm fared (pure, so each verdict is unit-tested): a Swarm service's UpdateStatus and
+ * its tasks. The fields read of a task (dockerode leaves tasks untyped).
+ */
+export interface SwarmTask {
+  ID: string;
+  NodeID?: string;
+  DesiredState?: string;
+  Spec?: { ContainerSpec?: { Labels?: Record<string, string> } };
+  Status?: { State?: string; Err?: string; Message?: string };
+}
+
+/** The fields read of a Swarm service (dockerode's type merges them with its handle class). */
+export type SwarmService = Pick<Docker.Service, 'ID' | 'Spec' | 'UpdateStatus'>;
+
+export type Rollout =
+  | { kind: 'done' }
+  | { kind: 'pending'; detail: string }
+  | { kind: 'failed'; detail: string }
+  | { kind: 'image_unavailable'; detail: string };
+
+const PULL_FAILURE =
+  /no such image|manifest unknown|pull access denied|not found: manifest|failed to resolve reference/i;
+const FAILED_STATES = new Set(['failed', 'rejected']);
+/** A new component whose tasks keep failing does not converge by waiting: stop after so many. */
+const FAILED_TASKS_LIMIT = 3;
+
+export function rolloutOf(
+  service: SwarmService,
+  tasks: SwarmTask[],
+  deploymentId: string,
+  container: PlanContainer,
+): Rollout {
+  const ours = tasks.filter((task) => task.Spec?.ContainerSpec?.Labels?.[DEPLOYMENT_LABEL] === deploymentId);
+  const failures = ours.filter((task) => FAILED_STATES.has(task.Status?.State ?? ''));
+  const firstError = failures.map((task) => task.Status?.Err ?? task.Status?.Message).find(Boolean);
+  const pullError = failures.map((task) => task.Status?.Err ?? '').find((error) => PULL_FAILURE.test(error));
+  const update = service.UpdateStatus;
+  if (update?.State) {
+    // An update: Swarm decides, and rolls back by itself; wait for its verdict.
+    const message = update.Message ? `: ${update.Message}` : '';
+    switch (update.State) {
+      case 'completed':
+        break;
+      case 'rollback_completed':
+      case 'rollback_paused': {
+        // Only a failure once the previous release runs again: the caller promises it serves.
+        const restored = service.Spec?.Labels?.[DEPLOYMENT_LABEL] ?? '';
+        const back = runningOf(tasks, restored).length;
+        if (update.State === 'rollback_completed' && back < (service.Spec?.Mode?.Replicated?.Replicas ?? 1))
+          return { kind: 'pending', detail: `rolled back; ${back} task(s) of the previous release running` };
+        return pullError
+          ? {
+              kind: 'image_unavailable',
+              detail: `a node could not pull the image (${pullError}); Swarm rolled back to the previous release`,
+            }
+          : {
+              kind: 'failed',
+              detail: `the update failed and Swarm rolled back to the previous release${message}`,
+            };
+      }
+      case 'paused':
+        return { kind: 'failed', detail: `Swarm paused the update${message}` };
+      default:
+        return { kind: 'pending', detail: `update ${update.State}${message}` };
+    }
+  }
+  const running = runningOf(ours, deploymentId);
+  const wanted = container.replicas ?? 1;
+  if (running.length >= wanted && (!update?.State || update.State === 'completed')) return { kind: 'done' };
+  if (!update?.State) {
+    // A new component: nothing to roll back to, so failures are judged here.
+    if (pullError)
+      return { kind: 'image_unavailable', detail: `a node could not pull the image: ${pullError}` };
+    if (failures.length > 0 && (container.restart === 'no' || failures.length >= FAILED_TASKS_LIMIT))
+      return { kind: 'failed', detail: `its tasks failed: ${firstError ?? 'no reason given'}` };
+  }
+  const states = ours.map((task) => task.Status?.State ?? '?').join(', ');
+  return { kind: 'pending', detail: `${running.length}/${wanted} running (tasks: ${states || 'none yet'})` };
+}
+
+/** The task id in an UpdateStatus message such as "update paused due to failure … of task <id>". */
+export function failedTaskId(message: string | undefined): string | undefined {
+  return /\btask ([a-z0-9]{25})\b/.exec(message ?? '')?.[1];
+}
+
+function runningOf(tasks: SwarmTask[], deploymentId: string): SwarmTask[] {
+  return tasks.filter(
+    (task) =>
+      task.Spec?.ContainerSpec?.Labels?.[DEPLOYMENT_LABEL] === deploymentId &&
+      task.DesiredState === 'running' &&
+      task.Status?.State === 'running',
+  );
+}
+
+export function observeComponent(
+  service: SwarmService,
+  tasks: SwarmTask[],
+  nodeNames: Map<string, string>,
+): ComponentObservation {
+  const labels = service.Spec?.Labels ?? {};
+  const observed: TaskObservation[] = tasks.map((task) => ({
+    id: task.ID,
+    node: nodeNames.get(task.NodeID ?? '') ?? task.NodeID ?? '',
+    state: task.Status?.State ?? 'unknown',
+    desiredState: task.DesiredState === 'running' ? 'running' : 'shutdown',
+    ...(task.Status?.Err ? { error: task.Status.Err } : {}),
+  }));
+  return {
+    component: labels[COMPONENT_LABEL] ?? service.Spec?.Name ?? service.ID,
+    deploymentId: labels[DEPLOYMENT_LABEL] ?? '',
+    desiredReplicas: service.Spec?.Mode?.Replicated?.Replicas ?? 0,
+    runningReplicas: observed.filter((task) => task.desiredState === 'running' && task.state === 'running')
+      .length,
+    ...(service.UpdateStatus?.State
+      ? {
+          update: {
+            state: service.UpdateStatus.State,
+            ...(service.UpdateStatus.Message ? { message: service.UpdateStatus.Message } : {}),
+          },
+        }
+      : {}),
+    tasks: observed,
+  };
+}

@@ -1,0 +1,134 @@
+# shellcheck shell=bash
+# The Swarm engine: a second dockerd of its own, in swarm mode, next to the dev engine. Needs
+# common.sh (paths, start_bg) and docker.sh (REGISTRY_ADDR, BASE_IMAGE, REGISTRY_IMAGE).
+#
+# Why a second engine: the dev engine runs with live-restore, which swarm mode refuses ("--live-
+# restore daemon configuration is incompatible with swarm mode"), and the single-engine tests must
+# keep theirs untouched. So this one has its own data-root, exec-root (hence its own containerd),
+# pid file, unix socket and daemon.json (--config-file: /etc/docker/daemon.json is the dev
+# engine's), everything under .data/swarm/. Its settings:
+# - iptables false: a starting dockerd with iptables on flushes the DOCKER and DOCKER-ISOLATION
+#   chains (libnetwork's bridge driver removes them before setting up its own), which would wipe
+#   the dev engine's rules, tenant isolation included. Overlay networks do their filtering inside
+#   their own namespaces; tasks reach each other by the overlay and the host reaches them by their
+#   docker_gwbridge address. No NAT to the outside is wanted anyway.
+# - bridge hctswarm0, a bridge this script makes: docker0 belongs to the dev engine, and "bridge":
+#   "none" is no way out since dockerd then DELETES docker0 at start (removeDefaultBridgeInterface),
+#   breaking every container and classic build of the dev engine on the default network until it
+#   restarts. Swarm tasks use overlay networks; this bridge only keeps dockerd off docker0.
+# - No default-address-pools: dockerd 20.10 with address pools and without live-restore deletes
+#   the interface docker0 (hard-coded) whenever it restarts with a stored default bridge network,
+#   i.e. the dev engine's bridge. docker_gwbridge takes a free 172.x range from Docker's built-in
+#   pools; overlay subnets come from SWARM_ADDRESS_POOL at `swarm init`.
+# - insecure-registries: the platform registry; nodes pull images built here from it. Loopback is
+#   insecure by default already; a node in a network namespace reaches the registry by another
+#   address, which SWARM_INSECURE_REGISTRIES adds.
+# - The manager listens on SWARM_ADVERTISE_ADDR (loopback unless a multi-node set-up asks
+#   otherwise); services use endpoint_mode dnsrr since this kernel has no IPVS for virtual IPs.
+#
+# Environment: SWARM_ADVERTISE_ADDR (default 127.0.0.1), SWARM_INSECURE_REGISTRIES (comma-separated,
+#              added to $REGISTRY_ADDR), SWARM_ADDRESS_POOL (default 10.224.0.0/12).
+
+SWARM_DIR="$DATA/swarm"
+SWARM_SOCKET="$SWARM_DIR/docker.sock"
+SWARM_DOCKER_HOST="unix://$SWARM_SOCKET"
+SWARM_ADVERTISE_ADDR=${SWARM_ADVERTISE_ADDR:-127.0.0.1}
+SWARM_ADDRESS_POOL=${SWARM_ADDRESS_POOL:-10.224.0.0/12}
+SWARM_BRIDGE=hctswarm0
+SWARM_BRIDGE_ADDR=172.31.254.1/24
+
+swarm_docker() { docker -H "$SWARM_DOCKER_HOST" "$@"; }
+swarm_engine_up() { swarm_docker info >/dev/null 2>&1; }
+
+# swarm_daemon_config: the engine's daemon.json (rewritten each time: it is ours alone).
+swarm_daemon_config() {
+  local registries="\"$REGISTRY_ADDR\"" extra
+  IFS=',' read -ra extra <<<"${SWARM_INSECURE_REGISTRIES:-}"
+  for registry in "${extra[@]}"; do
+    [[ -n $registry ]] && registries+=", \"$registry\""
+  done
+  cat <<JSON
+{
+  "data-root": "$SWARM_DIR/data",
+  "exec-root": "$SWARM_DIR/exec",
+  "pidfile": "$SWARM_DIR/dockerd.pid",
+  "hosts": ["$SWARM_DOCKER_HOST"],
+  "bridge": "$SWARM_BRIDGE",
+  "iptables": false,
+  "ip-masq": false,
+  "live-restore": false,
+  "insecure-registries": [$registries],
+  "log-driver": "json-file",
+  "log-opts": { "max-size": "10m", "max-file": "3" }
+}
+JSON
+}
+
+# ensure_swarm_bridge: the engine's default bridge (dockerd needs a bridge of a non-default name to
+# exist already).
+ensure_swarm_bridge() {
+  ip link show "$SWARM_BRIDGE" >/dev/null 2>&1 && return
+  ip link add "$SWARM_BRIDGE" type bridge
+  ip addr add "$SWARM_BRIDGE_ADDR" dev "$SWARM_BRIDGE"
+  ip link set "$SWARM_BRIDGE" up
+}
+
+start_swarm_engine() {
+  # One swarm engine per host: docker_gwbridge, $SWARM_BRIDGE and the manager port are host-wide.
+  if [[ $SWARM_ADVERTISE_ADDR == 127.0.0.1 ]] && port_busy 2377; then
+    die "127.0.0.1:2377 is taken: another swarm engine (another checkout's?) runs; stop it with that checkout's scripts/stop-services.sh"
+  fi
+  mkdir -p "$SWARM_DIR"
+  ensure_swarm_bridge
+  swarm_daemon_config >"$SWARM_DIR/daemon.json"
+  say "swarm engine: starting dockerd on $SWARM_SOCKET"
+  start_bg swarm-dockerd dockerd --config-file "$SWARM_DIR/daemon.json"
+  wait_until 60 swarm_engine_up || {
+    show_log "$LOGS/swarm-dockerd.log"
+    die "the swarm engine did not answer on $SWARM_SOCKET within 60s"
+  }
+}
+
+swarm_state() { swarm_docker info --format '{{.Swarm.LocalNodeState}}' 2>/dev/null; }
+
+ensure_swarm_mode() {
+  local state
+  state=$(swarm_state)
+  if [[ $state == active ]]; then
+    # Failed tasks are how a failed update is explained (a node that cannot pull): keep Docker's
+    # default history of 5 per slot, also on a swarm initialised with less.
+    quietly swarm-update swarm_docker swarm update --task-history-limit 5
+    say "swarm engine: swarm active ($(swarm_docker info --format '{{.Swarm.Nodes}}') node(s))"
+    return
+  fi
+  say "swarm engine: initialising a single-node swarm on $SWARM_ADVERTISE_ADDR"
+  quietly swarm-init swarm_docker swarm init \
+    --advertise-addr "$SWARM_ADVERTISE_ADDR" --listen-addr "$SWARM_ADVERTISE_ADDR:2377" \
+    --default-addr-pool "$SWARM_ADDRESS_POOL" --default-addr-pool-mask-length 24 \
+    --task-history-limit 5
+}
+
+# ensure_swarm_registry_image: the swarm engine pulls the base image from the platform registry
+# (it cannot see the dev engine's local images), which proves the registry is reachable from it.
+ensure_swarm_registry_image() {
+  local image="$REGISTRY_ADDR/$REGISTRY_IMAGE"
+  if swarm_docker image inspect "$image" >/dev/null 2>&1; then
+    say "swarm engine: $image present"
+    return
+  fi
+  quietly swarm-pull swarm_docker pull "$image"
+  say "swarm engine: pulled $image from the platform registry"
+}
+
+# ensure_swarm_engine: idempotent; leaves a running engine (and its swarm) as it is.
+ensure_swarm_engine() {
+  if swarm_engine_up; then
+    say "swarm engine: running on $SWARM_SOCKET"
+  else
+    start_swarm_engine
+  fi
+  ensure_swarm_mode
+  ensure_swarm_registry_image
+}
+
+stop_swarm_engine() { stop_bg swarm-dockerd 30; }
