@@ -1,5 +1,6 @@
 /**
- * A same-origin WebSocket carrying JSON messages (the session cookie authenticates it). Returns a
+ * A same-origin WebSocket carrying JSON messages, or arrays of them (the session cookie
+ * authenticates it). Returns a
  * function that closes it. Messages that are not JSON objects are ignored rather than crashing
  * the view.
  */
@@ -18,8 +19,10 @@ export function openJsonSocket(
     } catch {
       return;
     }
-    if (typeof message === 'object' && message !== null)
-      handlers.onMessage(message as Record<string, unknown>);
+    // A batched stream (the logs' batch=true) sends arrays: each element is one message.
+    for (const item of Array.isArray(message) ? (message as unknown[]) : [message]) {
+      if (typeof item === 'object' && item !== null) handlers.onMessage(item as Record<string, unknown>);
+    }
   };
   socket.onclose = (event) => {
     if (!closedByUs) handlers.onClose?.(event.code);

@@ -14,6 +14,9 @@ const CLOSE_CODES: Partial<Record<ErrorCode, number>> = {
   not_found: 4404,
 };
 
+/** One WebSocket message: a JSON object, or an array of them where a route batches. */
+type SocketMessage = Record<string, unknown> | readonly Record<string, unknown>[];
+
 /**
  * Runs a producer that emits JSON messages onto a WebSocket, with heartbeats for idle streams, a
  * bound on buffered output, cancellation when the client goes away, and the credential re-check:
@@ -23,7 +26,7 @@ const CLOSE_CODES: Partial<Record<ErrorCode, number>> = {
 export function streamOverSocket(
   socket: WebSocket,
   request: FastifyRequest,
-  produce: (emit: (message: Record<string, unknown>) => void, signal: AbortSignal) => Promise<void>,
+  produce: (emit: (message: SocketMessage) => void, signal: AbortSignal) => Promise<void>,
   guard: { everyMs: number; check: StreamCheck },
 ): void {
   const controller = new AbortController();
@@ -38,7 +41,7 @@ export function streamOverSocket(
   socket.on('close', stop);
   socket.on('error', stop);
 
-  const emit = (message: Record<string, unknown>) => {
+  const emit = (message: SocketMessage) => {
     if (socket.readyState !== socket.OPEN) return;
     if (socket.bufferedAmount > MAX_BUFFERED_BYTES) {
       socket.close(1013, 'reader too slow');

@@ -2742,6 +2742,8 @@ export interface operations {
                 since?: string;
                 /** @description true upgrades to a WebSocket */
                 follow?: boolean;
+                /** @description With follow=true: each WebSocket message is a JSON array of the entries that arrived together (at most 500, sent within 20 ms) instead of one entry. Not in the contract: the dashboard asks for it so a burst of lines costs a few messages (docs/api-decisions.md). */
+                batch?: boolean;
             };
             header?: never;
             path: {

@@ -156,3 +156,73 @@ describe('GET /api/services/:id/logs?follow=true (WebSocket)', () => {
     expect(ws.messages.at(-1)).toMatchObject({ type: 'error', code: 'not_found' });
   }, 20_000);
 });
+
+describe('GET /api/services/:id/logs?follow=true&batch=true (the dashboard’s batched form)', () => {
+  const entriesOf = (messages: Record<string, unknown>[]) =>
+    messages.flatMap((message) => (Array.isArray(message) ? (message as { message: string }[]) : []));
+
+  it('sends arrays of entries: a burst of history in a few messages, in order, none lost', async () => {
+    const id = await service();
+    const count = 1_200;
+    const pipeline = h.container.redis.pipeline();
+    const key = serviceLogStreamKey(h.config.QUEUE_PREFIX, id);
+    for (let i = 0; i < count; i++)
+      pipeline.xadd(key, '*', 'ts', new Date().toISOString(), 'stream', 'stdout', 'message', `line ${i}`);
+    await pipeline.exec();
+    const ws = openSocket(`ws://${base}/api/services/${id}/logs?follow=true&batch=true&tail=${count}`, {
+      authorization: operator.auth,
+    });
+    await ws.opened;
+    await ws.waitFor((messages) => entriesOf(messages).length === count);
+    expect(ws.messages.every((message) => Array.isArray(message))).toBe(true);
+    // At most 500 entries a message: 1,200 lines of history are 3 messages, not 1,200.
+    expect(ws.messages.length).toBeGreaterThanOrEqual(3);
+    expect(ws.messages.length).toBeLessThan(20);
+    expect(entriesOf(ws.messages).map((entry) => entry.message)).toEqual(
+      Array.from({ length: count }, (_, i) => `line ${i}`),
+    );
+
+    await ship(id, 'live one', 'stderr');
+    await ws.waitFor((messages) => entriesOf(messages).length === count + 1);
+    expect(entriesOf(ws.messages).at(-1)).toMatchObject({
+      message: 'live one',
+      stream: 'stderr',
+      timestamp: expect.any(String),
+    });
+    ws.socket.close();
+  });
+
+  it('without batch each message stays one entry object (the contract’s form)', async () => {
+    const id = await service();
+    for (let i = 0; i < 3; i++) await ship(id, `plain ${i}`);
+    const ws = openSocket(`ws://${base}/api/services/${id}/logs?follow=true&tail=3`, {
+      authorization: operator.auth,
+    });
+    await ws.opened;
+    await ws.waitFor((messages) => messages.length === 3);
+    expect(ws.messages.map((message) => [Array.isArray(message), message.message])).toEqual([
+      [false, 'plain 0'],
+      [false, 'plain 1'],
+      [false, 'plain 2'],
+    ]);
+    ws.socket.close();
+  });
+
+  it("a batched stream of another customer's service still ends with not_found", async () => {
+    const id = await service();
+    await ship(id, 'secret line');
+    const ws = openSocket(`ws://${base}/api/services/${id}/logs?follow=true&batch=true`, {
+      authorization: outsider.auth,
+    });
+    await ws.opened.catch(() => undefined);
+    await ws.closed;
+    expect(JSON.stringify(ws.messages)).not.toContain('secret line');
+    expect(ws.messages.at(-1)).toMatchObject({ type: 'error', code: 'not_found' });
+  });
+
+  it('batch=maybe → 400', async () => {
+    const response = await logs(await service(), '?follow=true&batch=maybe');
+    expect(response.statusCode).toBe(400);
+    expect(json(response).code).toBe('validation_failed');
+  });
+});
