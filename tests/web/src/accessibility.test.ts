@@ -3,15 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { launchChromium } from '@hostctl/testing';
 import { deployedService } from './api.js';
-import {
-  axeViolations,
-  control,
-  newContext,
-  screenshot,
-  sessionOf,
-  settled,
-  type ViewportName,
-} from './browser.js';
+import { axeViolations, newContext, screenshot, sessionOf, settled, type ViewportName } from './browser.js';
 
 /**
  * axe-core on every screen, at 1280 and 390 px, light and dark: no WCAG 2.1 A/AA violation. Each
@@ -84,7 +76,9 @@ describe('signed out', () => {
     const context = await newContext(browser, { viewport, scheme });
     const page = await context.newPage();
     await page.goto(`${inject('web').appUrl}/services`);
-    await control(page, 'Sign in').waitFor();
+    // Signing in is an action: a button, under a heading that says what the page is for.
+    await page.getByRole('button', { name: 'Sign in', exact: true }).waitFor();
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toBe('Sign in to hostctl');
     await screenshot(page, `signed-out-${viewport}-${scheme}`);
     expect(await axeViolations(page)).toEqual([]);
     await context.close();

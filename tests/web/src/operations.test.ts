@@ -29,8 +29,7 @@ async function createThroughForm(method: string, fill: () => Promise<void>): Pro
   await page.goto(`${appUrl}/services/new`);
   await settled(page, 'Create a service');
   await page.getByRole('radio', { name: new RegExp(`^${method}`, 'i') }).check();
-  // The label also holds the field's hint, so it is found by how it starts.
-  await page.getByRole('textbox', { name: /^Name/ }).fill(name);
+  await page.getByRole('textbox', { name: 'Name', exact: true }).fill(name);
   await page.getByRole('combobox', { name: 'Customer' }).selectOption({ label: 'acme' });
   await fill();
   await page.getByRole('button', { name: 'Create service' }).click();
@@ -114,15 +113,12 @@ describe('running a service', () => {
     await expect.poll(serviceStatus, { timeout: 60_000 }).toBe('running');
     const before = (await adminCall<{ deployed_at: string }>('GET', `/api/services/${id}`)).body.deployed_at;
     await page.getByRole('button', { name: 'Redeploy', exact: true }).click();
-    // The dashboard stays on the service; its Deployments tab follows the new deployment live
-    // (deployed_at moving proves it is a new one, not the create's).
-    await page
-      .locator('button:has-text("Working…"), [aria-live]:has-text("Working…")')
-      .waitFor({ state: 'detached' });
-    await page
-      .getByRole('navigation', { name: 'Service sections' })
-      .getByRole('link', { name: 'Deployments' })
-      .click();
+    // The click is answered where it was made: a status naming the queued deployment, with a link
+    // to the Deployments tab that follows it live (deployed_at moving proves it is a new one).
+    const queued = page.getByRole('status').filter({ hasText: /Deployment \S+ queued/ });
+    await queued.waitFor();
+    await queued.getByRole('link', { name: 'Follow it on the Deployments tab' }).click();
+    await page.waitForURL((url) => url.pathname.endsWith('/deployments'));
     await expect.poll(() => status().innerText(), { timeout: 120_000, interval: 500 }).toMatch(/succeeded/i);
     await expect
       .poll(

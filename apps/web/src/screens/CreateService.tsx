@@ -100,10 +100,11 @@ export function CreateServiceScreen({ me }: { me: Me }) {
             aria-describedby="name-hint"
             autoComplete="off"
           />
-          <span id="name-hint" className="hint">
-            3–63 lower-case letters, digits and hyphens; it becomes the service&apos;s address.
-          </span>
         </label>
+        {/* Outside the label: a hint inside it would become part of the field's name. */}
+        <p id="name-hint" className="hint">
+          3–63 lower-case letters, digits and hyphens; it becomes the service&apos;s address.
+        </p>
         {me.customer_id === null ? (
           <label>
             Customer

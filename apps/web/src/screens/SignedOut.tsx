@@ -6,13 +6,16 @@ export function SignedOutScreen({ returnTo, signedIn }: { returnTo: string; sign
   useEffect(() => {
     document.title = 'Sign in · hostctl';
   }, []);
+  const signInPath = signInHref(signedIn ? '/' : returnTo);
   return (
     <main id="main" className="centered signed-out">
-      <h1>hostctl</h1>
+      <h1>Sign in to hostctl</h1>
       <p>{signedIn ? 'You are signed in.' : 'You are signed out.'} Sign in to manage your services.</p>
-      <a className="button primary" href={signInHref(signedIn ? '/' : returnTo)}>
+      {/* A button, not a link: signing in is an action. Not a form either: the CSP's form-action
+          'self' would stop the redirect from the API's sign-in route on to the provider. */}
+      <button type="button" className="primary" onClick={() => window.location.assign(signInPath)}>
         Sign in
-      </a>
+      </button>
     </main>
   );
 }

@@ -42,19 +42,25 @@ export function TemplateFields({ templateId, onTemplate, values, onValue }: Prop
           <p className="hint">{chosen.description}</p>
           {chosen.variables.length === 0 ? <p className="muted">This template has no settings.</p> : null}
           {chosen.variables.map((variable) => (
-            <label key={variable.name}>
-              {variable.name}
-              {variable.required && !variable.generated ? ' (required)' : ''}
-              <input
-                value={values[variable.name] ?? ''}
-                onChange={(e) => onValue(variable.name, e.target.value)}
-                required={variable.required && !variable.generated && variable.default === undefined}
-                placeholder={variable.default ?? (variable.generated ? 'generated when left empty' : '')}
-                {...(variable.pattern ? { pattern: variable.pattern } : {})}
-                autoComplete="off"
-              />
-              <span className="hint">{variable.description}</span>
-            </label>
+            <div key={variable.name} className="field">
+              <label>
+                {variable.name}
+                {variable.required && !variable.generated ? ' (required)' : ''}
+                <input
+                  value={values[variable.name] ?? ''}
+                  onChange={(e) => onValue(variable.name, e.target.value)}
+                  required={variable.required && !variable.generated && variable.default === undefined}
+                  placeholder={variable.default ?? (variable.generated ? 'generated when left empty' : '')}
+                  {...(variable.pattern ? { pattern: variable.pattern } : {})}
+                  autoComplete="off"
+                  aria-describedby={`hint-${variable.name}`}
+                />
+              </label>
+              {/* Outside the label: a hint inside it would become part of the field's name. */}
+              <p id={`hint-${variable.name}`} className="hint">
+                {variable.description}
+              </p>
+            </div>
           ))}
         </fieldset>
       ) : null}

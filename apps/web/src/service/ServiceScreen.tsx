@@ -81,6 +81,8 @@ function TabContent({ tab, service, me }: { tab: ServiceTab; service: Service; m
   }
 }
 
+type ActionResult = NonNullable<ReturnType<typeof useServiceAction>['data']>;
+
 const ACTION_LABELS: Record<LifecycleAction, string> = {
   redeploy: 'Redeploy',
   start: 'Start',
@@ -117,12 +119,30 @@ function Actions({ service }: { service: Service }) {
       ) : null}
       <div className="action-result">
         <ProblemAlert error={action.error} />
-        {action.data && 'message' in action.data ? (
-          <p className="notice" role="status">
-            {action.data.message}
-          </p>
-        ) : null}
+        <ActionOutcome serviceId={service.id} result={action.data} />
       </div>
     </>
   );
+}
+
+/**
+ * What the last action did, announced politely: start/stop/restart answer with a message; a
+ * redeploy (or rollback) queues a deployment, which the notice names and links to, so the click is
+ * never silent while the deployment waits for a worker.
+ */
+function ActionOutcome({ serviceId, result }: { serviceId: string; result: ActionResult | undefined }) {
+  if (!result) return null;
+  if ('deploy_job_id' in result && typeof result.deploy_job_id === 'string') {
+    return (
+      <p className="notice" role="status">
+        Deployment {result.deploy_job_id.slice(0, 8)} queued.{' '}
+        <Link to={servicePath(serviceId, 'deployments')}>Follow it on the Deployments tab</Link>
+      </p>
+    );
+  }
+  return 'message' in result && typeof result.message === 'string' ? (
+    <p className="notice" role="status">
+      {result.message}
+    </p>
+  ) : null;
 }
