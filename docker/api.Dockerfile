@@ -1,4 +1,6 @@
-# hostctl API. Build from the repository root, after `pnpm install` and `pnpm db:generate`:
+# hostctl API and the web dashboard it serves. Build from the repository root, after `pnpm install`,
+# `pnpm db:generate` and `pnpm web:build` (the dashboard is built on the host: Vite is a dev tool
+# the build stage does not carry; without apps/web/dist the COPY below fails):
 #   docker build -f docker/api.Dockerfile -t hostctl/api:dev .
 # BASE_IMAGE needs node 20+ and /bin/sh; docker/build-base-image.sh makes local/node-base:20 offline.
 # The build stage is the same in all three Dockerfiles, so the second and third builds reuse it.
@@ -14,7 +16,8 @@ RUN node docker/bundle.mjs /out api worker dev-idp cli
 FROM ${BASE_IMAGE}
 WORKDIR /app
 COPY --from=build /out/api/ /app/
-ENV NODE_ENV=production API_HOST=0.0.0.0 API_PORT=3000
+COPY --from=build /src/apps/web/dist/ /app/apps/web/dist/
+ENV NODE_ENV=production API_HOST=0.0.0.0 API_PORT=3000 DASHBOARD_DIR=/app/apps/web/dist
 # Files stay root-owned and read-only to the process.
 USER 10001:10001
 EXPOSE 3000

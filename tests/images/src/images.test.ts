@@ -24,7 +24,7 @@ import {
   waitForHttp,
   type AppImage,
 } from './docker-helpers.js';
-import { freePort } from '@hostctl/testing';
+import { ensureDashboardBuilt, freePort } from '@hostctl/testing';
 
 // Builds the four images from docker/*.Dockerfile against a base image made from this machine's
 // binaries, then runs them against the host's PostgreSQL and Redis: the API on a database it
@@ -49,6 +49,8 @@ function secretFile(name: string, value: string): { bind: string; path: string }
 
 beforeAll(async () => {
   await ensureBaseImage();
+  // The API image carries the dashboard's built files (docker/api.Dockerfile).
+  ensureDashboardBuilt(ROOT);
   const files = contextFiles(ROOT);
   const stages: string[] = [];
   for (const app of Object.keys(IMAGES) as AppImage[]) {
@@ -164,6 +166,20 @@ describe('api image', () => {
     expect((await fetch(`${baseUrl}/api/services`)).status).toBe(401);
     expect((await fetch(`${baseUrl}/api/openapi.json`)).status).toBe(200);
     expect((await fetch(`${baseUrl}/api/docs/assets/swagger-ui-bundle.js`)).status).toBe(200);
+  });
+
+  it('serves the dashboard at / with its CSP, and its hashed assets as immutable', async () => {
+    const page = await fetch(`${baseUrl}/services`, { headers: { accept: 'text/html' } });
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.headers.get('content-security-policy')).toContain("default-src 'self'");
+    const html = await page.text();
+    const script = /<script[^>]+src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script, html).toBeDefined();
+    const asset = await fetch(`${baseUrl}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('cache-control')).toContain('immutable');
+    expect((await asset.text()).length).toBeGreaterThan(10_000);
   });
 
   it('carries the bootstrap CLI, which reads the database URL from a secret file too', async () => {
