@@ -49,8 +49,12 @@ const newId = () => randomBytes(32).toString('hex');
 const hasLabels = (labels: Labels, wanted: Labels) =>
   Object.entries(wanted).every(([key, value]) => labels[key] === value);
 
-// One /16 of loopback per fake, so parallel fakes (and their listeners) never collide.
-let nextBlock = 64 + Math.floor(Math.random() * 64);
+// One /16 of loopback per fake, so parallel fakes (and their listeners) never collide: each vitest
+// worker process (VITEST_POOL_ID 1, 2, …) takes its own 16 blocks and cycles through them, where a
+// random start had two processes pick the same block now and then (EADDRINUSE).
+const BLOCKS_PER_PROCESS = 16;
+const firstBlock = 64 + ((Number(process.env.VITEST_POOL_ID ?? 0) * BLOCKS_PER_PROCESS) % 176);
+let fakesCreated = 0;
 
 export function createFakeRuntime(options: { images?: string[] } = {}): FakeRuntime {
   const images = new Map<string, ImageInfo & { labels: Labels }>();
@@ -61,7 +65,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
   const networks = new Map<string, NamedObject>();
   const volumes = new Map<string, NamedObject>();
   const containers = new Map<string, FakeContainer>();
-  const block = nextBlock++ % 250;
+  const block = firstBlock + (fakesCreated++ % BLOCKS_PER_PROCESS);
   let nextHost = 2;
 
   // A tag that moves to a new image leaves the old one behind, untagged, as the engine does.
