@@ -4,6 +4,7 @@ import { JOBS, jobIdOf, type JobPayload, type Producer } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import type { ServiceRouter } from './adapters/router.js';
 import { type ContainerRuntime } from './adapters/runtime.js';
+import type { ServiceRuntime } from './adapters/service-runtime.js';
 import { removeAll } from './processors/delete.processor.js';
 import { messageOf } from './pipeline/step-errors.js';
 import { removeStraySetsOfServices } from './release/stray-sets.js';
@@ -30,6 +31,12 @@ export interface ReconcilerDeps extends RestorerDeps {
   /** A deployment queued for longer than this without a job is re-enqueued. */
   queuedGraceMs: number;
   logger: Logger;
+  /**
+   * RUNTIME=swarm: Swarm replaces failed tasks itself, so there are no container sets to sweep or
+   * restore; the reconciler keeps the queue repairs, removes orphans through the driver and moves
+   * routes after tasks that moved (a node died, a task was rescheduled).
+   */
+  swarm?: ServiceRuntime;
   /** Re-installs the egress firewall rules a Docker or firewall restart may have removed (every replica, no lease). */
   egress?: { ensure(): Promise<void> };
   /** Sees each sweep: metrics. */
@@ -77,10 +84,12 @@ export function createReconciler(deps: ReconcilerDeps) {
         if (await ensureJob(deps, { name: 'delete', payload: { serviceId } })) repairs.deletesRequeued += 1;
       }
       repairs.orphansRemoved = await removeOrphans(deps);
-      repairs.straySetsRemoved = await removeStraySetsOfServices(deps);
-      const services = await repairRunningServices(deps);
-      repairs.servicesRestored = services.restored;
-      repairs.servicesFailed = services.failed;
+      if (!deps.swarm) {
+        repairs.straySetsRemoved = await removeStraySetsOfServices(deps);
+        const services = await repairRunningServices(deps);
+        repairs.servicesRestored = services.restored;
+        repairs.servicesFailed = services.failed;
+      }
       const routes = await syncRoutes(deps);
       repairs.routesRepaired = routes.applied + routes.removed;
       return repairs;

@@ -13,6 +13,8 @@ import {
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
+import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
+import { createSwarmRuntime } from './adapters/swarm-runtime.js';
 import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
 import { createConsumerWatchdog } from './consumer-watchdog.js';
@@ -111,8 +113,15 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       .catch(() => undefined);
   };
 
-  // RUNTIME=swarm: DOCKER_SOCKET is the swarm manager's (docs/multi-host.md).
-  const nodes = createNodes({ config, managerSocket: config.DOCKER_SOCKET, db, locks, logger });
+  // RUNTIME=swarm: releases run as Swarm services on the manager (SWARM_DOCKER_HOST, else
+  // DOCKER_SOCKET); images are still pulled and built on DOCKER_SOCKET (docs/swarm-runtime.md).
+  const managerSocket = config.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '') || config.DOCKER_SOCKET;
+  const swarmOptions = { socketPath: managerSocket, instance, timeoutMs: readiness.timeoutMs };
+  const swarm =
+    config.RUNTIME === 'swarm'
+      ? createSwarmRuntime({ ...swarmOptions, monitorMs: config.RELEASE_STABILIZATION_MS })
+      : undefined;
+  const nodes = createNodes({ config, managerSocket, db, locks, logger });
   const processors = {
     deploy: createDeployProcessor({
       deployments,
@@ -126,6 +135,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         ...release,
         sources,
         containerLimits: containerLimitPolicy(config),
+        ...(swarm ? { swarm } : {}),
         images: { policy: sourcePolicy.imagePolicy },
       },
     }),
@@ -136,6 +146,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       runtime,
       router,
       instance,
+      ...(swarm ? { swarm } : {}),
       logger,
       purgeLogs: async (serviceId) => {
         await connection.del(serviceLogStreamKey(config.QUEUE_PREFIX, serviceId));
@@ -147,6 +158,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       locks,
       release,
       lockWaitMs: 5000,
+      ...(swarm ? { swarm: { lifecycle: createSwarmLifecycle(swarmOptions), runtime: swarm } } : {}),
       logger,
     }),
     'node-availability': nodes.processor,
@@ -197,6 +209,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
   });
   const reconciler = createReconciler({
+    ...(swarm ? { swarm } : {}),
     deployments,
     services,
     producer,

@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { DomainError } from '@hostctl/domain';
 
 /**
@@ -12,8 +13,11 @@ import { DomainError } from '@hostctl/domain';
 export interface CaddyRoute {
   serviceId: string;
   hosts: string[];
-  /** host:port of the web container on its bridge network (the worker host reaches it). */
-  upstream: string;
+  /**
+   * host:port of the web container on its bridge network (the worker host reaches it), or of each
+   * Swarm task's published port.
+   */
+  upstreams: string[];
 }
 
 export interface CaddyRoutes {
@@ -32,6 +36,9 @@ export interface CaddyOptions {
 
 export const routeId = (serviceId: string) => `hostctl-svc-${serviceId}`;
 
+/** Caddy retries a failed dial on another upstream for this long (only dial errors: nothing sent yet). */
+const RETRY_ANOTHER_UPSTREAM = { try_duration: '5s', try_interval: '20ms' };
+
 interface RouteJson {
   '@id'?: string;
   match?: { host?: string[] }[];
@@ -46,19 +53,34 @@ interface RouteJson {
 export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
   const admin = options.adminUrl.replace(/\/+$/, '');
   const routesPath = `/config/apps/http/servers/${encodeURIComponent(options.serverName)}/routes`;
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${admin}${path}`, {
-      method,
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
-      ...(body === undefined
-        ? {}
-        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    }).catch((error: unknown): never => {
-      throw new DomainError('runtime_error', `Caddy admin API unreachable: ${(error as Error).message}`);
+  // A connection of its own per call (agent: false): Caddy closes its admin connections when a
+  // config change is applied, and a pooled keep-alive socket then fails the next call ("other side
+  // closed"; seen with fetch: every call after an apply or a removal failed once).
+  const call = (method: string, path: string, body?: unknown) =>
+    new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const payload = body === undefined ? undefined : JSON.stringify(body);
+      const request = http.request(
+        `${admin}${path}`,
+        {
+          method,
+          agent: false,
+          timeout: options.timeoutMs ?? 10_000,
+          headers: payload === undefined ? {} : { 'content-type': 'application/json' },
+        },
+        (response) => {
+          let text = '';
+          response.setEncoding('utf8');
+          response.on('data', (chunk: string) => (text += chunk));
+          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+          response.on('error', reject);
+        },
+      );
+      request.on('timeout', () => request.destroy(new Error('timed out')));
+      request.on('error', (error) =>
+        reject(new DomainError('runtime_error', `Caddy admin API unreachable: ${error.message}`)),
+      );
+      request.end(payload);
     });
-    const text = await response.text();
-    return { status: response.status, text };
-  };
   const expectOk = (result: { status: number; text: string }, what: string) => {
     if (result.status >= 300)
       throw new DomainError(
@@ -75,7 +97,13 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
         match: [{ host: route.hosts }],
         handle: [
           { handler: 'vars', hostctl_instance: options.instance, hostctl_service: route.serviceId },
-          { handler: 'reverse_proxy', upstreams: [{ dial: route.upstream }] },
+          {
+            handler: 'reverse_proxy',
+            upstreams: route.upstreams.map((dial) => ({ dial })),
+            // Several upstreams (Swarm tasks): one that refuses the connection (a task stopped
+            // during an update, before the route follows) is retried on another, not a 502.
+            ...(route.upstreams.length > 1 ? { load_balancing: RETRY_ANOTHER_UPSTREAM } : {}),
+          },
         ],
         terminal: true,
       };
@@ -111,7 +139,7 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
           {
             serviceId: marker.hostctl_service,
             hosts: route.match?.[0]?.host ?? [],
-            upstream: proxy?.upstreams?.[0]?.dial ?? '',
+            upstreams: (proxy?.upstreams ?? []).flatMap((upstream) => (upstream.dial ? [upstream.dial] : [])),
           },
         ];
       });

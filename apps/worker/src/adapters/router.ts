@@ -7,12 +7,29 @@ export interface Route {
   serviceId: string;
   serviceName: string;
   url: string;
-  target: { host: string; port: number };
+  /**
+   * Where the traffic goes: the web container (single engine), or every running task's published
+   * port (Swarm); the proxy balances over them and retries another when one refuses a connection.
+   */
+  targets: RouteTarget[];
 }
+
+export interface RouteTarget {
+  host: string;
+  port: number;
+}
+
+/** host:port as a dial address (IPv6 hosts bracketed). */
+export const dialAddress = (target: RouteTarget) =>
+  `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
+
+/** Several dial addresses as one comparable string: sorted, comma-separated. */
+export const upstreamKey = (targets: RouteTarget[]) => dialList(targets.map(dialAddress));
+export const dialList = (dials: string[]) => [...dials].sort().join(',');
 
 export interface RoutedService {
   serviceId: string;
-  /** host:port the proxy currently sends the service's traffic to. */
+  /** host:port the proxy currently sends the service's traffic to (several: upstreamKey). */
   upstream: string;
   /** The route is there but something published with it is not (a DNS record): apply it again. */
   incomplete?: boolean;

@@ -22,6 +22,11 @@ export interface TaskObservation {
   desiredState: 'running' | 'shutdown';
   /** Why the task failed or was rejected (e.g. the image could not be pulled on its node). */
   error?: string;
+  /**
+   * Where the proxy reaches a running task of the plan's web component: the container's address
+   * and web port (single engine), or its node's address and the port Swarm published there.
+   */
+  endpoint?: { host: string; port: number };
 }
 
 export interface ComponentObservation {
@@ -53,6 +58,22 @@ export interface ServiceRuntime {
   up(release: Release, log: DeployLog, signal?: AbortSignal): Promise<BroughtUp>;
   /** The service's components as they run now; [] when nothing runs. */
   observe(serviceId: string): Promise<ComponentObservation[]>;
+  /** Where the proxy reaches the running tasks of the release's web component; [] when none runs. */
+  webEndpoints(release: Release): Promise<{ host: string; port: number }[]>;
   /** Removes everything of the service: its components, networks, volumes (and secrets). Idempotent. */
   tearDown(serviceId: string): Promise<void>;
+}
+
+/** The endpoints of the running tasks of one component of one deployment. */
+export function endpointsOf(
+  components: ComponentObservation[],
+  component: string,
+  deploymentId: string,
+): { host: string; port: number }[] {
+  return components
+    .filter((item) => item.component === component && item.deploymentId === deploymentId)
+    .flatMap((item) => item.tasks)
+    .flatMap((task) =>
+      task.desiredState === 'running' && task.state === 'running' && task.endpoint ? [task.endpoint] : [],
+    );
 }

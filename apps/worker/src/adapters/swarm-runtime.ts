@@ -6,13 +6,19 @@ import { PermanentStepError } from '../pipeline/step-errors.js';
 import { createDockerClient, objectSegment } from './docker-client.js';
 import { fail, ignoreStatus, statusOf, toRuntimeError } from './docker-errors.js';
 import type { Labels } from './runtime.js';
-import type { ComponentObservation, Release, ServiceRuntime } from './service-runtime.js';
+import {
+  endpointsOf,
+  type ComponentObservation,
+  type Release,
+  type ServiceRuntime,
+} from './service-runtime.js';
 import { swarmNames, swarmServiceSpec, swarmWarnings, type SwarmNames } from './swarm-spec.js';
 import {
   failedTaskId,
   observeComponent,
   rolloutOf,
   type Rollout,
+  type SwarmNodeInfo,
   type SwarmService,
   type SwarmTask,
 } from './swarm-tasks.js';
@@ -169,14 +175,13 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       return { warnings };
     },
 
-    async observe(serviceId) {
-      const names = swarmNames(serviceId, options.instance);
-      const observed: ComponentObservation[] = [];
-      for (const service of await servicesOf(names))
-        observed.push(
-          observeComponent(service, await tasksOf(service.Spec?.Name ?? service.ID), await nodeNames()),
-        );
-      return observed.sort((a, b) => a.component.localeCompare(b.component));
+    observe,
+
+    async webEndpoints(release) {
+      const web = release.plan.web;
+      if (!web) return [];
+      const components = await observe(release.serviceId);
+      return endpointsOf(components, web.container, release.deploymentId);
     },
 
     async tearDown(serviceId) {
@@ -198,6 +203,16 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
     },
   };
 
+  async function observe(serviceId: string): Promise<ComponentObservation[]> {
+    const names = swarmNames(serviceId, options.instance);
+    const observed: ComponentObservation[] = [];
+    for (const service of await servicesOf(names))
+      observed.push(
+        observeComponent(service, await tasksOf(service.Spec?.Name ?? service.ID), await nodeInfo()),
+      );
+    return observed.sort((a, b) => a.component.localeCompare(b.component));
+  }
+
   /**
    * The task a failed update names ("… early termination of task <id>") may already be pruned from
    * the service's task list; read it by id so its error (a node that cannot pull) is not lost.
@@ -212,12 +227,18 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
     return named ? [...tasks, named] : tasks;
   }
 
-  async function nodeNames(): Promise<Map<string, string>> {
+  async function nodeInfo(): Promise<Map<string, SwarmNodeInfo>> {
     const nodes = (await docker.listNodes().catch(fail('cannot list Swarm nodes'))) as {
       ID: string;
       Description?: { Hostname?: string };
+      Status?: { Addr?: string };
     }[];
-    return new Map(nodes.map((node) => [node.ID, node.Description?.Hostname ?? node.ID]));
+    return new Map(
+      nodes.map((node) => [
+        node.ID,
+        { hostname: node.Description?.Hostname ?? node.ID, address: node.Status?.Addr ?? '' },
+      ]),
+    );
   }
 
   /** Removes the service's networks and volumes; names what is still in use. */
@@ -243,6 +264,12 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
         .catch((error: unknown) => {
           if (statusOf(error) !== 404) left.push(`volume ${volume.Name}`);
         });
+    // The manager accepts the removal of a network its tasks' containers still hold and deletes it
+    // once they are gone: done only when it is no longer listed.
+    for (const network of await docker
+      .listNetworks({ filters: labelFilter(names.selector) })
+      .catch(fail('cannot list networks')))
+      if (!left.includes(`network ${network.Name}`)) left.push(`network ${network.Name}`);
     return left;
   }
 }

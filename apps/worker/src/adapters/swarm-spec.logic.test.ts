@@ -35,6 +35,20 @@ describe('swarmServiceSpec', () => {
     expect(task.ContainerSpec?.Env).toEqual(['A=1']);
   });
 
+  it("publishes the web component's port in host mode (the proxy dials each task), and no other component's", () => {
+    const routed = {
+      ...release,
+      plan: { containers: [], volumes: [], web: { container: 'web', port: 8080 } },
+    };
+    expect(swarmServiceSpec(web(), routed, { names, monitorMs: 0 }).EndpointSpec).toEqual({
+      Mode: 'dnsrr',
+      Ports: [{ Protocol: 'tcp', TargetPort: 8080, PublishMode: 'host' }],
+    });
+    expect(swarmServiceSpec(web({ name: 'db' }), routed, { names, monitorMs: 0 }).EndpointSpec).toEqual({
+      Mode: 'dnsrr',
+    });
+  });
+
   it('replaces start-first, rolls back on failure and watches for the stabilisation period', () => {
     const spec = swarmServiceSpec(web(), release, { names, monitorMs: 5000 });
     expect(spec.UpdateConfig).toMatchObject({

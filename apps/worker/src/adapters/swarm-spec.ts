@@ -138,8 +138,15 @@ export function swarmServiceSpec(
     UpdateConfig: update,
     // Rolling back must not wait out another monitor period before the old release serves again.
     RollbackConfig: { ...update, FailureAction: 'pause', Monitor: 0 },
-    // This kernel kind has no IPVS for virtual IPs: DNS round robin over the tasks instead.
-    EndpointSpec: { Mode: 'dnsrr' },
+    // This kernel kind has no IPVS for virtual IPs (nor the routing mesh's published ports): DNS
+    // round robin inside the overlay, and the web component's port published in host mode on
+    // whichever node each task runs, a port of the engine's choosing that the proxy is routed to.
+    EndpointSpec: {
+      Mode: 'dnsrr',
+      ...(release.plan.web?.container === container.name
+        ? { Ports: [{ Protocol: 'tcp', TargetPort: release.plan.web.port, PublishMode: 'host' }] }
+        : {}),
+    },
   };
 }
 

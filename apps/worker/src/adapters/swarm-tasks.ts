@@ -12,7 +12,18 @@ export interface SwarmTask {
   NodeID?: string;
   DesiredState?: string;
   Spec?: { ContainerSpec?: { Labels?: Record<string, string> } };
-  Status?: { State?: string; Err?: string; Message?: string };
+  Status?: {
+    State?: string;
+    Err?: string;
+    Message?: string;
+    PortStatus?: { Ports?: { TargetPort?: number; PublishedPort?: number; PublishMode?: string }[] };
+  };
+}
+
+/** A node as the observations need it: its name, and the address its published ports answer on. */
+export interface SwarmNodeInfo {
+  hostname: string;
+  address: string;
 }
 
 /** The fields read of a Swarm service (dockerode's type merges them with its handle class). */
@@ -101,16 +112,25 @@ function runningOf(tasks: SwarmTask[], deploymentId: string): SwarmTask[] {
 export function observeComponent(
   service: SwarmService,
   tasks: SwarmTask[],
-  nodeNames: Map<string, string>,
+  nodes: Map<string, SwarmNodeInfo>,
 ): ComponentObservation {
   const labels = service.Spec?.Labels ?? {};
-  const observed: TaskObservation[] = tasks.map((task) => ({
-    id: task.ID,
-    node: nodeNames.get(task.NodeID ?? '') ?? task.NodeID ?? '',
-    state: task.Status?.State ?? 'unknown',
-    desiredState: task.DesiredState === 'running' ? 'running' : 'shutdown',
-    ...(task.Status?.Err ? { error: task.Status.Err } : {}),
-  }));
+  const observed: TaskObservation[] = tasks.map((task) => {
+    const node = nodes.get(task.NodeID ?? '');
+    const published = task.Status?.PortStatus?.Ports?.find(
+      (port) => port.PublishMode === 'host' && port.PublishedPort,
+    );
+    return {
+      id: task.ID,
+      node: node?.hostname ?? task.NodeID ?? '',
+      state: task.Status?.State ?? 'unknown',
+      desiredState: task.DesiredState === 'running' ? 'running' : 'shutdown',
+      ...(task.Status?.Err ? { error: task.Status.Err } : {}),
+      ...(node && published?.PublishedPort && task.Status?.State === 'running'
+        ? { endpoint: { host: node.address, port: published.PublishedPort } }
+        : {}),
+    };
+  });
   return {
     component: labels[COMPONENT_LABEL] ?? service.Spec?.Name ?? service.ID,
     deploymentId: labels[DEPLOYMENT_LABEL] ?? '',

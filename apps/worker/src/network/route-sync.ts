@@ -2,7 +2,8 @@ import { COMPONENT_LABEL, DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domai
 import type { Plan } from '@hostctl/compose';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
-import type { RoutedService, ServiceRouter } from '../adapters/router.js';
+import { upstreamKey, type RoutedService, type ServiceRouter } from '../adapters/router.js';
+import type { ServiceRuntime } from '../adapters/service-runtime.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { messageOf } from '../pipeline/step-errors.js';
 
@@ -20,6 +21,8 @@ export interface RouteSyncDeps {
   runtime: Pick<ContainerRuntime, 'listContainers' | 'inspectContainer'>;
   locks: AdvisoryLocks;
   logger: Logger;
+  /** RUNTIME=swarm: the route goes to the current release's running tasks (they move between nodes). */
+  swarm?: Pick<ServiceRuntime, 'webEndpoints'>;
 }
 
 export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number; removed: number }> {
@@ -68,6 +71,14 @@ async function webTarget(deps: RouteSyncDeps, serviceId: string) {
   const plan = current?.plan as Plan | undefined;
   if (!service || service.deletedAt || !current || !plan?.web) return null;
   const web = plan.web;
+  if (deps.swarm) {
+    const targets = await deps.swarm.webEndpoints({ serviceId, deploymentId: current.id, plan });
+    if (targets.length === 0) return null;
+    return {
+      upstream: upstreamKey(targets),
+      route: { serviceId, serviceName: service.name, url: service.url, targets },
+    };
+  }
   // The current release's web container only: another set (a leftover) never gets the traffic.
   const [container] = await deps.runtime.listContainers({
     [SERVICE_LABEL]: serviceId,
@@ -76,15 +87,10 @@ async function webTarget(deps: RouteSyncDeps, serviceId: string) {
   });
   const state = container ? await deps.runtime.inspectContainer(container.id) : null;
   if (!state?.isRunning || !state.ip) return null;
-  const upstream = `${state.ip.includes(':') ? `[${state.ip}]` : state.ip}:${web.port}`;
+  const target = { host: state.ip, port: web.port };
   return {
-    upstream,
-    route: {
-      serviceId,
-      serviceName: service.name,
-      url: service.url,
-      target: { host: state.ip, port: web.port },
-    },
+    upstream: upstreamKey([target]),
+    route: { serviceId, serviceName: service.name, url: service.url, targets: [target] },
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import type { CaddyRoutes } from '../adapters/caddy-routes.js';
 import type { DnsProvider } from '../adapters/dns-provider.js';
-import type { RoutedService, ServiceRouter } from '../adapters/router.js';
+import { dialAddress, dialList, type RoutedService, type ServiceRouter } from '../adapters/router.js';
 import { messageOf } from '../pipeline/step-errors.js';
 
 /**
@@ -26,8 +26,11 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
       const hosts = [
         ...new Set([`${route.serviceName}.${deps.appsDomain}`, ...domains].map((h) => h.toLowerCase())),
       ];
-      const upstream = `${route.target.host.includes(':') ? `[${route.target.host}]` : route.target.host}:${route.target.port}`;
-      await deps.routes.apply({ serviceId: route.serviceId, hosts, upstream });
+      await deps.routes.apply({
+        serviceId: route.serviceId,
+        hosts,
+        upstreams: route.targets.map(dialAddress),
+      });
       const report = await deps.dns.upsertRecords(route.serviceId, hosts);
       const notes = report.skipped.map(({ name, reason }) => `DNS: ${name} not published: ${reason}`);
       for (const note of notes) deps.logger.info({ serviceId: route.serviceId }, note);
@@ -50,9 +53,9 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
       } catch (error) {
         deps.logger.warn({ err: messageOf(error) }, 'could not check DNS records; next sweep retries');
       }
-      return routes.map(({ serviceId, upstream }) => ({
+      return routes.map(({ serviceId, upstreams }) => ({
         serviceId,
-        upstream,
+        upstream: dialList(upstreams),
         ...(missing.has(serviceId) ? { incomplete: true } : {}),
       }));
     },

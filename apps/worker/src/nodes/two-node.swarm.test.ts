@@ -104,7 +104,7 @@ async function endpoints(): Promise<{ node: string; upstream: string; container:
 
 /** Routes the service's host to one task (as the router would) and asks Caddy. */
 async function answerThroughCaddy(endpoint: { upstream: string; container: string }): Promise<boolean> {
-  await caddy.apply({ serviceId, hosts: [host], upstream: endpoint.upstream });
+  await caddy.apply({ serviceId, hosts: [host], upstreams: [endpoint.upstream] });
   const answer = await viaCaddy(host);
   return answer.status === 200 && answer.body.trim() === endpoint.container;
 }

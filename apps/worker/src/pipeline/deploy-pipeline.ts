@@ -15,6 +15,8 @@ import { ensurePinnedImages, pinnedPlan, reusablePlan, storedPlan } from '../rel
 import { builtImageRepositories } from '../sources/build-images.js';
 import { planFromRepository, type RepositorySourceDeps } from '../sources/repository-source.js';
 import { serviceObjects } from './service-objects.js';
+import type { ServiceRuntime } from '../adapters/service-runtime.js';
+import { isServingOnSwarm, swarmRelease } from '../release/swarm-release.js';
 
 /**
  * The steps of one deployment, in order: how the plan is arrived at (source, build, validate,
@@ -33,6 +35,11 @@ export interface PipelineDeps extends ReleaseDeps {
   containerLimits?: ContainerLimitPolicy;
   /** The image policy every plan image passes before the engine sees it. */
   images: ImageGuard;
+  /**
+   * RUNTIME=swarm: the release runs as Swarm services (release/swarm-release.ts) instead of the
+   * single engine's cutover; `runtime` is then the swarm manager's engine (pull, build).
+   */
+  swarm?: ServiceRuntime;
 }
 
 export interface PipelineRun {
@@ -62,6 +69,7 @@ export function planOf(service: WorkerService, limits?: ContainerLimitPolicy): P
 }
 
 export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): Promise<PipelineResult> {
+  if (deps.swarm) return runOnSwarm(deps, deps.swarm, run);
   const last = await deps.store.lastSucceeded(run.service.id);
   const current = await servingRelease(deps, run.service.id, last);
   try {
@@ -85,6 +93,40 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
       switched: false,
       ...(current && (await isServing(deps, run.service.id, current))
         ? { keptRelease: current.deploymentId }
+        : {}),
+    });
+  }
+}
+
+async function runOnSwarm(
+  deps: PipelineDeps,
+  swarm: ServiceRuntime,
+  run: PipelineRun,
+): Promise<PipelineResult> {
+  const last = await deps.store.lastSucceeded(run.service.id);
+  const serving = last && (await swarm.observe(run.service.id)).length > 0 ? last.id : undefined;
+  try {
+    const prepared = await preparePlan(deps, run);
+    await swarmRelease(
+      { serviceRuntime: swarm, router: deps.router },
+      {
+        service: run.service,
+        deploymentId: run.deployment.id,
+        plan: prepared.runnable,
+        hasPrevious: serving !== undefined,
+        log: run.log,
+        signal: run.signal,
+        checkpoint: run.checkpoint,
+      },
+    );
+    return { plan: prepared.plan };
+  } catch (error) {
+    if (!run.isFinal(error)) throw error;
+    // Swarm rolled a failed update back by itself (swarm-tasks.ts waits until it has).
+    throw new ReleaseUndone(error, {
+      switched: false,
+      ...(serving && (await isServingOnSwarm(swarm, run.service.id, serving))
+        ? { keptRelease: serving }
         : {}),
     });
   }

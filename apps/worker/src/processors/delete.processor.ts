@@ -5,6 +5,7 @@ import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import type { ServiceRouter } from '../adapters/router.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
+import type { ServiceRuntime } from '../adapters/service-runtime.js';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import { messageOf } from '../pipeline/step-errors.js';
 import { lockOrDelay } from './service-lock.js';
@@ -22,6 +23,8 @@ export interface DeleteProcessorDeps {
   runtime: ContainerRuntime;
   router: ServiceRouter;
   instance: string;
+  /** RUNTIME=swarm: the Swarm services go first (their tasks' containers are Swarm's to remove). */
+  swarm?: Pick<ServiceRuntime, 'tearDown'>;
   logger: Logger;
   /** Drops the service's container-log stream: its output is part of the data delete removes. */
   purgeLogs(serviceId: string): Promise<void>;
@@ -58,10 +61,10 @@ export function createDeleteProcessor(deps: DeleteProcessorDeps) {
 
 /** Removes by label, tolerating what is already gone; throws (to retry) while anything remains. */
 export async function removeAll(
-  deps: Pick<DeleteProcessorDeps, 'runtime' | 'router' | 'instance'>,
+  deps: Pick<DeleteProcessorDeps, 'runtime' | 'router' | 'instance' | 'swarm'>,
   serviceId: string,
 ): Promise<number> {
-  const { runtime } = deps;
+  const { runtime, swarm } = deps;
   const { selector } = serviceObjects(serviceId, deps.instance);
   const problems: string[] = [];
   let removed = 0;
@@ -73,6 +76,9 @@ export async function removeAll(
       problems.push(`${what}: ${messageOf(error)}`);
     }
   };
+  // Throws (the job retries) until the swarm has nothing of the service left: the count below only
+  // sees this engine.
+  if (swarm) await swarm.tearDown(serviceId);
   for (const container of await runtime.listContainers(selector))
     await attempt(`container ${container.name}`, () => runtime.removeContainer(container.id));
   await deps.router.remove(serviceId);

@@ -5,6 +5,8 @@ import type { AdvisoryLocks, WorkerDeploymentStore, WorkerService, WorkerService
 import type { JobPayload, LifecycleResult } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import type { ContainerSummary } from '../adapters/runtime.js';
+import type { ServiceRuntime } from '../adapters/service-runtime.js';
+import type { SwarmLifecycle } from '../adapters/swarm-lifecycle.js';
 import { waitReady } from '../pipeline/readiness.js';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import { PermanentStepError, createRedactor, messageOf } from '../pipeline/step-errors.js';
@@ -26,6 +28,8 @@ export interface LifecycleProcessorDeps {
   /** How long to wait for a running job of the same service before giving up. */
   lockWaitMs: number;
   logger: Logger;
+  /** RUNTIME=swarm: Swarm services are scaled (adapters/swarm-lifecycle.ts), and the route follows the new tasks. */
+  swarm?: { lifecycle: SwarmLifecycle; runtime: Pick<ServiceRuntime, 'webEndpoints'> };
 }
 
 const quietLog = { info: async () => {}, error: async () => {} };
@@ -74,6 +78,14 @@ async function perform(
   const objects = serviceObjects(service.id, deps.release.instance);
   const last = await deps.deployments.lastSucceeded(service.id);
   const plan = storedPlan(last);
+  if (deps.swarm)
+    return performOnSwarm(
+      deps,
+      deps.swarm,
+      service,
+      action,
+      last && plan ? { id: last.id, plan } : undefined,
+    );
   // Only the current release's set: another one is a leftover the reconciler removes.
   const found = await runtime.listContainers(last ? objects.set(last.id).selector : objects.selector);
   if (found.length === 0) {
@@ -91,6 +103,30 @@ async function perform(
     for (const container of [...ordered].reverse()) await runtime.stopContainer(container.id, STOP_GRACE_S);
   }
   if (action !== 'stop') await startAll(deps, plan, ordered);
+}
+
+async function performOnSwarm(
+  deps: LifecycleProcessorDeps,
+  swarm: NonNullable<LifecycleProcessorDeps['swarm']>,
+  service: WorkerService,
+  action: LifecycleAction,
+  last: { id: string; plan: Plan } | undefined,
+): Promise<void> {
+  await swarm.lifecycle.perform(service.id, action, last?.plan);
+  if (action === 'stop' || !last?.plan.web) return;
+  // New tasks publish new ports: the route goes to them.
+  const targets = await swarm.runtime.webEndpoints({
+    serviceId: service.id,
+    deploymentId: last.id,
+    plan: last.plan,
+  });
+  if (targets.length === 0) throw new PermanentStepError('no task of the web component publishes its port');
+  await deps.release.router.upsert({
+    serviceId: service.id,
+    serviceName: service.name,
+    url: service.url,
+    targets,
+  });
 }
 
 async function startAll(

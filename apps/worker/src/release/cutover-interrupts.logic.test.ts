@@ -48,7 +48,7 @@ async function runningService(text = compose) {
 async function expectPreviousServing(serviceId: string, previous: string) {
   const web = await h.webOf(serviceId, previous);
   expect(web?.isRunning).toBe(true);
-  expect(h.routes.get(serviceId)?.target.host).toBe(web!.ip);
+  expect(h.routes.get(serviceId)?.targets[0]?.host).toBe(web!.ip);
   expect(await h.setsOf(serviceId)).toEqual(new Set([previous]));
   expect((await h.db.service.findUniqueOrThrow({ where: { id: serviceId } })).status).toBe('running');
 }
@@ -146,7 +146,7 @@ describe('a worker crash at each step', () => {
       expect(await h.run(redeploy, 2)).toEqual({ status: 'succeeded' });
       expect(await h.setsOf(service.serviceId)).toEqual(new Set([redeploy]));
       const web = await h.webOf(service.serviceId, redeploy);
-      expect(h.routes.get(service.serviceId)?.target.host).toBe(web!.ip);
+      expect(h.routes.get(service.serviceId)?.targets[0]?.host).toBe(web!.ip);
     },
   );
 });
@@ -160,14 +160,14 @@ describe('a deployment interrupted after its switch, then superseded', () => {
     });
     await h.run(interrupted, 1);
     const switchedTo = (await h.webOf(service.serviceId, interrupted))!.ip;
-    expect(h.routes.get(service.serviceId)?.target.host).toBe(switchedTo);
+    expect(h.routes.get(service.serviceId)?.targets[0]?.host).toBe(switchedTo);
 
     const newer = await h.redeploy(service.serviceId);
     expect(await h.run(interrupted, 2)).toEqual({ status: 'superseded' });
     let routedAtVolumes: string | undefined;
     let currentAtVolumes: string | undefined;
     h.at('volumes', 'before', async () => {
-      routedAtVolumes = h.routes.get(service.serviceId)?.target.host;
+      routedAtVolumes = h.routes.get(service.serviceId)?.targets[0]?.host;
       currentAtVolumes = (await h.webOf(service.serviceId, service.deploymentId))?.ip;
     });
     expect(await h.run(newer)).toEqual({ status: 'succeeded' });

@@ -57,7 +57,7 @@ describe('start-first cutover', () => {
     expect(h.switches.slice(before)).toEqual([
       expect.objectContaining({
         sets: 2,
-        route: expect.objectContaining({ target: { host: newWeb!.ip, port: 8080 } }),
+        route: expect.objectContaining({ targets: [{ host: newWeb!.ip, port: 8080 }] }),
       }),
     ]);
     expect(await h.setsOf(service.serviceId)).toEqual(new Set([redeploy]));
@@ -87,7 +87,7 @@ describe('start-first cutover', () => {
     expect(await deploymentOf(redeploy)).toMatchObject({ status: 'failed', step: 'verify' });
     expect((await deploymentOf(redeploy)).error).toMatch(/unhealthy/);
     expect(h.switches.length).toBe(before);
-    expect(h.routes.get(service.serviceId)?.target.host).toBe(service.firstIp);
+    expect(h.routes.get(service.serviceId)?.targets[0]?.host).toBe(service.firstIp);
     expect(await h.setsOf(service.serviceId)).toEqual(new Set([service.deploymentId]));
     expect((await serviceOf(service.serviceId)).status).toBe('running');
     expect(await lastEvent(service.serviceId)).toMatchObject({
@@ -125,7 +125,7 @@ describe('start-first cutover', () => {
     const deployment = await deploymentOf(redeploy);
     expect(deployment).toMatchObject({ status: 'rolled_back', step: 'drain' });
     expect(deployment.error).toMatch(/exited after the switch/);
-    expect(h.routes.get(service.serviceId)?.target.host).toBe(service.firstIp);
+    expect(h.routes.get(service.serviceId)?.targets[0]?.host).toBe(service.firstIp);
     expect(await h.setsOf(service.serviceId)).toEqual(new Set([service.deploymentId]));
     expect((await h.webOf(service.serviceId, service.deploymentId))?.isRunning).toBe(true);
     expect((await serviceOf(service.serviceId)).status).toBe('running');
@@ -167,7 +167,7 @@ describe('stop-first', () => {
     expect(await deploymentOf(redeploy)).toMatchObject({ status: 'failed', updateOrder: 'stop-first' });
     const old = await h.webOf(service.serviceId, service.deploymentId);
     expect(old?.isRunning).toBe(true);
-    expect(h.routes.get(service.serviceId)?.target.host).toBe(old!.ip);
+    expect(h.routes.get(service.serviceId)?.targets[0]?.host).toBe(old!.ip);
     expect(await h.setsOf(service.serviceId)).toEqual(new Set([service.deploymentId]));
     expect(await h.logOf(redeploy)).toMatch(/Starting the previous release .* again/);
     expect((await serviceOf(service.serviceId)).status).toBe('running');
@@ -178,7 +178,7 @@ describe('stop-first', () => {
     const redeploy = await h.redeploy(service.serviceId);
     let routedBeforeWatch: string | undefined;
     h.at('drain', 'after', async (id) => {
-      routedBeforeWatch = h.routes.get(service.serviceId)?.target.host;
+      routedBeforeWatch = h.routes.get(service.serviceId)?.targets[0]?.host;
       await h.runtime.exit((await h.webOf(service.serviceId, id))!.id, 3, 'boom');
     });
     await h.run(redeploy);
@@ -192,7 +192,7 @@ describe('stop-first', () => {
     expect(await deploymentOf(redeploy)).toMatchObject({ status: 'rolled_back', updateOrder: 'stop-first' });
     const old = await h.webOf(service.serviceId, service.deploymentId);
     expect(old?.isRunning).toBe(true);
-    expect(h.routes.get(service.serviceId)?.target.host).toBe(old!.ip);
+    expect(h.routes.get(service.serviceId)?.targets[0]?.host).toBe(old!.ip);
     expect(await h.setsOf(service.serviceId)).toEqual(new Set([service.deploymentId]));
   });
 

@@ -4,7 +4,7 @@ import type { Plan } from '@hostctl/compose';
 import type { ComponentObservation, ServiceRuntime } from '../adapters/service-runtime.js';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
-import { listSets, removeSet } from './container-sets.js';
+import { listSets, removeSet, webAddress } from './container-sets.js';
 import { cutover, ReleaseUndone, type ReleaseDeps } from './release-engine.js';
 
 /**
@@ -70,6 +70,14 @@ export function createDockerServiceRuntime(deps: ReleaseDeps): ServiceRuntime {
         byComponent.set(key, entry);
       }
       return [...byComponent.values()].sort((a, b) => a.component.localeCompare(b.component));
+    },
+
+    async webEndpoints(release) {
+      const web = release.plan.web;
+      if (!web) return [];
+      const set = serviceObjects(release.serviceId, deps.instance).set(release.deploymentId);
+      const host = await webAddress(runtime, set, web);
+      return host ? [{ host, port: web.port }] : [];
     },
 
     async tearDown(serviceId) {

@@ -247,7 +247,7 @@ async function route(router: ServiceRouter, service: ServiceRef, host: string, p
     serviceId: service.id,
     serviceName: service.name,
     url: service.url,
-    target: { host, port },
+    targets: [{ host, port }],
   });
   await log.info(`Routing ${service.url} to ${host}:${port}`);
   for (const note of notes ?? []) await log.info(note);

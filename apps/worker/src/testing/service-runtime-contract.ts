@@ -66,6 +66,18 @@ export function serviceRuntimeContract(
       expect(component?.tasks[0]?.node).toBeTruthy();
     });
 
+    it('says where the proxy reaches the web component, and it answers there', async () => {
+      const endpoints = await runtime.webEndpoints(release(first, web()));
+      expect(endpoints).toHaveLength(1);
+      const [endpoint] = endpoints;
+      const response = await fetch(`http://${endpoint!.host}:${endpoint!.port}/`, {
+        signal: AbortSignal.timeout(5000),
+      });
+      // The stack's busybox httpd answers (its /www may have no index: 404 is an answer too).
+      expect(response.status).toBeLessThan(500);
+      expect(await runtime.webEndpoints(release(randomUUID(), web()))).toEqual([]);
+    });
+
     it('replaces the running release with a new one', async () => {
       await runtime.up(release(second, web({ environment: { RELEASE: 'two' } })), log);
       const observed = await runtime.observe(serviceId);

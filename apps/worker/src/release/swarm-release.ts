@@ -1,0 +1,111 @@
+import type { Plan } from '@hostctl/compose';
+import type { RouteTarget, ServiceRouter } from '../adapters/router.js';
+import type { ServiceRuntime } from '../adapters/service-runtime.js';
+import type { DeployLog } from '../pipeline/deploy-log.js';
+import type { ReleaseStep, ServiceRef } from './release-engine.js';
+
+/**
+ * A release under RUNTIME=swarm (docs/swarm-runtime.md). Swarm replaces the tasks itself
+ * (start-first, its monitor, its rollback: swarm-spec.ts), so the worker's part is: write the specs
+ * and wait for Swarm's verdict (`create`, `stabilize`), then send the proxy to the new release's
+ * tasks (`route`). While Swarm swaps tasks, a follower keeps the route on every running web task,
+ * old and new, so the proxy always has a task that answers (and Caddy retries another on a refused
+ * dial: caddy-routes.ts). A first release is routed only once it runs, as on the single engine.
+ */
+export interface SwarmReleaseDeps {
+  serviceRuntime: ServiceRuntime;
+  router: ServiceRouter;
+  /** How often the follower reads the tasks while Swarm updates (default 500 ms). */
+  followMs?: number;
+}
+
+export interface SwarmReleaseRun {
+  service: ServiceRef;
+  deploymentId: string;
+  plan: Plan;
+  /** A release serves now: its route is followed during the update. */
+  hasPrevious: boolean;
+  log: DeployLog;
+  signal: AbortSignal;
+  checkpoint(step: ReleaseStep): Promise<void>;
+}
+
+export async function swarmRelease(deps: SwarmReleaseDeps, run: SwarmReleaseRun): Promise<void> {
+  const release = { serviceId: run.service.id, deploymentId: run.deploymentId, plan: run.plan };
+  const web = run.plan.web;
+  await run.checkpoint('create');
+  const follower = web && run.hasPrevious ? followRunningTasks(deps, run, web.container) : undefined;
+  try {
+    await run.checkpoint('stabilize');
+    await deps.serviceRuntime.up(release, run.log, run.signal);
+  } finally {
+    await follower?.stop();
+  }
+  if (!web) return;
+  await run.checkpoint('route');
+  const targets = await deps.serviceRuntime.webEndpoints(release);
+  if (targets.length === 0) throw new Error(`no running task of ${web.container} publishes its port`);
+  await route(deps.router, run, targets);
+}
+
+/** Whether the release's components run (after a failed update Swarm rolled back to it). */
+export async function isServingOnSwarm(
+  serviceRuntime: ServiceRuntime,
+  serviceId: string,
+  deploymentId: string,
+): Promise<boolean> {
+  const components = await serviceRuntime.observe(serviceId);
+  return (
+    components.length > 0 &&
+    components.every((item) => item.deploymentId === deploymentId && item.runningReplicas > 0)
+  );
+}
+
+/**
+ * Routes to every running task of the web component, whichever release it belongs to, each time
+ * that set changes; the last set is routed again on stop (a failed update: the rolled-back tasks).
+ */
+function followRunningTasks(deps: SwarmReleaseDeps, run: SwarmReleaseRun, component: string) {
+  let routed = '';
+  let stopped = false;
+  const sync = async () => {
+    const targets = (await deps.serviceRuntime.observe(run.service.id))
+      .filter((item) => item.component === component)
+      .flatMap((item) => item.tasks)
+      .flatMap((task) => (task.state === 'running' && task.endpoint ? [task.endpoint] : []));
+    const key = targets
+      .map((target) => `${target.host}:${target.port}`)
+      .sort()
+      .join(',');
+    if (targets.length === 0 || key === routed) return;
+    await route(deps.router, run, targets);
+    routed = key;
+  };
+  const loop = (async () => {
+    while (!stopped) {
+      // A failed read is tried again next round: the update itself decides the deployment.
+      await sync().catch(() => undefined);
+      await new Promise((resolve) => setTimeout(resolve, deps.followMs ?? 500));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      await sync().catch(() => undefined);
+    },
+  };
+}
+
+async function route(router: ServiceRouter, run: SwarmReleaseRun, targets: RouteTarget[]) {
+  const notes = await router.upsert({
+    serviceId: run.service.id,
+    serviceName: run.service.name,
+    url: run.service.url,
+    targets,
+  });
+  await run.log.info(
+    `Routing ${run.service.url} to ${targets.map((target) => `${target.host}:${target.port}`).join(', ')}`,
+  );
+  for (const note of notes ?? []) await run.log.info(note);
+}

@@ -1,0 +1,183 @@
+import Docker from 'dockerode';
+import { SERVICE_LABEL, DEPLOYMENT_LABEL } from '@hostctl/domain';
+import type { LifecycleResult } from '@hostctl/queue';
+import { describe, expect, it } from 'vitest';
+import { createSwarmRuntime } from './adapters/swarm-runtime.js';
+import {
+  createComposeService,
+  createRedeployment,
+  waitFor,
+  waitForDeployment,
+  type CreatedService,
+} from './testing/fixtures.js';
+import { CADDY_ADMIN_URL, viaCaddy } from './testing/network-fixtures.js';
+import { deploymentLog } from './testing/repository-fixtures.js';
+import { SWARM_TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
+
+// RUNTIME=swarm through the worker's own processors, against the swarm engine of the dev stack
+// (scripts/lib/swarm-engine.sh) and the real Caddy: a deployment runs as a Swarm service and
+// answers at its public name; a redeploy replaces the task while a visitor keeps getting answers;
+// a failed update is reported from Swarm's rollback with the previous release still answering;
+// delete leaves nothing of the service on the swarm nor in Caddy.
+const socketPath = swarmTestSocket();
+const swarmEngine = new Docker({ socketPath });
+const worker = useWorkerApp('swarm', {
+  env: {
+    RUNTIME: 'swarm',
+    SWARM_DOCKER_HOST: `unix://${socketPath}`,
+    CADDY_ADMIN_URL,
+    PUBLIC_IP: '127.0.0.1',
+    APPS_DOMAIN: 'apps.localhost',
+    RELEASE_STABILIZATION_MS: '2000',
+  },
+  app: { observe: false, readiness: { timeoutMs: 60_000, stableMs: 300 } },
+  operationEvents: true,
+  cleanup: async () => {
+    const swarm = createSwarmRuntime({ socketPath, instance: prefix, timeoutMs: 30_000, monitorMs: 0 });
+    for (const service of services) await swarm.tearDown(service.serviceId).catch(() => undefined);
+  },
+});
+const { prefix, db, app } = worker;
+const services: CreatedService[] = [];
+
+const compose = (command?: string) =>
+  `services:\n  web:\n    image: ${SWARM_TEST_IMAGE}\n    ports: ["8080"]\n` +
+  (command ? `    command: ["sh", "-c", "${command}"]\n    restart: "no"\n` : '');
+
+const swarmServicesOf = async (serviceId: string) =>
+  swarmEngine.listServices({ filters: { label: [`${SERVICE_LABEL}=${serviceId}`] } });
+
+async function lifecycle(serviceId: string, action: 'start' | 'stop' | 'restart') {
+  const job = await app.producer.enqueue('lifecycle', { serviceId, action });
+  return (await job.waitUntilFinished(worker.operationEvents, 60_000)) as LifecycleResult;
+}
+
+const runningTasks = async (serviceId: string) =>
+  (
+    await swarmEngine.listTasks({
+      filters: { label: [`${SERVICE_LABEL}=${serviceId}`], 'desired-state': ['running'] },
+    })
+  ).map((task: { ID: string }) => task.ID);
+
+async function redeploy(serviceId: string): Promise<string> {
+  const deploymentId = await createRedeployment(db, serviceId);
+  await app.producer.enqueue('deploy', { deploymentId });
+  return deploymentId;
+}
+
+/** Asks the service's public name every 50 ms until stopped; counts answers that were not the service's. */
+function visitor(host: string) {
+  let stopped = false;
+  const failures: string[] = [];
+  let answers = 0;
+  const done = (async () => {
+    while (!stopped) {
+      const answer = await viaCaddy(host).catch((error: Error) => ({ status: 0, body: error.message }));
+      if (answer.status === 200) answers += 1;
+      else failures.push(`${answer.status} ${answer.body.slice(0, 80)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await done;
+      return { answers, failures };
+    },
+  };
+}
+
+describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout: 180_000 }, () => {
+  let service: CreatedService;
+  let host: string;
+  let first: string;
+
+  it('deploys a compose service as a Swarm service that answers at its public name', async () => {
+    service = worker.track(await createComposeService(db, { compose: compose() }));
+    services.push(service);
+    host = `${(await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).name}.apps.localhost`;
+    await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
+    const deployment = await waitForDeployment(db, service.deploymentId, 120_000);
+    expect(deployment.status, (await deploymentLog(db, service.deploymentId)).join('\n')).toBe('succeeded');
+    first = service.deploymentId;
+
+    const [swarmService, ...others] = await swarmServicesOf(service.serviceId);
+    expect(others).toEqual([]);
+    expect(swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(first);
+    expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
+    expect((await deploymentLog(db, first)).join('\n')).toMatch(
+      /Routing http:\/\/svc-[^ ]+ to 127\.0\.0\.1:\d+/,
+    );
+    expect((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).status).toBe('running');
+  });
+
+  it('a redeploy replaces the task start-first while the public name keeps answering', async () => {
+    const watching = visitor(host);
+    const deploymentId = await redeploy(service.serviceId);
+    const deployment = await waitForDeployment(db, deploymentId, 120_000);
+    const seen = await watching.stop();
+    expect(deployment.status, (await deploymentLog(db, deploymentId)).join('\n')).toBe('succeeded');
+    expect(seen.failures).toEqual([]);
+    expect(seen.answers).toBeGreaterThan(5);
+    const [swarmService] = await swarmServicesOf(service.serviceId);
+    expect(swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(deploymentId);
+    first = deploymentId;
+  });
+
+  it('a failed update is read from Swarm’s rollback: the deployment fails, the previous release answers', async () => {
+    await db.service.update({ where: { id: service.serviceId }, data: { compose: compose('exit 3') } });
+    const deploymentId = await redeploy(service.serviceId);
+    const deployment = await waitForDeployment(db, deploymentId, 150_000);
+    const log = (await deploymentLog(db, deploymentId)).join('\n');
+    expect(deployment.status, log).toBe('failed');
+    expect(deployment.error ?? log).toMatch(/rolled back|tasks failed/);
+    const [swarmService] = await swarmServicesOf(service.serviceId);
+    expect(swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(first);
+    await waitFor('the previous release to answer', async () => (await viaCaddy(host)).status === 200);
+    expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
+  });
+
+  it('stop scales the Swarm service to zero; start and restart run new tasks the route follows', async () => {
+    expect(await lifecycle(service.serviceId, 'stop')).toEqual({
+      status: 'stopped',
+      message: 'Service stopped',
+    });
+    expect(await runningTasks(service.serviceId)).toEqual([]);
+    const [stopped] = await swarmServicesOf(service.serviceId);
+    expect(stopped?.Spec?.Mode?.Replicated?.Replicas).toBe(0);
+    expect((await viaCaddy(host)).status).toBe(502);
+
+    expect(await lifecycle(service.serviceId, 'start')).toEqual({
+      status: 'running',
+      message: 'Service started',
+    });
+    expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
+    const before = await runningTasks(service.serviceId);
+    expect(before).toHaveLength(1);
+
+    expect(await lifecycle(service.serviceId, 'restart')).toEqual({
+      status: 'running',
+      message: 'Service restarted',
+    });
+    const after = await runningTasks(service.serviceId);
+    expect(after).toHaveLength(1);
+    expect(after).not.toEqual(before);
+    expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
+  });
+
+  it('delete removes the Swarm service, its network and its route', async () => {
+    await db.service.update({ where: { id: service.serviceId }, data: { deletedAt: new Date() } });
+    await app.producer.enqueue('delete', { serviceId: service.serviceId });
+    await waitFor(
+      'the service to be purged',
+      async () => (await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).purgedAt,
+      60_000,
+    );
+    expect(await swarmServicesOf(service.serviceId)).toEqual([]);
+    expect(
+      await swarmEngine.listNetworks({ filters: { label: [`${SERVICE_LABEL}=${service.serviceId}`] } }),
+    ).toEqual([]);
+    expect((await viaCaddy(host)).status).toBe(404);
+  });
+});
