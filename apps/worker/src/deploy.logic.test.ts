@@ -9,6 +9,7 @@ import { connects } from './health/port-probe.js';
 import { serviceObjects } from './pipeline/service-objects.js';
 import { createFakeRuntime } from './testing/fake-runtime.js';
 import { createRedeployment, waitFor, waitForDeployment, type CreatedService } from './testing/fixtures.js';
+import { deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
 import { useWorkerApp } from './testing/worker-fixture.js';
 
@@ -75,6 +76,22 @@ describe('worker logic on the fake runtime', () => {
     await runtime.exit(web.id, 137, 'killed');
     expect(await lifecycle(service.serviceId, 'restart')).toMatchObject({ status: 'running' });
     expect((await runtime.inspectContainer(web.id))?.isRunning).toBe(true);
+  });
+
+  it('runs one container for deploy.replicas on a single engine, and says so on the deployment', async () => {
+    const swarmOnly = await deploy(
+      `services:\n  web:\n    image: ${TEST_IMAGE}\n    ports: ["8080"]\n    deploy:\n      replicas: 3\n` +
+        `      placement: {constraints: ["node.role == worker"]}\n`,
+    );
+    expect(await waitForDeployment(db, swarmOnly.deploymentId, 30_000)).toMatchObject({
+      status: 'succeeded',
+    });
+    expect(await containersOf(swarmOnly.serviceId)).toHaveLength(1);
+    const log = (await deploymentLog(db, swarmOnly.deploymentId)).join('\n');
+    expect(log).toContain(
+      'Warning: services.web.deploy.replicas: one engine runs one container per component; 3 asked',
+    );
+    expect(log).toContain('Warning: services.web.deploy.placement: ignored on a single engine');
   });
 
   it('fails a deployment whose container exits at start, with its exit code and output', async () => {

@@ -41,9 +41,11 @@ const worker = useWorkerApp('swarm', {
 const { prefix, db, app } = worker;
 const services: CreatedService[] = [];
 
-const compose = (command?: string) =>
-  `services:\n  web:\n    image: ${SWARM_TEST_IMAGE}\n    ports: ["8080"]\n` +
-  (command ? `    command: ["sh", "-c", "${command}"]\n    restart: "no"\n` : '');
+// One replica until the scaling test: with one task, a start-first replacement always moves the
+// service to a new port, so a route that did not follow the tasks would be seen failing.
+const compose = (options: { command?: string; replicas?: number } = {}) =>
+  `services:\n  web:\n    image: ${SWARM_TEST_IMAGE}\n    ports: ["8080"]\n    deploy: {replicas: ${options.replicas ?? 1}}\n` +
+  (options.command ? `    command: ["sh", "-c", "${options.command}"]\n    restart: "no"\n` : '');
 
 const swarmServicesOf = async (serviceId: string) =>
   swarmEngine.listServices({ filters: { label: [`${SERVICE_LABEL}=${serviceId}`] } });
@@ -107,7 +109,7 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     expect(swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(first);
     expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
     expect((await deploymentLog(db, first)).join('\n')).toMatch(
-      /Routing http:\/\/svc-[^ ]+ to 127\.0\.0\.1:\d+/,
+      /Routing http:\/\/svc-[^ ]+ to 127\.0\.0\.1:\d+$/m,
     );
     expect((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).status).toBe('running');
   });
@@ -126,7 +128,10 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
   });
 
   it('a failed update is read from Swarm’s rollback: the deployment fails, the previous release answers', async () => {
-    await db.service.update({ where: { id: service.serviceId }, data: { compose: compose('exit 3') } });
+    await db.service.update({
+      where: { id: service.serviceId },
+      data: { compose: compose({ command: 'exit 3' }) },
+    });
     const deploymentId = await redeploy(service.serviceId);
     const deployment = await waitForDeployment(db, deploymentId, 150_000);
     const log = (await deploymentLog(db, deploymentId)).join('\n');
@@ -136,6 +141,20 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     expect(swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(first);
     await waitFor('the previous release to answer', async () => (await viaCaddy(host)).status === 200);
     expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
+  });
+
+  it('two replicas: the route lists both tasks and requests through it answer', async () => {
+    await db.service.update({
+      where: { id: service.serviceId },
+      data: { compose: compose({ replicas: 2 }) },
+    });
+    const deploymentId = await redeploy(service.serviceId);
+    const deployment = await waitForDeployment(db, deploymentId, 120_000);
+    const log = (await deploymentLog(db, deploymentId)).join('\n');
+    expect(deployment.status, log).toBe('succeeded');
+    expect(log).toMatch(/Routing http:\/\/svc-[^ ]+ to 127\.0\.0\.1:\d+, 127\.0\.0\.1:\d+$/m);
+    expect(await runningTasks(service.serviceId)).toHaveLength(2);
+    for (let i = 0; i < 10; i += 1) expect((await viaCaddy(host)).status).toBe(200);
   });
 
   it('stop scales the Swarm service to zero; start and restart run new tasks the route follows', async () => {
@@ -154,15 +173,15 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     });
     expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
     const before = await runningTasks(service.serviceId);
-    expect(before).toHaveLength(1);
+    expect(before).toHaveLength(2);
 
     expect(await lifecycle(service.serviceId, 'restart')).toEqual({
       status: 'running',
       message: 'Service restarted',
     });
     const after = await runningTasks(service.serviceId);
-    expect(after).toHaveLength(1);
-    expect(after).not.toEqual(before);
+    expect(after).toHaveLength(2);
+    expect(after.filter((id) => before.includes(id))).toEqual([]);
     expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
   });
 

@@ -1,6 +1,7 @@
 import { LIMITS } from '@hostctl/domain';
 import { describe, expect, it } from 'vitest';
 import { parseCompose } from './compose.parser.js';
+import { renderCompose } from './compose.renderer.js';
 import { startOrder } from './dependency-graph.js';
 import { problemsOf, withService } from './test-helpers.js';
 
@@ -251,5 +252,45 @@ volumes:
 
   it('has no web endpoint when nothing listens', () => {
     expect(parseCompose('services:\n  worker:\n    image: x\n', {}).web).toBeUndefined();
+  });
+});
+
+describe('Swarm deploy settings', () => {
+  const document = withService(
+    [
+      '    deploy:',
+      '      replicas: 3',
+      '      placement:',
+      '        constraints: ["node.role == worker", "node.labels.zone != eu-2"]',
+      '        preferences: [{spread: node.labels.zone}]',
+      '      resources:',
+      '        limits: {cpus: "1", memory: 256M}',
+      '        reservations: {cpus: "0.25", memory: 64M}',
+    ].join('\n'),
+  );
+
+  it('reads replicas, placement and reservations into the plan', () => {
+    const [web] = parseCompose(document, {}).containers;
+    expect(web).toMatchObject({
+      replicas: 3,
+      placement: {
+        constraints: ['node.role == worker', 'node.labels.zone != eu-2'],
+        preferences: ['node.labels.zone'],
+      },
+      reservations: { nanoCpus: 250_000_000, memoryBytes: 64 * 1024 * 1024 },
+      limits: { nanoCpus: 1_000_000_000, memoryBytes: 256 * 1024 * 1024 },
+    });
+  });
+
+  it('renders them back so the rendered document parses to the same plan', () => {
+    const plan = parseCompose(document, {});
+    expect(parseCompose(renderCompose(plan), {}).containers).toEqual(plan.containers);
+  });
+
+  it('leaves them out when the document has none', () => {
+    const [web] = parseCompose(withService(''), {}).containers;
+    expect(web).not.toHaveProperty('replicas');
+    expect(web).not.toHaveProperty('placement');
+    expect(web).not.toHaveProperty('reservations');
   });
 });

@@ -186,12 +186,24 @@ describe('labels, build and other values', () => {
       '    deploy: {resources: {limits: {memory: 1k}}}',
       'services.web.deploy.resources.limits.memory',
     ],
-    ['deploy replicas', '    deploy: {replicas: 5}', 'services.web.deploy.replicas'],
+    ['replicas beyond the limit', '    deploy: {replicas: 50}', 'services.web.deploy.replicas'],
+    ['replicas zero', '    deploy: {replicas: 0}', 'services.web.deploy.replicas'],
     [
-      'reservations',
-      '    deploy: {resources: {reservations: {cpus: "1"}}}',
-      'services.web.deploy.resources.reservations',
+      'a reservation above its limit',
+      '    deploy: {resources: {limits: {cpus: "0.5"}, reservations: {cpus: "1"}}}',
+      'services.web.deploy.resources.reservations.cpus',
     ],
+    [
+      'a placement constraint that is not Swarm syntax',
+      '    deploy: {placement: {constraints: ["node.labels.zone = eu; rm -rf"]}}',
+      'services.web.deploy.placement.constraints[0]',
+    ],
+    [
+      'a placement preference other than spread',
+      '    deploy: {placement: {preferences: [{pack: node.labels.zone}]}}',
+      'services.web.deploy.placement.preferences[0]',
+    ],
+    ['an unknown deploy key', '    deploy: {mode: global}', 'services.web.deploy.mode'],
     [
       'pids not a whole number',
       '    deploy: {resources: {limits: {pids: 1.5}}}',

@@ -61,7 +61,24 @@ function renderService(container: PlanContainer): Record<string, unknown> {
   if (container.limits.memoryBytes !== undefined) limits.memory = formatBytes(container.limits.memoryBytes);
   if (container.limits.pids !== undefined) limits.pids = container.limits.pids;
   const deploy: Record<string, unknown> = {};
-  if (Object.keys(limits).length > 0) deploy.resources = { limits };
+  if (container.replicas !== undefined) deploy.replicas = container.replicas;
+  if (container.placement)
+    deploy.placement = {
+      ...(container.placement.constraints.length > 0 ? { constraints: container.placement.constraints } : {}),
+      ...(container.placement.preferences.length > 0
+        ? { preferences: container.placement.preferences.map((spread) => ({ spread })) }
+        : {}),
+    };
+  const reservations: Record<string, string> = {};
+  if (container.reservations?.nanoCpus !== undefined)
+    reservations.cpus = String(container.reservations.nanoCpus / 1e9);
+  if (container.reservations?.memoryBytes !== undefined)
+    reservations.memory = formatBytes(container.reservations.memoryBytes);
+  if (Object.keys(limits).length > 0 || Object.keys(reservations).length > 0)
+    deploy.resources = {
+      ...(Object.keys(limits).length > 0 ? { limits } : {}),
+      ...(Object.keys(reservations).length > 0 ? { reservations } : {}),
+    };
   if (container.updateOrder) deploy.update_config = { order: container.updateOrder };
   if (Object.keys(deploy).length > 0) out.deploy = deploy;
   return out;

@@ -119,9 +119,12 @@ export function parseDeploy(
     pids: policy.defaultPids,
   };
   if (value === undefined || value === null) return limits;
-  const resources = only(value, at, ['resources', 'update_config'], problems);
+  // replicas, placement and reservations: swarm-deploy.parser.ts.
+  const resources = only(value, at, ['resources', 'update_config', 'replicas', 'placement'], problems);
   const limitsValue =
-    resources === undefined ? undefined : only(resources, child(at, 'resources'), ['limits'], problems);
+    resources === undefined
+      ? undefined
+      : only(resources, child(at, 'resources'), ['limits', 'reservations'], problems);
   if (limitsValue === undefined) return limits;
   const limitsPath = child(child(at, 'resources'), 'limits');
   if (!isRecord(limitsValue)) {

@@ -7,6 +7,7 @@ import type { PlanContainer } from './plan.js';
 import { parseExpose, parsePorts } from './ports.parser.js';
 import { child, entries, isRecord, type Problems } from './problems.js';
 import { parseMounts } from './volumes.parser.js';
+import { parseSwarmDeploy } from './swarm-deploy.parser.js';
 
 /**
  * One compose service into one plan container. An allowlist, not a denylist: a key compose adds
@@ -98,6 +99,7 @@ export function parseService(name: string, raw: unknown, ctx: ServiceContext): P
     limits: parseDeploy(raw.deploy, field('deploy'), ctx.limits, problems),
   };
   if (build) container.build = build;
+  Object.assign(container, parseSwarmDeploy(raw.deploy, field('deploy'), container.limits, problems));
   const updateOrder = parseUpdateOrder(raw.deploy, field('deploy'), problems);
   if (updateOrder) container.updateOrder = updateOrder;
   const command = parseArgv(raw.command, field('command'), problems);

@@ -36,8 +36,11 @@ export interface CaddyOptions {
 
 export const routeId = (serviceId: string) => `hostctl-svc-${serviceId}`;
 
-/** Caddy retries a failed dial on another upstream for this long (only dial errors: nothing sent yet). */
-const RETRY_ANOTHER_UPSTREAM = { try_duration: '5s', try_interval: '20ms' };
+/**
+ * Caddy retries a failed dial on another upstream for this long (only dial errors: nothing was
+ * sent yet). Short: when every task is gone (a stopped service) a visitor waits this long for its 502.
+ */
+const RETRY_ANOTHER_UPSTREAM = { try_duration: '1s', try_interval: '20ms' };
 
 interface RouteJson {
   '@id'?: string;

@@ -17,6 +17,7 @@ import { planFromRepository, type RepositorySourceDeps } from '../sources/reposi
 import { serviceObjects } from './service-objects.js';
 import type { ServiceRuntime } from '../adapters/service-runtime.js';
 import { isServingOnSwarm, swarmRelease } from '../release/swarm-release.js';
+import { dockerWarnings } from '../release/docker-service-runtime.js';
 
 /**
  * The steps of one deployment, in order: how the plan is arrived at (source, build, validate,
@@ -74,6 +75,9 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
   const current = await servingRelease(deps, run.service.id, last);
   try {
     const prepared = await preparePlan(deps, run);
+    // Never dropped silently: what one engine cannot honour is said on the deployment (the swarm
+    // driver says its own in up()).
+    for (const warning of dockerWarnings(prepared.runnable)) await run.log.info(`Warning: ${warning}`);
     const result = await cutover(deps, {
       service: run.service,
       deploymentId: run.deployment.id,

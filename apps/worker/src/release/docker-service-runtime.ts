@@ -99,7 +99,7 @@ export function createDockerServiceRuntime(deps: ReleaseDeps): ServiceRuntime {
 }
 
 /** What the single engine does not honour from a plan (Swarm's deploy settings). */
-function dockerWarnings(plan: Plan): string[] {
+export function dockerWarnings(plan: Plan): string[] {
   const warnings: string[] = [];
   for (const container of plan.containers) {
     const at = `services.${container.name}.deploy`;
