@@ -5,7 +5,8 @@
 # check counts as one test). Exits non-zero when anything failed or vitest wrote no report.
 #
 # Environment: TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/hostctl_test),
-#              CHECK_TIMEOUT / VITEST_TIMEOUT / FAULT_TIMEOUT in seconds (defaults 600 / 2700 / 900),
+#              CHECK_TIMEOUT / VITEST_TIMEOUT / FAULT_TIMEOUT in seconds (defaults 600 / 1800 / 900;
+#              VITEST_TIMEOUT bounds each vitest run of a lane),
 #              FAULT_RESTART_DOCKER (default 1: the fault suite restarts the Docker engine once).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -14,10 +15,6 @@ cd "$ROOT"
 started=$SECONDS
 
 test_env="$DATA/env.test"
-report="$DATA/vitest.json"
-passed=0
-failed=0
-failures=()
 
 if ! HOSTCTL_ENV_FILE="$test_env" \
   DATABASE_URL="${TEST_DATABASE_URL:-postgresql://postgres@127.0.0.1:5432/hostctl_test}" \
@@ -31,6 +28,16 @@ load_env "$test_env"
 . "$here/lib/apps.sh"
 (build_dashboard) || warn "the dashboard did not build: the browser suites will fail"
 
+# Two lanes run at the same time: the CPU-bound one (static checks, then the API, package and logic
+# tests) beside the one that mostly waits on Docker, containers and timers (worker, e2e, images,
+# browser), which keeps the 2 cores busy instead of half idle. More lanes were tried: four at once
+# drove the load to 12 and made timing-bound tests time out (docs/dev-stack.md). Each step writes
+# its result into $results; the totals are added up once both lanes have finished. Output of a
+# step: .data/logs/test-<step>.log.
+results="$DATA/test-results"
+rm -rf "$results"
+mkdir -p "$results"
+
 # bounded SECONDS CMD...: CMD under a time limit (TERM, then KILL 30s later).
 bounded() {
   local limit=$1
@@ -40,24 +47,18 @@ bounded() {
 
 # check NAME CMD...: one static check, counted as one test.
 check() {
-  local name=$1 t=$SECONDS rc=0
+  local name=$1 t=$SECONDS rc=0 log="$LOGS/test-${1// /-}.log"
   shift
-  say "$name"
-  bounded "${CHECK_TIMEOUT:-600}" "$@" || rc=$?
+  bounded "${CHECK_TIMEOUT:-600}" "$@" >"$log" 2>&1 || rc=$?
   if ((rc == 0)); then
-    passed=$((passed + 1))
+    echo "1 0" >"$results/$name"
     say "$name: passed ($((SECONDS - t))s)"
   else
-    failed=$((failed + 1))
-    failures+=("$name")
-    say "$name: FAILED ($([[ $rc == 124 ]] && echo "timed out" || echo "exit $rc"), $((SECONDS - t))s)"
+    printf '0 1 %s\n' "$name ($([[ $rc == 124 ]] && echo "timed out" || echo "exit $rc"))" >"$results/$name"
+    say "$name: FAILED ($((SECONDS - t))s), last lines of $log:"
+    tail -n 40 "$log"
   fi
 }
-
-check typecheck pnpm -s typecheck
-check lint pnpm -s lint
-check format pnpm -s format:check
-check "dead code (knip)" pnpm -s knip
 
 # tally REPORT: "<passed> <failed>" from vitest's JSON report. A test file that failed without a
 # failed test (it did not load, or a hook threw) counts as one failed test, so it cannot hide.
@@ -71,36 +72,77 @@ tally() {
   ' "$1"
 }
 
-# suite NAME REPORT VITEST-ARGS...: one vitest run, its tests counted from its JSON report; a
-# non-zero exit without a failed test (unhandled errors, a timeout) or no report counts as one failure.
+# suite NAME LIMIT VITEST-ARGS...: one vitest run, its tests counted from its JSON report; a
+# non-zero exit without a failed test (unhandled errors, a timeout) or no report counts as one
+# failure. On failure the end of its output (vitest's summary of what failed) is printed.
 suite() {
-  local name=$1 file=$2 t=$SECONDS rc=0 counts suite_passed suite_failed
+  local name=$1 limit=$2 t=$SECONDS rc=0 counts suite_passed suite_failed
+  local report="$DATA/vitest-$name.json" log="$LOGS/test-$name.log" problem=''
   shift 2
-  say "$name"
-  rm -f "$file"
-  bounded "${SUITE_TIMEOUT:?}" pnpm exec vitest run "$@" --reporter=default --reporter=json --outputFile="$file" || rc=$?
-  say "$name: exit $rc ($((SECONDS - t))s)"
-  if [[ -s $file ]] && counts=$(tally "$file"); then
+  rm -f "$report"
+  bounded "$limit" pnpm exec vitest run "$@" --reporter=default --reporter=json --outputFile="$report" \
+    >"$log" 2>&1 || rc=$?
+  if [[ -s $report ]] && counts=$(tally "$report"); then
     read -r suite_passed suite_failed <<<"$counts"
-    passed=$((passed + suite_passed))
-    failed=$((failed + suite_failed))
-    ((suite_failed == 0)) || failures+=("$name: $suite_failed test(s)")
+    ((suite_failed == 0)) || problem="$name: $suite_failed test(s)"
     if ((rc != 0 && suite_failed == 0)); then
-      failed=$((failed + 1))
-      failures+=("$name exited with $rc")
+      suite_failed=1
+      problem="$name exited with $rc"
     fi
   else
-    failed=$((failed + 1))
-    failures+=("$name wrote no report (exit $rc)")
+    suite_passed=0 suite_failed=1 problem="$name wrote no report (exit $rc)"
   fi
+  printf '%s %s %s\n' "$suite_passed" "$suite_failed" "$problem" >"$results/$name"
+  say "$name: $suite_passed passed, $suite_failed failed ($((SECONDS - t))s, exit $rc, output $log)"
+  if ((suite_failed > 0)); then tail -n 120 "$log"; fi
 }
 
-SUITE_TIMEOUT=${VITEST_TIMEOUT:-2700} suite vitest "$report" --config vitest.workspace.ts
+# The project names of the workspace, so the CPU-bound lane takes every project the Docker lane
+# does not name (a new project is run without editing this script).
+docker_lane=(worker e2e images web-browser)
+mapfile -t all_projects < <(pnpm exec vitest list --config vitest.workspace.ts --filesOnly --json 2>/dev/null |
+  node -e 'const files = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+    console.log([...new Set(files.map((f) => f.projectName))].sort().join("\n"))')
+rest_args=()
+for project in "${all_projects[@]}"; do
+  [[ " ${docker_lane[*]} " == *" $project "* ]] || rest_args+=(--project "$project")
+done
+if ((${#all_projects[@]} == 0)); then
+  echo "0 1 vitest could not list the workspace's projects" >"$results/projects"
+fi
+
+limit=${VITEST_TIMEOUT:-1800}
+say "two lanes at once: static checks, then $((${#rest_args[@]} / 2)) projects | ${docker_lane[*]}"
+(
+  check typecheck pnpm -s typecheck
+  check lint pnpm -s lint
+  check format pnpm -s format:check
+  check "dead code (knip)" pnpm -s knip
+  if ((${#rest_args[@]} > 0)); then
+    suite rest "$limit" --config vitest.workspace.ts "${rest_args[@]}"
+  fi
+) &
+(
+  for project in "${docker_lane[@]}"; do
+    suite "$project" "$limit" --config vitest.workspace.ts --project "$project"
+  done
+) &
+wait
+
 # Alone and last: it SIGKILLs workers, restarts its own Redis and, with FAULT_RESTART_DOCKER=1,
 # the shared Docker engine, which would disturb any test still running (docs/operations.md).
-FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} SUITE_TIMEOUT=${FAULT_TIMEOUT:-900} \
-  suite "fault suite" "$DATA/vitest-fault.json" --config tests/fault/vitest.config.ts
+FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} \
+  suite fault "${FAULT_TIMEOUT:-900}" --config tests/fault/vitest.config.ts
 
+passed=0
+failed=0
+failures=()
+for result in "$results"/*; do
+  read -r step_passed step_failed problem <"$result"
+  passed=$((passed + step_passed))
+  failed=$((failed + step_failed))
+  [[ -z $problem ]] || failures+=("$problem")
+done
 say "finished in $((SECONDS - started))s"
 if ((${#failures[@]} > 0)); then
   printf 'failed: %s\n' "$(printf '%s; ' "${failures[@]}" | sed 's/; $//')"
