@@ -178,7 +178,7 @@ export const WorkerConfigSchema = Type.Object({
   DOCKER_SOCKET: describe(Type.String({ default: '/var/run/docker.sock' }), 'Docker engine socket.'),
   SWARM_DOCKER_HOST: describe(
     Type.String({ default: '', pattern: '^(unix:///.+)?$' }),
-    'unix:// socket of the swarm manager engine when RUNTIME=swarm (empty: DOCKER_SOCKET). Images are still built on DOCKER_SOCKET and pushed to REGISTRY.',
+    'unix:// socket of the swarm manager engine when RUNTIME=swarm (empty: DOCKER_SOCKET). Images are pulled and built on DOCKER_SOCKET; they are not pushed yet, so nodes run only images they can pull from a registry (docs/multi-host.md).',
   ),
   RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
   NODES_INTERVAL_MS: describe(
