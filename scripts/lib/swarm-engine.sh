@@ -6,7 +6,11 @@
 # restore daemon configuration is incompatible with swarm mode"), and the single-engine tests must
 # keep theirs untouched. So this one has its own data-root, exec-root (hence its own containerd),
 # pid file, unix socket and daemon.json (--config-file: /etc/docker/daemon.json is the dev
-# engine's), everything under .data/swarm/. Its settings:
+# engine's). Like the dev engine it is one per machine, shared by every checkout: its bridge,
+# docker_gwbridge and the manager port 2377 are host-wide, so a second checkout (CI's fresh clone)
+# must find and reuse it rather than start another. Hence fixed host paths, not .data/:
+# /var/lib/hostctl-swarm (data, exec root, daemon.json, pid) and /run/hostctl-swarm/docker.sock.
+# Its settings:
 # - iptables false: a starting dockerd with iptables on flushes the DOCKER and DOCKER-ISOLATION
 #   chains (libnetwork's bridge driver removes them before setting up its own), which would wipe
 #   the dev engine's rules, tenant isolation included. Overlay networks do their filtering inside
@@ -29,8 +33,8 @@
 # Environment: SWARM_ADVERTISE_ADDR (default 127.0.0.1), SWARM_INSECURE_REGISTRIES (comma-separated,
 #              added to $REGISTRY_ADDR), SWARM_ADDRESS_POOL (default 10.224.0.0/12).
 
-SWARM_DIR="$DATA/swarm"
-SWARM_SOCKET="$SWARM_DIR/docker.sock"
+SWARM_DIR=/var/lib/hostctl-swarm
+SWARM_SOCKET=/run/hostctl-swarm/docker.sock
 SWARM_DOCKER_HOST="unix://$SWARM_SOCKET"
 SWARM_ADVERTISE_ADDR=${SWARM_ADVERTISE_ADDR:-127.0.0.1}
 SWARM_ADDRESS_POOL=${SWARM_ADDRESS_POOL:-10.224.0.0/12}
@@ -76,9 +80,9 @@ ensure_swarm_bridge() {
 start_swarm_engine() {
   # One swarm engine per host: docker_gwbridge, $SWARM_BRIDGE and the manager port are host-wide.
   if [[ $SWARM_ADVERTISE_ADDR == 127.0.0.1 ]] && port_busy 2377; then
-    die "127.0.0.1:2377 is taken: another swarm engine (another checkout's?) runs; stop it with that checkout's scripts/stop-services.sh"
+    die "127.0.0.1:2377 is taken but no swarm engine answers on $SWARM_SOCKET: an engine of an older checkout layout (.data/swarm) may run; stop it (kill the pid in its dockerd.pid)"
   fi
-  mkdir -p "$SWARM_DIR"
+  mkdir -p "$SWARM_DIR" "$(dirname "$SWARM_SOCKET")"
   ensure_swarm_bridge
   swarm_daemon_config >"$SWARM_DIR/daemon.json"
   say "swarm engine: starting dockerd on $SWARM_SOCKET"
@@ -131,4 +135,5 @@ ensure_swarm_engine() {
   ensure_swarm_registry_image
 }
 
+# stop_swarm_engine: only from the checkout that started it (its pid file), as for the dev engine.
 stop_swarm_engine() { stop_bg swarm-dockerd 30; }
