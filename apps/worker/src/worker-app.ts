@@ -114,7 +114,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   };
 
   // RUNTIME=swarm: releases run as Swarm services on the manager (SWARM_DOCKER_HOST, else
-  // DOCKER_SOCKET); images are still pulled and built on DOCKER_SOCKET (docs/swarm-runtime.md).
+  // DOCKER_SOCKET); images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.
   const managerSocket = config.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '') || config.DOCKER_SOCKET;
   const swarmOptions = { socketPath: managerSocket, instance, timeoutMs: readiness.timeoutMs };
   const swarm =
@@ -135,7 +135,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         ...release,
         sources,
         containerLimits: containerLimitPolicy(config),
-        ...(swarm ? { swarm } : {}),
+        ...(swarm
+          ? { swarm: { runtime: swarm, ...(config.REGISTRY ? { registry: config.REGISTRY } : {}) } }
+          : {}),
         images: { policy: sourcePolicy.imagePolicy },
       },
     }),

@@ -178,7 +178,11 @@ export const WorkerConfigSchema = Type.Object({
   DOCKER_SOCKET: describe(Type.String({ default: '/var/run/docker.sock' }), 'Docker engine socket.'),
   SWARM_DOCKER_HOST: describe(
     Type.String({ default: '', pattern: '^(unix:///.+)?$' }),
-    'unix:// socket of the swarm manager engine when RUNTIME=swarm (empty: DOCKER_SOCKET). Images are pulled and built on DOCKER_SOCKET; they are not pushed yet, so nodes run only images they can pull from a registry (docs/multi-host.md).',
+    'unix:// socket of the swarm manager engine when RUNTIME=swarm (empty: DOCKER_SOCKET). Images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.',
+  ),
+  REGISTRY: describe(
+    Type.String({ default: '', pattern: '^([a-z0-9.-]+(:[0-9]{1,5})?)?$' }),
+    'host[:port] of the platform registry. RUNTIME=swarm pushes every image of a plan there and runs it by digest, so every node pulls the same image (docs/multi-host.md). Empty: nothing is pushed; nodes must pull the references as written.',
   ),
   RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
   NODES_INTERVAL_MS: describe(

@@ -82,6 +82,34 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
       }
     },
 
+    async pushImage(source, target, signal) {
+      const tagged = `${target.repository}:${target.tag}`;
+      await docker
+        .getImage(imageSegment(source))
+        .tag({ repo: checkedImageReference(target.repository), tag: target.tag })
+        .catch((error: unknown): never => {
+          throw statusOf(error) === 404
+            ? new DomainError('image_unavailable', `image ${source} is not on this engine`, { cause: error })
+            : toRuntimeError(error, `cannot tag ${source} as ${tagged}`);
+        });
+      const stream = await docker
+        .getImage(imageSegment(tagged))
+        // The engine refuses a push without X-Registry-Auth; "{}" is the anonymous push.
+        .push({ abortSignal: signal, authconfig: {} })
+        .catch(fail(`cannot push ${tagged}`));
+      const events = await new Promise<{ error?: string; aux?: { Digest?: string } }[]>((resolve, reject) =>
+        docker.modem.followProgress(stream, (error, output) =>
+          error ? reject(toRuntimeError(error, `pushing ${tagged} failed`)) : resolve(output as never),
+        ),
+      );
+      // The engine reports push failures (registry down, refused) inside the stream.
+      const failed = events.find((event) => event.error);
+      if (failed?.error) throw new DomainError('runtime_error', `pushing ${tagged} failed: ${failed.error}`);
+      const digest = events.map((event) => event.aux?.Digest).find(Boolean);
+      if (!digest) throw new DomainError('runtime_error', `pushing ${tagged} reported no digest`);
+      return `${target.repository}@${digest}`;
+    },
+
     async ensureNetwork(name, labels, options = {}) {
       const existing = await docker.listNetworks({ filters: JSON.stringify({ name: [name] }) });
       if (existing.some((network) => network.Name === name)) return;

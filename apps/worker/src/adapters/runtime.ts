@@ -78,6 +78,16 @@ export interface ContainerRuntime {
   /** Pulls and reports progress lines; rejects with image_unavailable when the registry has no such image. */
   pullImage(reference: string, onProgress: (line: string) => void, signal?: AbortSignal): Promise<void>;
   /**
+   * Tags a local image as `repository:tag` and pushes it there; resolves with the pushed
+   * `repository@sha256:…`, the reference every node pulls the same image by. Rejects with
+   * image_unavailable when the local image does not exist.
+   */
+  pushImage(
+    source: string,
+    target: { repository: string; tag: string },
+    signal?: AbortSignal,
+  ): Promise<string>;
+  /**
    * `bridge` names the Linux bridge interface (the egress policy matches tenant bridges by name).
    * An existing network is kept as it is.
    */

@@ -18,6 +18,7 @@ import { serviceObjects } from './service-objects.js';
 import type { ServiceRuntime } from '../adapters/service-runtime.js';
 import { isServingOnSwarm, swarmRelease } from '../release/swarm-release.js';
 import { dockerWarnings } from '../release/docker-service-runtime.js';
+import { distributeImages } from '../release/image-distribution.js';
 
 /**
  * The steps of one deployment, in order: how the plan is arrived at (source, build, validate,
@@ -38,9 +39,10 @@ export interface PipelineDeps extends ReleaseDeps {
   images: ImageGuard;
   /**
    * RUNTIME=swarm: the release runs as Swarm services (release/swarm-release.ts) instead of the
-   * single engine's cutover; `runtime` is then the swarm manager's engine (pull, build).
+   * single engine's cutover. `runtime` still pulls and builds; with `registry` set, the plan's
+   * images are pushed there for the nodes (release/image-distribution.ts).
    */
-  swarm?: ServiceRuntime;
+  swarm?: { runtime: ServiceRuntime; registry?: string };
 }
 
 export interface PipelineRun {
@@ -104,19 +106,28 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
 
 async function runOnSwarm(
   deps: PipelineDeps,
-  swarm: ServiceRuntime,
+  { runtime: swarm, registry }: NonNullable<PipelineDeps['swarm']>,
   run: PipelineRun,
 ): Promise<PipelineResult> {
   const last = await deps.store.lastSucceeded(run.service.id);
   const serving = last && (await swarm.observe(run.service.id)).length > 0 ? last.id : undefined;
   try {
     const prepared = await preparePlan(deps, run);
+    const runnable = registry
+      ? await distributeImages(deps.runtime, prepared.runnable, {
+          registry,
+          serviceId: run.service.id,
+          deploymentId: run.deployment.id,
+          log: run.log,
+          signal: run.signal,
+        })
+      : prepared.runnable;
     await swarmRelease(
       { serviceRuntime: swarm, router: deps.router },
       {
         service: run.service,
         deploymentId: run.deployment.id,
-        plan: prepared.runnable,
+        plan: runnable,
         hasPrevious: serving !== undefined,
         log: run.log,
         signal: run.signal,

@@ -177,6 +177,20 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
       const known = findImage(pinned);
       tag(reference, { id: known?.id ?? `sha256:${newId()}`, digest: pinned, labels: {} });
     },
+    async pushImage(source, target) {
+      const image = findImage(source);
+      if (!image) throw new DomainError('image_unavailable', `image ${source} is not on this engine`);
+      // A registry's digest is of the manifest: stable for the same image, whatever the tag.
+      const digest = `sha256:${image.id
+        .replace(/^sha256:/, '')
+        .slice(0, 64)
+        .padEnd(64, '0')}`;
+      const tagged = `${target.repository}:${target.tag}`;
+      registry.set(tagged, digest);
+      manifests.add(`${target.repository}@${digest}`);
+      tag(tagged, { ...image, digest: `${target.repository}@${digest}` });
+      return `${target.repository}@${digest}`;
+    },
     async ensureNetwork(name, labels) {
       if (!networks.has(name)) networks.set(name, { id: newId(), name, labels });
     },

@@ -51,6 +51,23 @@ export function runtimeContract(name: string, make: () => { runtime: ContainerRu
       expect(isDomainError(error) && error.code).toBe('image_unavailable');
     });
 
+    it('pushes a local image to the registry and names it by digest, the same digest each time', async () => {
+      const repository = `127.0.0.1:5000/hostctl-contract/pushed-${run}`;
+      const pushed = await runtime.pushImage(image, { repository, tag: 'one' });
+      expect(pushed.slice(0, repository.length + 1)).toBe(`${repository}@`);
+      expect(pushed).toMatch(/@sha256:[0-9a-f]{64}$/);
+      expect(await runtime.pushImage(image, { repository, tag: 'two' })).toBe(pushed);
+      // What a node does with it: pull by the digest.
+      await runtime.pullImage(pushed, () => undefined);
+      expect((await runtime.inspectImage(`${repository}:one`))?.id).toBe(
+        (await runtime.inspectImage(image))?.id,
+      );
+      const missing: unknown = await runtime
+        .pushImage(`hostctl-contract/missing-${run}:1`, { repository, tag: 'three' })
+        .catch((caught: unknown) => caught);
+      expect(isDomainError(missing) && missing.code).toBe('image_unavailable');
+    });
+
     it('ensures networks and volumes idempotently, found by their labels', async () => {
       await runtime.ensureNetwork(network, labels);
       await runtime.ensureNetwork(network, labels);
