@@ -1,4 +1,5 @@
 import Docker from 'dockerode';
+import { createDeploymentsStore } from '@hostctl/db';
 import { SERVICE_LABEL, DEPLOYMENT_LABEL } from '@hostctl/domain';
 import type { LifecycleResult } from '@hostctl/queue';
 import { describe, expect, it } from 'vitest';
@@ -12,7 +13,7 @@ import {
 } from './testing/fixtures.js';
 import { CADDY_ADMIN_URL, viaCaddy } from './testing/network-fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
-import { SWARM_TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
+import { TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
 import { useWorkerApp } from './testing/worker-fixture.js';
 
 // RUNTIME=swarm through the worker's own processors, against the swarm engine of the dev stack
@@ -26,6 +27,7 @@ const worker = useWorkerApp('swarm', {
   env: {
     RUNTIME: 'swarm',
     SWARM_DOCKER_HOST: `unix://${socketPath}`,
+    REGISTRY: '127.0.0.1:5000',
     CADDY_ADMIN_URL,
     PUBLIC_IP: '127.0.0.1',
     APPS_DOMAIN: 'apps.localhost',
@@ -44,7 +46,7 @@ const services: CreatedService[] = [];
 // One replica until the scaling test: with one task, a start-first replacement always moves the
 // service to a new port, so a route that did not follow the tasks would be seen failing.
 const compose = (options: { command?: string; replicas?: number } = {}) =>
-  `services:\n  web:\n    image: ${SWARM_TEST_IMAGE}\n    ports: ["8080"]\n    deploy: {replicas: ${options.replicas ?? 1}}\n` +
+  `services:\n  web:\n    image: ${TEST_IMAGE}\n    ports: ["8080"]\n    deploy: {replicas: ${options.replicas ?? 1}}\n` +
   (options.command ? `    command: ["sh", "-c", "${options.command}"]\n    restart: "no"\n` : '');
 
 const swarmServicesOf = async (serviceId: string) =>
@@ -107,6 +109,13 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     const [swarmService, ...others] = await swarmServicesOf(service.serviceId);
     expect(others).toEqual([]);
     expect(swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(first);
+    // local/busybox:1 exists only on the dev engine: the nodes run it from the registry, by digest.
+    const image = (swarmService?.Spec?.TaskTemplate as { ContainerSpec?: { Image?: string } }).ContainerSpec
+      ?.Image;
+    expect(image).toMatch(/^127\.0\.0\.1:5000\/hostctl\/hostctl-[0-9a-f]{12}-web@sha256:[0-9a-f]{64}$/);
+    expect((await deploymentLog(db, first)).join('\n')).toContain(
+      `Pushed ${TEST_IMAGE} to 127.0.0.1:5000 for the nodes: ${image}`,
+    );
     expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
     expect((await deploymentLog(db, first)).join('\n')).toMatch(
       /Routing http:\/\/svc-[^ ]+ to 127\.0\.0\.1:\d+$/m,
@@ -141,6 +150,44 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     expect(swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(first);
     await waitFor('the previous release to answer', async () => (await viaCaddy(host)).status === 200);
     expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
+  });
+
+  it('a deployment cancelled while Swarm updates is rolled back: the previous release keeps answering', async () => {
+    // Never healthy: the new task stays "starting", so the update is still running when cancelled.
+    await db.service.update({
+      where: { id: service.serviceId },
+      data: {
+        compose:
+          compose() +
+          '    healthcheck:\n      test: ["CMD", "false"]\n      interval: 1s\n      retries: 100\n',
+      },
+    });
+    const deploymentId = await redeploy(service.serviceId);
+    await waitFor(
+      'Swarm to be updating',
+      async () => {
+        const [swarmService] = await swarmServicesOf(service.serviceId);
+        return swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL] === deploymentId;
+      },
+      60_000,
+    );
+    expect(await createDeploymentsStore(db).cancel(deploymentId)).toEqual({ cancelled: true });
+    // The cancel is final in PostgreSQL at once; the worker notices it and undoes the update.
+    const rolledBack = await waitFor(
+      'Swarm to roll the cancelled update back',
+      async () => {
+        const [swarmService] = await swarmServicesOf(service.serviceId);
+        return swarmService?.UpdateStatus?.State === 'rollback_completed' && swarmService;
+      },
+      60_000,
+    );
+    expect(rolledBack.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(first);
+    expect((await db.deployment.findUniqueOrThrow({ where: { id: deploymentId } })).status).toBe('cancelled');
+    expect((await deploymentLog(db, deploymentId)).join('\n')).toMatch(
+      /Rolling hostctl-[0-9a-f]{12}-web back to the previous release/,
+    );
+    await waitFor('the previous release to answer', async () => (await viaCaddy(host)).status === 200);
+    await db.service.update({ where: { id: service.serviceId }, data: { compose: compose() } });
   });
 
   it('two replicas: the route lists both tasks and requests through it answer', async () => {

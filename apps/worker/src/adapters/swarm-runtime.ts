@@ -5,6 +5,7 @@ import type { PlanContainer } from '@hostctl/compose';
 import { PermanentStepError } from '../pipeline/step-errors.js';
 import { createDockerClient, objectSegment } from './docker-client.js';
 import { fail, ignoreStatus, statusOf, toRuntimeError } from './docker-errors.js';
+import type { DeployLog } from '../pipeline/deploy-log.js';
 import type { Labels } from './runtime.js';
 import {
   endpointsOf,
@@ -22,6 +23,11 @@ import {
   type SwarmService,
   type SwarmTask,
 } from './swarm-tasks.js';
+
+interface Written {
+  outcome: 'created' | 'updated' | 'current';
+  id: string;
+}
 
 export interface SwarmRuntimeOptions {
   /** The swarm manager engine's socket. */
@@ -80,23 +86,23 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
   }
 
   /** Creates or updates one component; a stale version ("update out of sequence", 500) is read again. */
-  async function apply(
-    spec: Docker.ServiceSpec,
-    release: Release,
-  ): Promise<'created' | 'updated' | 'current'> {
+  async function apply(spec: Docker.ServiceSpec, release: Release): Promise<Written> {
     for (let attempt = 0; ; attempt++) {
       const [current] = (await docker.listServices({ filters: { name: [spec.Name!] } })).filter(
         (service) => service.Spec?.Name === spec.Name,
       );
       if (!current) {
-        await docker.createService(spec).catch(fail(`cannot create Swarm service ${spec.Name}`));
-        return 'created';
+        const created = (await docker
+          .createService(spec)
+          .catch(fail(`cannot create Swarm service ${spec.Name}`))) as { id?: string; ID?: string };
+        return { outcome: 'created', id: created.id ?? created.ID ?? spec.Name! };
       }
       // A retried job finds its own release already written: watch it rather than update again.
-      if (current.Spec?.Labels?.[DEPLOYMENT_LABEL] === release.deploymentId) return 'current';
+      if (current.Spec?.Labels?.[DEPLOYMENT_LABEL] === release.deploymentId)
+        return { outcome: 'current', id: current.ID };
       try {
         await docker.getService(current.ID).update({ version: current.Version?.Index, ...spec });
-        return 'updated';
+        return { outcome: 'updated', id: current.ID };
       } catch (error) {
         if (attempt < 3 && /out of sequence/i.test(toRuntimeError(error, '').message)) continue;
         throw toRuntimeError(error, `cannot update Swarm service ${spec.Name}`);
@@ -147,20 +153,29 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       await log.info(`Overlay network ${names.network} ready`);
       const existing = await servicesOf(names);
       const pinned = release.plan.volumes.length > 0 ? await volumeNode(existing) : undefined;
+      const written: Written[] = [];
       for (const container of release.plan.containers) {
         const spec = swarmServiceSpec(container, release, {
           names,
           monitorMs: options.monitorMs,
           ...(pinned ? { volumeNode: pinned } : {}),
         });
-        const outcome = await apply(spec, release);
+        const applied = await apply(spec, release);
+        written.push(applied);
         await log.info(
-          `Swarm service ${spec.Name} ${outcome} (${container.replicas ?? 1} replica(s) of ${container.image})`,
+          `Swarm service ${spec.Name} ${applied.outcome} (${container.replicas ?? 1} replica(s) of ${container.image})`,
         );
       }
-      for (const container of release.plan.containers) {
-        await awaitRollout(container, release, names.service(container.name), signal);
-        await log.info(`${container.name} runs ${container.replicas ?? 1} replica(s) of this release`);
+      try {
+        for (const container of release.plan.containers) {
+          await awaitRollout(container, release, names.service(container.name), signal);
+          await log.info(`${container.name} runs ${container.replicas ?? 1} replica(s) of this release`);
+        }
+      } catch (error) {
+        // Cancelled or timed out: Swarm would finish the update by itself and run a release the
+        // deployment says it does not. Undo what this call wrote, then report.
+        if (signal?.aborted) await undo(written, log);
+        throw error;
       }
       // Components the new plan no longer has go once the new release runs.
       const wanted = new Set(release.plan.containers.map((container) => names.service(container.name)));
@@ -211,6 +226,33 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
         observeComponent(service, await tasksOf(service.Spec?.Name ?? service.ID), await nodeInfo()),
       );
     return observed.sort((a, b) => a.component.localeCompare(b.component));
+  }
+
+  /** Rolls updated services back to their previous spec (and waits), removes created ones. */
+  async function undo(written: Written[], log: DeployLog): Promise<void> {
+    for (const { outcome, id } of written) {
+      const service = docker.getService(id);
+      if (outcome === 'created') {
+        await service.remove().catch(ignoreStatus(404, fail(`cannot remove Swarm service ${id}`)));
+        continue;
+      }
+      const current = (await service.inspect().catch(fail(`cannot inspect ${id}`))) as Docker.Service;
+      // Already back (Swarm rolled a failure back itself) or never changed: nothing to undo.
+      if (outcome !== 'updated' || current.UpdateStatus?.State?.startsWith('rollback')) continue;
+      await service
+        .update({ version: current.Version?.Index, ...current.Spec, rollback: 'previous' })
+        .catch(fail(`cannot roll ${current.Spec?.Name} back`));
+      await log.info(`Rolling ${current.Spec?.Name} back to the previous release (the deployment stopped)`);
+    }
+    const deadline = Date.now() + options.timeoutMs;
+    for (const { outcome, id } of written) {
+      if (outcome !== 'updated') continue;
+      while (Date.now() < deadline) {
+        const state = ((await docker.getService(id).inspect()) as Docker.Service).UpdateStatus?.State;
+        if (state === 'rollback_completed' || state === 'rollback_paused') break;
+        await sleep(pollMs);
+      }
+    }
   }
 
   /**
