@@ -5,6 +5,7 @@ import { COMPONENT_LABEL, DomainError, type LifecycleAction } from '@hostctl/dom
 import { PermanentStepError } from '../pipeline/step-errors.js';
 import { createDockerClient } from './docker-client.js';
 import { fail, toRuntimeError } from './docker-errors.js';
+import type { SwarmRuntimeOptions } from './swarm-runtime.js';
 import { swarmNames } from './swarm-spec.js';
 import type { SwarmTask } from './swarm-tasks.js';
 
@@ -18,12 +19,8 @@ export interface SwarmLifecycle {
   perform(serviceId: string, action: LifecycleAction, plan: Plan | undefined): Promise<void>;
 }
 
-export interface SwarmLifecycleOptions {
-  socketPath: string;
-  instance: string;
-  timeoutMs: number;
-  pollMs?: number;
-}
+/** The swarm driver's settings but its update monitor (scaling is no update to watch). */
+export type SwarmLifecycleOptions = Omit<SwarmRuntimeOptions, 'monitorMs'>;
 
 export function createSwarmLifecycle(options: SwarmLifecycleOptions): SwarmLifecycle {
   const docker = createDockerClient(options.socketPath);
