@@ -85,6 +85,10 @@ describe('worker logic on the fake runtime', () => {
     );
     expect(await waitForDeployment(db, swarmOnly.deploymentId, 30_000)).toMatchObject({
       status: 'succeeded',
+      warnings: [
+        'services.web.deploy.replicas: one engine runs one container per component; 3 asked',
+        'services.web.deploy.placement: ignored on a single engine',
+      ],
     });
     expect(await containersOf(swarmOnly.serviceId)).toHaveLength(1);
     const log = (await deploymentLog(db, swarmOnly.deploymentId)).join('\n');

@@ -14,6 +14,7 @@ export interface ReleaseRow {
   variables?: Record<string, string> | null;
   imageDigests?: Record<string, string> | null;
   updateOrder?: 'start-first' | 'stop-first' | null;
+  warnings?: string[];
   commit?: string | null;
   /** Seconds after the epoch base of the service's history, so the order is explicit. */
   at?: number;
@@ -41,6 +42,7 @@ export async function addDeployment(h: Harness, serviceId: string, row: ReleaseR
       ...(row.variables ? { sourceVariables: row.variables } : {}),
       ...(row.imageDigests ? { imageDigests: row.imageDigests } : {}),
       updateOrder: row.updateOrder ?? null,
+      ...(row.warnings ? { warnings: row.warnings } : {}),
       createdAt,
       startedAt: status === 'queued' ? null : createdAt,
       finishedAt: isFinished ? new Date(createdAt.getTime() + 1000) : null,

@@ -2434,6 +2434,8 @@ export interface operations {
                         } | null;
                         update_order: ("start-first" | "stop-first") | null;
                         rollback_of: string | null;
+                        /** @description What the runtime could not honour from the plan, e.g. deploy.replicas on a single engine (never dropped silently) */
+                        warnings: string[];
                         error: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -2549,6 +2551,8 @@ export interface operations {
                             } | null;
                             update_order: ("start-first" | "stop-first") | null;
                             rollback_of: string | null;
+                            /** @description What the runtime could not honour from the plan, e.g. deploy.replicas on a single engine (never dropped silently) */
+                            warnings: string[];
                             error: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -2655,6 +2659,8 @@ export interface operations {
                         } | null;
                         update_order: ("start-first" | "stop-first") | null;
                         rollback_of: string | null;
+                        /** @description What the runtime could not honour from the plan, e.g. deploy.replicas on a single engine (never dropped silently) */
+                        warnings: string[];
                         error: string | null;
                         /** Format: date-time */
                         created_at: string;

@@ -71,7 +71,7 @@ export function DeploymentsTab({ service, canOperate }: { service: Service; canO
                 <th scope="col">Status</th>
                 <th scope="col">Step</th>
                 <th scope="col">Finished</th>
-                <th scope="col">Error</th>
+                <th scope="col">Error and warnings</th>
                 <th scope="col">
                   <span className="visually-hidden">Log</span>
                 </th>
@@ -87,7 +87,16 @@ export function DeploymentsTab({ service, canOperate }: { service: Service; canO
                   </td>
                   <td>{deployment.step ?? '—'}</td>
                   <td>{dateTime(deployment.finished_at)}</td>
-                  <td>{deployment.error ?? ''}</td>
+                  <td>
+                    {deployment.error ?? ''}
+                    {deployment.warnings.length > 0 ? (
+                      <ul className="deployment-warnings">
+                        {deployment.warnings.map((warning) => (
+                          <li key={warning}>Warning: {warning}</li>
+                        ))}
+                      </ul>
+                    ) : null}
+                  </td>
                   <td>
                     <button type="button" className="ghost" onClick={() => setPicked(deployment.id)}>
                       Show log

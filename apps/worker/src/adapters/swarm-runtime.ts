@@ -147,8 +147,8 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
 
     async up(release, log, signal) {
       const names = swarmNames(release.serviceId, options.instance);
+      // The pipeline records and logs them when it prepares the plan (warnings()).
       const warnings = swarmWarnings(release.plan);
-      for (const warning of warnings) await log.info(`Warning: ${warning}`);
       await ensureNetwork(names);
       await log.info(`Overlay network ${names.network} ready`);
       const existing = await servicesOf(names);

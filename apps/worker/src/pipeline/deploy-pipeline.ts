@@ -77,9 +77,7 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
   const current = await servingRelease(deps, run.service.id, last);
   try {
     const prepared = await preparePlan(deps, run);
-    // Never dropped silently: what one engine cannot honour is said on the deployment (the swarm
-    // driver says its own in up()).
-    for (const warning of dockerWarnings(prepared.runnable)) await run.log.info(`Warning: ${warning}`);
+    await recordWarnings(deps, run, dockerWarnings(prepared.runnable));
     const result = await cutover(deps, {
       service: run.service,
       deploymentId: run.deployment.id,
@@ -113,6 +111,7 @@ async function runOnSwarm(
   const serving = last && (await swarm.observe(run.service.id)).length > 0 ? last.id : undefined;
   try {
     const prepared = await preparePlan(deps, run);
+    await recordWarnings(deps, run, swarm.warnings(prepared.runnable));
     const runnable = registry
       ? await distributeImages(deps.runtime, prepared.runnable, {
           registry,
@@ -145,6 +144,12 @@ async function runOnSwarm(
         : {}),
     });
   }
+}
+
+/** Never dropped silently: what the runtime cannot honour is a field of the deployment and a log line. */
+async function recordWarnings(deps: PipelineDeps, run: PipelineRun, warnings: string[]): Promise<void> {
+  await deps.store.record(run.deployment.id, { warnings });
+  for (const warning of warnings) await run.log.info(`Warning: ${warning}`);
 }
 
 /** source, build, validate and pull: the plan as defined, and as it runs (images pinned for a rollback). */

@@ -23,8 +23,8 @@ export function createDockerServiceRuntime(deps: ReleaseDeps): ServiceRuntime {
       const current = (await currentDeployment(release.serviceId)) ?? undefined;
       const previous =
         current && current !== release.deploymentId ? { deploymentId: current, plan: undefined } : undefined;
+      // The pipeline records and logs them when it prepares the plan (warnings()).
       const warnings = dockerWarnings(release.plan);
-      for (const warning of warnings) await log.info(`Warning: ${warning}`);
       try {
         await cutover(deps, {
           service: { id: release.serviceId, name: objects.serviceId, url: '' },

@@ -20,6 +20,7 @@ const SUMMARY_COLUMNS = {
   imageDigests: true,
   updateOrder: true,
   rollbackOf: true,
+  warnings: true,
   error: true,
   createdAt: true,
   startedAt: true,

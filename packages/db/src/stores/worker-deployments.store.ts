@@ -163,6 +163,7 @@ export function createWorkerDeploymentStore(db: Db) {
           ...(what.sourceVariables !== undefined ? { sourceVariables: what.sourceVariables } : {}),
           ...(what.imageDigests !== undefined ? { imageDigests: what.imageDigests } : {}),
           ...(what.updateOrder !== undefined ? { updateOrder: what.updateOrder } : {}),
+          ...(what.warnings !== undefined ? { warnings: what.warnings } : {}),
         },
       });
     },

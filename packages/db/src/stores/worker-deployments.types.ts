@@ -37,4 +37,6 @@ export interface DeploymentRecord {
   sourceVariables?: Record<string, string>;
   imageDigests?: Record<string, string>;
   updateOrder?: 'start-first' | 'stop-first';
+  /** What the runtime cannot honour from the plan (docs/deployments.md). */
+  warnings?: string[];
 }

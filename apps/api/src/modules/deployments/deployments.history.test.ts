@@ -37,6 +37,7 @@ async function serviceWithHistory(): Promise<{ serviceId: string; ids: string[] 
       at: 120,
       imageDigests: { web: 'registry.test/web@sha256:' + 'b'.repeat(64) },
       updateOrder: 'start-first',
+      warnings: ['services.web.deploy.replicas: one engine runs one container per component; 3 asked'],
       variables: { SECRET_TOKEN: 'never-shown' },
       compose: 'services: {}',
     }),
@@ -81,6 +82,7 @@ describe('GET /api/services/:id/deployments', () => {
         'image_digests',
         'update_order',
         'rollback_of',
+        'warnings',
         'error',
         'created_at',
         'started_at',
@@ -94,6 +96,7 @@ describe('GET /api/services/:id/deployments', () => {
       image_digests: { web: `registry.test/web@sha256:${'b'.repeat(64)}` },
       update_order: 'start-first',
       rollback_of: null,
+      warnings: ['services.web.deploy.replicas: one engine runs one container per component; 3 asked'],
       created_at: '2026-01-01T00:02:00.000Z',
       finished_at: '2026-01-01T00:02:01.000Z',
     });
@@ -101,6 +104,7 @@ describe('GET /api/services/:id/deployments', () => {
       trigger: 'create',
       image_digests: null,
       update_order: null,
+      warnings: [],
     });
     expect(byId.get(ids[1] ?? '')).toMatchObject({ status: 'failed', commit: 'a'.repeat(40) });
     expect(byId.get(ids[3] ?? '')).toMatchObject({ status: 'rolled_back', update_order: 'stop-first' });

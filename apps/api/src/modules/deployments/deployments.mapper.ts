@@ -15,6 +15,7 @@ export function toSummary(row: DeploymentSummaryRow): DeploymentSummary {
     image_digests: imageDigestsOf(row.imageDigests),
     update_order: row.updateOrder as UpdateOrder | null,
     rollback_of: row.rollbackOf,
+    warnings: row.warnings,
     error: row.error,
     created_at: row.createdAt.toISOString(),
     started_at: row.startedAt?.toISOString() ?? null,

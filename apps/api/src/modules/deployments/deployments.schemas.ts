@@ -33,6 +33,10 @@ const summaryFields = {
   rollback_of: nullable(
     Type.String({ description: 'rollback: the deployment whose release this one runs again' }),
   ),
+  warnings: Type.Array(Type.String(), {
+    description:
+      'What the runtime could not honour from the plan, e.g. deploy.replicas on a single engine (never dropped silently)',
+  }),
   error: nullable(Type.String()),
   created_at: Timestamp,
   started_at: nullable(Timestamp),
