@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanContainer } from '@hostctl/compose';
-import type { ContainerRuntime } from '../adapters/runtime.js';
+import type { ContainerRuntime, ContainerState } from '../adapters/runtime.js';
 import { connects } from '../health/port-probe.js';
 import { PermanentStepError } from './step-errors.js';
 
@@ -40,10 +40,16 @@ export async function waitReady(
     if (!state) throw new PermanentStepError(`container ${container.name} disappeared`);
     // Docker resets RestartCount on every explicit start, so any restart since then is a crash.
     if (state.isRestarting || state.restartCount > 0 || !state.isRunning) {
+      const last = await lastExit(runtime, containerId, state);
       const tail = (await runtime.containerLogs(containerId, 20)).trim();
       const what = state.isRunning || state.isRestarting ? 'keeps restarting' : 'exited';
+      // Running again (not between restarts): its exit code is the new run's 0, not the crash's.
+      const code =
+        last.isRunning && !last.isRestarting
+          ? `restarted ${state.restartCount} time(s)`
+          : `exit code ${last.exitCode}${last.error ? `, ${last.error}` : ''}`;
       throw new PermanentStepError(
-        `container ${container.name} ${what} (exit code ${state.exitCode}${state.error ? `, ${state.error}` : ''})${tail ? `; last output:\n${tail}` : ''}`,
+        `container ${container.name} ${what} (${code})${tail ? `; last output:\n${tail}` : ''}`,
       );
     }
     runningSince ??= Date.now();
@@ -70,4 +76,23 @@ export async function waitReady(
     }
     await sleep(50, undefined, options.signal ? { signal: options.signal } : {});
   }
+}
+
+/**
+ * The state that tells how a crashing container last ended. One that was restarted and runs again
+ * shows exit code 0 (Docker resets it at each start): wait briefly for it to end again, so the
+ * error names the real code ("exit code 0" for a container that exits with 3 misled; seen in CI).
+ */
+async function lastExit(
+  runtime: Pick<ContainerRuntime, 'inspectContainer'>,
+  containerId: string,
+  state: ContainerState,
+): Promise<ContainerState> {
+  const deadline = Date.now() + 3000;
+  let current = state;
+  while (current.isRunning && !current.isRestarting && Date.now() < deadline) {
+    await sleep(100);
+    current = (await runtime.inspectContainer(containerId)) ?? current;
+  }
+  return current;
 }
