@@ -1,0 +1,130 @@
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SERVICE_LABEL } from '@hostctl/domain';
+import { apiClient } from '@hostctl/testing';
+import { APPS_DOMAIN, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
+import { eventually } from './client.js';
+import { TEST_IMAGE } from './env.js';
+import { startStack, type Stack } from './stack.js';
+
+/**
+ * The API and a worker started with RUNTIME=swarm (issue 17), driven through the API as a CI
+ * pipeline does: the service runs as Swarm services on the dev stack's swarm engine
+ * (scripts/lib/swarm-engine.sh), answers through Caddy, survives a redeploy without a failed
+ * request, stops and starts, and leaves nothing on the swarm when deleted. The platform image
+ * exists only on the dev engine: the worker pushes it to the registry for the nodes.
+ */
+const swarmHost = process.env.SWARM_DOCKER_HOST ?? '';
+const swarm = new Docker({ socketPath: swarmHost.replace(/^unix:\/\//, '') });
+let stack: Stack;
+let api: ReturnType<typeof apiClient>;
+let customerId: string;
+
+beforeAll(async () => {
+  requireCaddy();
+  if (!swarmHost.startsWith('unix://'))
+    throw new Error('SWARM_DOCKER_HOST is empty: load .data/env.test (scripts/setup-services.sh writes it)');
+  stack = await startStack({
+    extraEnv: { RUNTIME: 'swarm', SWARM_DOCKER_HOST: swarmHost, REGISTRY: '127.0.0.1:5000' },
+  });
+  customerId = (await stack.cli('customers', 'create', '--name', `swarm-${Date.now()}`)).id as string;
+  const email = `swarm-${Date.now()}@e2e.test`;
+  await stack.cli(
+    'users',
+    'create',
+    '--email',
+    email,
+    '--name',
+    'CI',
+    '--role',
+    'operator',
+    '--customer',
+    customerId,
+  );
+  const key = await stack.cli('api-keys', 'create', '--email', email, '--name', 'pipeline');
+  api = apiClient(stack.apiUrl, key.key as string);
+});
+afterAll(async () => stack?.stop());
+
+const swarmServicesOf = (id: string) =>
+  swarm.listServices({ filters: { label: [`${SERVICE_LABEL}=${id}`] } });
+const runningTasksOf = async (id: string) =>
+  (
+    (await swarm.listTasks({ filters: { label: [`${SERVICE_LABEL}=${id}`] } })) as {
+      Status?: { State?: string };
+    }[]
+  ).filter((task) => task.Status?.State === 'running');
+
+describe('RUNTIME=swarm through the API', () => {
+  let id: string;
+  let host: string;
+
+  it('creates a service that runs as Swarm tasks and answers at its public name', async () => {
+    const name = `swarm-${Date.now().toString(36)}`;
+    host = `${name}.${APPS_DOMAIN}`;
+    const created = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
+      name,
+      customer_id: customerId,
+      deploy_method: 'compose',
+      compose: `services:\n  web:\n    image: ${TEST_IMAGE}\n    ports: ["8080"]\n    deploy: {replicas: 2}\n`,
+    });
+    expect(created.status).toBe(201);
+    id = created.body.id;
+    const deployment = await api.get<{ status: string; warnings: string[]; error: string | null }>(
+      `/api/deployments/${created.body.deploy_job_id}?wait=120`,
+    );
+    expect(deployment.body, JSON.stringify(deployment.body)).toMatchObject({
+      status: 'succeeded',
+      // Swarm honours the replicas; only the compose default restart policy has no Swarm equivalent.
+      warnings: [
+        'services.web.restart: unless-stopped runs as "any" under Swarm (a stopped task is replaced)',
+      ],
+    });
+    expect((await api.get(`/api/services/${id}`)).body).toMatchObject({ status: 'running' });
+    expect(await swarmServicesOf(id)).toHaveLength(1);
+    expect(await runningTasksOf(id)).toHaveLength(2);
+    expect(await viaCaddy(host)).toMatchObject({ status: 200, body: 'hello from busybox' });
+  });
+
+  it('redeploys with no failed request', async () => {
+    const traffic = startTraffic(host);
+    try {
+      const redeploy = await api.post<{ deploy_job_id: string }>(`/api/services/${id}/redeploy`);
+      expect(redeploy.status).toBe(200);
+      const outcome = await api.get<{ status: string }>(
+        `/api/deployments/${redeploy.body.deploy_job_id}?wait=120`,
+      );
+      expect(outcome.body.status).toBe('succeeded');
+    } finally {
+      await traffic.stop();
+    }
+    const seen = tally(traffic.answers);
+    expect(seen.bad).toEqual([]);
+    expect(seen.total).toBeGreaterThan(10);
+  });
+
+  it('stops and starts', async () => {
+    expect((await api.post(`/api/services/${id}/stop`)).body).toMatchObject({ status: 'stopped' });
+    expect(await runningTasksOf(id)).toEqual([]);
+    expect((await api.post(`/api/services/${id}/start`)).body).toMatchObject({ status: 'running' });
+    expect(await runningTasksOf(id)).toHaveLength(2);
+    expect(await viaCaddy(host)).toMatchObject({ status: 200, body: 'hello from busybox' });
+  });
+
+  it('is deleted: nothing of it left on the swarm, and its name answers 404', async () => {
+    expect((await api.delete(`/api/services/${id}`)).status).toBe(204);
+    const label = [`${SERVICE_LABEL}=${id}`];
+    await eventually(
+      async () => ({
+        services: (await swarm.listServices({ filters: { label } })).length,
+        networks: (await swarm.listNetworks({ filters: { label } })).length,
+        volumes: ((await swarm.listVolumes({ filters: { label } })).Volumes ?? []).length,
+      }),
+      (left) => left.services + left.networks + left.volumes === 0,
+    );
+    await eventually(
+      () => viaCaddy(host),
+      (answer) => answer.status === 404,
+    );
+  });
+});
