@@ -1,10 +1,10 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_LABEL } from '@hostctl/domain';
-import { apiClient } from '@hostctl/testing';
 import { APPS_DOMAIN, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
 import { eventually } from './client.js';
 import { TEST_IMAGE } from './env.js';
+import { operatorApi, type Api } from './release-fixtures.js';
 import { startStack, type Stack } from './stack.js';
 
 /**
@@ -17,7 +17,7 @@ import { startStack, type Stack } from './stack.js';
 const swarmHost = process.env.SWARM_DOCKER_HOST ?? '';
 const swarm = new Docker({ socketPath: swarmHost.replace(/^unix:\/\//, '') });
 let stack: Stack;
-let api: ReturnType<typeof apiClient>;
+let api: Api;
 let customerId: string;
 
 beforeAll(async () => {
@@ -27,22 +27,7 @@ beforeAll(async () => {
   stack = await startStack({
     extraEnv: { RUNTIME: 'swarm', SWARM_DOCKER_HOST: swarmHost, REGISTRY: '127.0.0.1:5000' },
   });
-  customerId = (await stack.cli('customers', 'create', '--name', `swarm-${Date.now()}`)).id as string;
-  const email = `swarm-${Date.now()}@e2e.test`;
-  await stack.cli(
-    'users',
-    'create',
-    '--email',
-    email,
-    '--name',
-    'CI',
-    '--role',
-    'operator',
-    '--customer',
-    customerId,
-  );
-  const key = await stack.cli('api-keys', 'create', '--email', email, '--name', 'pipeline');
-  api = apiClient(stack.apiUrl, key.key as string);
+  ({ api, customerId } = await operatorApi(stack, 'swarm'));
 });
 afterAll(async () => stack?.stop());
 

@@ -4,9 +4,10 @@ import type { Plan } from '@hostctl/compose';
 import { COMPONENT_LABEL, DomainError, type LifecycleAction } from '@hostctl/domain';
 import { PermanentStepError } from '../pipeline/step-errors.js';
 import { createDockerClient } from './docker-client.js';
-import { fail, toRuntimeError } from './docker-errors.js';
+import { fail } from './docker-errors.js';
 import type { SwarmRuntimeOptions } from './swarm-runtime.js';
 import { swarmNames } from './swarm-spec.js';
+import { updateSwarmService } from './swarm-update.js';
 import type { SwarmTask } from './swarm-tasks.js';
 
 /**
@@ -34,22 +35,8 @@ export function createSwarmLifecycle(options: SwarmLifecycleOptions): SwarmLifec
         .catch(fail(`cannot list the tasks of ${serviceName}`))) as SwarmTask[]
     ).filter((task) => task.Status?.State === 'running');
 
-  /** Writes a changed spec; a stale version ("update out of sequence", 500) is read again. */
-  async function update(id: string, change: (spec: Docker.ServiceSpec) => Docker.ServiceSpec) {
-    for (let attempt = 0; ; attempt++) {
-      const current = (await docker
-        .getService(id)
-        .inspect()
-        .catch(fail(`cannot inspect Swarm service ${id}`))) as Docker.Service;
-      try {
-        await docker.getService(id).update({ version: current.Version?.Index, ...change(current.Spec!) });
-        return;
-      } catch (error) {
-        if (attempt < 3 && /out of sequence/i.test(toRuntimeError(error, '').message)) continue;
-        throw toRuntimeError(error, `cannot update Swarm service ${current.Spec?.Name}`);
-      }
-    }
-  }
+  const update = (id: string, change: (spec: Docker.ServiceSpec) => Docker.ServiceSpec) =>
+    updateSwarmService(docker, id, (current) => change(current.Spec ?? {}));
 
   async function settle(name: string, done: (tasks: SwarmTask[]) => boolean, what: string) {
     const deadline = Date.now() + options.timeoutMs;

@@ -4,7 +4,7 @@ import { DEPLOYMENT_LABEL, DomainError } from '@hostctl/domain';
 import type { PlanContainer } from '@hostctl/compose';
 import { PermanentStepError } from '../pipeline/step-errors.js';
 import { createDockerClient, objectSegment } from './docker-client.js';
-import { fail, ignoreStatus, statusOf, toRuntimeError } from './docker-errors.js';
+import { fail, ignoreStatus, statusOf } from './docker-errors.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import type { Labels } from './runtime.js';
 import {
@@ -14,6 +14,7 @@ import {
   type ServiceRuntime,
 } from './service-runtime.js';
 import { swarmNames, swarmServiceSpec, swarmWarnings, type SwarmNames } from './swarm-spec.js';
+import { updateSwarmService } from './swarm-update.js';
 import {
   failedTaskId,
   observeComponent,
@@ -87,27 +88,20 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
 
   /** Creates or updates one component; a stale version ("update out of sequence", 500) is read again. */
   async function apply(spec: Docker.ServiceSpec, release: Release): Promise<Written> {
-    for (let attempt = 0; ; attempt++) {
-      const [current] = (await docker.listServices({ filters: { name: [spec.Name!] } })).filter(
-        (service) => service.Spec?.Name === spec.Name,
-      );
-      if (!current) {
-        const created = (await docker
-          .createService(spec)
-          .catch(fail(`cannot create Swarm service ${spec.Name}`))) as { id?: string; ID?: string };
-        return { outcome: 'created', id: created.id ?? created.ID ?? spec.Name! };
-      }
-      // A retried job finds its own release already written: watch it rather than update again.
-      if (current.Spec?.Labels?.[DEPLOYMENT_LABEL] === release.deploymentId)
-        return { outcome: 'current', id: current.ID };
-      try {
-        await docker.getService(current.ID).update({ version: current.Version?.Index, ...spec });
-        return { outcome: 'updated', id: current.ID };
-      } catch (error) {
-        if (attempt < 3 && /out of sequence/i.test(toRuntimeError(error, '').message)) continue;
-        throw toRuntimeError(error, `cannot update Swarm service ${spec.Name}`);
-      }
+    const [current] = (await docker.listServices({ filters: { name: [spec.Name!] } })).filter(
+      (service) => service.Spec?.Name === spec.Name,
+    );
+    if (!current) {
+      const created = (await docker
+        .createService(spec)
+        .catch(fail(`cannot create Swarm service ${spec.Name}`))) as { id?: string; ID?: string };
+      return { outcome: 'created', id: created.id ?? created.ID ?? spec.Name! };
     }
+    // A retried job finds its own release already written: watch it rather than update again.
+    if (current.Spec?.Labels?.[DEPLOYMENT_LABEL] === release.deploymentId)
+      return { outcome: 'current', id: current.ID };
+    await updateSwarmService(docker, current.ID, () => spec, `update Swarm service ${spec.Name}`);
+    return { outcome: 'updated', id: current.ID };
   }
 
   /** Polls until the component runs its replicas of this release; throws what Swarm reported otherwise. */
@@ -239,9 +233,12 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       const current = (await service.inspect().catch(fail(`cannot inspect ${id}`))) as Docker.Service;
       // Already back (Swarm rolled a failure back itself) or never changed: nothing to undo.
       if (outcome !== 'updated' || current.UpdateStatus?.State?.startsWith('rollback')) continue;
-      await service
-        .update({ version: current.Version?.Index, ...current.Spec, rollback: 'previous' })
-        .catch(fail(`cannot roll ${current.Spec?.Name} back`));
+      await updateSwarmService(
+        docker,
+        id,
+        (now) => ({ ...now.Spec, rollback: 'previous' }),
+        `roll ${current.Spec?.Name} back`,
+      );
       await log.info(`Rolling ${current.Spec?.Name} back to the previous release (the deployment stopped)`);
     }
     const deadline = Date.now() + options.timeoutMs;

@@ -1,5 +1,5 @@
 import type { Plan } from '@hostctl/compose';
-import type { RouteTarget, ServiceRouter } from '../adapters/router.js';
+import { dialAddress, upstreamKey, type RouteTarget, type ServiceRouter } from '../adapters/router.js';
 import type { ServiceRuntime } from '../adapters/service-runtime.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import type { ReleaseStep, ServiceRef } from './release-engine.js';
@@ -73,10 +73,7 @@ function followRunningTasks(deps: SwarmReleaseDeps, run: SwarmReleaseRun, compon
       .filter((item) => item.component === component)
       .flatMap((item) => item.tasks)
       .flatMap((task) => (task.state === 'running' && task.endpoint ? [task.endpoint] : []));
-    const key = targets
-      .map((target) => `${target.host}:${target.port}`)
-      .sort()
-      .join(',');
+    const key = upstreamKey(targets);
     if (targets.length === 0 || key === routed) return;
     await route(deps.router, run, targets);
     routed = key;
@@ -104,8 +101,6 @@ async function route(router: ServiceRouter, run: SwarmReleaseRun, targets: Route
     url: run.service.url,
     targets,
   });
-  await run.log.info(
-    `Routing ${run.service.url} to ${targets.map((target) => `${target.host}:${target.port}`).join(', ')}`,
-  );
+  await run.log.info(`Routing ${run.service.url} to ${targets.map(dialAddress).join(', ')}`);
   for (const note of notes ?? []) await run.log.info(note);
 }
