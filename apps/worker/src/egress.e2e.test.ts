@@ -4,7 +4,6 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,6 +13,7 @@ import { EGRESS_CHAIN, HOST_CHAIN } from './egress/egress-policy.js';
 import { BUILD_BRIDGE, BUILD_NETWORK } from './egress/sandbox-bridges.js';
 import { serviceObjects } from './pipeline/service-objects.js';
 import { createComposeService, waitForDeployment } from './testing/fixtures.js';
+import { probeFrom, requestCommand } from './testing/egress-probe.js';
 import { startStandIn, type StandIn } from './testing/netns-standin.js';
 import { CADDY_ADMIN_URL, viaCaddy } from './testing/network-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
@@ -63,29 +63,7 @@ async function gatewayOf(network: string): Promise<string> {
   return (info as { IPAM: { Config: { Gateway: string }[] } }).IPAM.Config[0]!.Gateway;
 }
 
-/**
- * An HTTP request with busybox `nc` inside the container (its network namespace); busybox's
- * static `wget` crashes in this image. nc's exit code says nothing: the body is the answer.
- */
-const request = (target: string) => {
-  const [host, port] = target.split(' ');
-  return `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 4 ${host} ${port}`;
-};
-
-async function probe(container: string, target: string): Promise<{ reached: boolean; output: string }> {
-  const exec = await docker.getContainer(container).exec({
-    Cmd: ['sh', '-c', request(target)],
-    AttachStdout: true,
-    AttachStderr: true,
-  });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const out = new PassThrough();
-  let output = '';
-  out.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  docker.modem.demuxStream(stream, out, out);
-  await new Promise((resolve) => stream.on('end', resolve));
-  return { reached: output.includes(standIn.body), output };
-}
+const probe = (container: string, target: string) => probeFrom(docker, container, target, standIn.body);
 
 describe('the worker installs the egress policy', () => {
   it('jumps to its chains from DOCKER-USER and INPUT for every tenant bridge', async () => {
@@ -247,7 +225,7 @@ describe('a build', () => {
   ];
   // The step fails unless the stand-in answered.
   const fetchStep = (target: string) =>
-    `FROM ${TEST_IMAGE}\nRUN ${request(target)} > /tmp/out; cat /tmp/out; grep -q 'stand-in' /tmp/out\n`;
+    `FROM ${TEST_IMAGE}\nRUN ${requestCommand(target)} > /tmp/out; cat /tmp/out; grep -q 'stand-in' /tmp/out\n`;
 
   it('runs its RUN steps on the build network', async () => {
     const result = await build(`FROM ${TEST_IMAGE}\nRUN ip route\n`);

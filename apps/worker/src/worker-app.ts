@@ -13,6 +13,7 @@ import {
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
+import { swarmGatewayBridge } from './adapters/swarm-gateway.js';
 import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
 import { createSwarmRuntime } from './adapters/swarm-runtime.js';
 import type { ServiceRouter } from './adapters/router.js';
@@ -92,6 +93,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   };
   const sourcePolicy = workerSourcePolicy(config);
   const sources = createRepositorySources(config, sourcePolicy);
+  // RUNTIME=swarm: releases run as Swarm services on the manager (SWARM_DOCKER_HOST, else
+  // DOCKER_SOCKET); images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.
+  const managerSocket = config.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '') || config.DOCKER_SOCKET;
   const egress = createEgressPolicy({
     iptables: createIptables(),
     ...(existsSync('/proc/net/if_inet6')
@@ -99,11 +103,14 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       : {}),
     mode: config.EGRESS_POLICY,
     denyCidrs: config.EGRESS_DENY_CIDRS,
-    // Service networks created before bridges were named `hct…` keep Docker's `br-…` name.
-    legacyBridges: async () =>
-      (await runtime.listNetworks({ [OWNER_LABEL]: 'true' }))
+    otherBridges: async () => [
+      // Service networks created before bridges were named `hct…` keep Docker's `br-…` name.
+      ...(await runtime.listNetworks({ [OWNER_LABEL]: 'true' }))
         .map((network) => network.bridge ?? '')
         .filter((bridge) => bridge !== '' && !bridge.startsWith(SANDBOX_BRIDGE_PREFIX)),
+      // Swarm tasks reach the host and the outside through the manager's gateway bridge.
+      ...(config.RUNTIME === 'swarm' ? [await swarmGatewayBridge(managerSocket)] : []),
+    ],
   });
 
   const notifications = createWorkerNotificationStore(db);
@@ -113,9 +120,6 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       .catch(() => undefined);
   };
 
-  // RUNTIME=swarm: releases run as Swarm services on the manager (SWARM_DOCKER_HOST, else
-  // DOCKER_SOCKET); images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.
-  const managerSocket = config.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '') || config.DOCKER_SOCKET;
   const swarmOptions = { socketPath: managerSocket, instance, timeoutMs: readiness.timeoutMs };
   const swarm =
     config.RUNTIME === 'swarm'

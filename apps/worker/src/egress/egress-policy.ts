@@ -4,8 +4,8 @@ import { IptablesError, type Iptables } from '../adapters/iptables.js';
 import { BUILD_BRIDGE, SANDBOX_BRIDGE_PREFIX } from './sandbox-bridges.js';
 
 /**
- * The egress policy for tenant code: service containers and build RUN steps (all on bridges named
- * `hct…`) cannot open connections to the host itself (every local address: the bridge gateways,
+ * The egress policy for tenant code: service containers and build RUN steps (on bridges named
+ * `hct…`) and Swarm tasks (through the swarm engine's docker_gwbridge) cannot open connections to the host itself (every local address: the bridge gateways,
  * the public address, anything bound to 0.0.0.0 such as Redis, PostgreSQL, Caddy's admin API or
  * PowerDNS's), to link-local 169.254.0.0/16 (cloud metadata) or to the operator's EGRESS_DENY_CIDRS.
  * Replies of connections the host opened (Caddy → service, health probes) stay allowed, and so does
@@ -35,8 +35,11 @@ export interface EgressPolicyOptions {
   mode: 'enforce' | 'off';
   /** EGRESS_DENY_CIDRS, raw. */
   denyCidrs: string;
-  /** Bridges of tenant networks Docker created before they were named `hct…` (upgrades). */
-  legacyBridges?: () => Promise<string[]>;
+  /**
+   * Bridges carrying tenant code that are not named `hct…`: service networks created before
+   * bridges were (upgrades), and under RUNTIME=swarm the swarm engine's docker_gwbridge.
+   */
+  otherBridges?: () => Promise<string[]>;
 }
 
 export class EgressPolicyError extends Error {
@@ -118,7 +121,7 @@ export function createEgressPolicy(options: EgressPolicyOptions): EgressPolicy {
         // Docker creates DOCKER-USER at start; created here when Docker has not run yet.
         if (!(await iptables.check(['-n', '-L', 'DOCKER-USER']))) await iptables.run(['-N', 'DOCKER-USER']);
         await iptables.restore(ruleset);
-        const bridges = [`${SANDBOX_BRIDGE_PREFIX}+`, ...((await options.legacyBridges?.()) ?? [])];
+        const bridges = [`${SANDBOX_BRIDGE_PREFIX}+`, ...((await options.otherBridges?.()) ?? [])];
         for (const bridge of bridges) {
           await ensureJump('DOCKER-USER', bridge, EGRESS_CHAIN);
           await ensureJump('INPUT', bridge, HOST_CHAIN);

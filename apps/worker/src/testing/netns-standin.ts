@@ -31,6 +31,11 @@ export interface StandIn {
   hits(): number;
   /** Also serve on another host address (a bridge gateway). */
   listenOn(address: string): Promise<void>;
+  /**
+   * Lets the metadata server answer clients the host does not masquerade (Swarm tasks leave
+   * docker_gwbridge with their own address): a route back to `cidr` through the host.
+   */
+  routeBack(cidr: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -70,6 +75,10 @@ export async function startStandIn(): Promise<StandIn> {
     servers.push(server);
   };
 
+  const routeBack = async (cidr: string) => {
+    await ip('netns', 'exec', netns, 'ip', 'route', 'replace', cidr, 'via', `169.254.${octet}.1`);
+  };
+
   try {
     await ip('netns', 'add', netns);
     await ip('link', 'add', hostEnd, 'type', 'veth', 'peer', 'name', nsEnd);
@@ -91,7 +100,7 @@ export async function startStandIn(): Promise<StandIn> {
     await close();
     throw error;
   }
-  return { linkLocal, hostAddress, port, body, hits: () => hits, listenOn, close };
+  return { linkLocal, hostAddress, port, body, hits: () => hits, listenOn, routeBack, close };
 }
 
 async function waitUntilServing(url: string): Promise<void> {

@@ -1,0 +1,32 @@
+import { PassThrough } from 'node:stream';
+import type Docker from 'dockerode';
+
+/**
+ * An HTTP request with busybox `nc` inside a container (its network namespace); busybox's static
+ * `wget` crashes in the test image. nc's exit code says nothing: the body is the answer.
+ */
+export function requestCommand(target: string): string {
+  const [host, port] = target.split(' ');
+  return `printf 'GET / HTTP/1.0\\r\\n\\r\\n' | nc -w 4 ${host} ${port}`;
+}
+
+/** Runs the request in `container` on `docker`; reached when the answer holds `body`. */
+export async function probeFrom(
+  docker: Docker,
+  container: string,
+  target: string,
+  body: string,
+): Promise<{ reached: boolean; output: string }> {
+  const exec = await docker.getContainer(container).exec({
+    Cmd: ['sh', '-c', requestCommand(target)],
+    AttachStdout: true,
+    AttachStderr: true,
+  });
+  const stream = await exec.start({ hijack: true, stdin: false });
+  const out = new PassThrough();
+  let output = '';
+  out.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  docker.modem.demuxStream(stream, out, out);
+  await new Promise((resolve) => stream.on('end', resolve));
+  return { reached: output.includes(body), output };
+}
