@@ -239,7 +239,15 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       metrics.repaired('service_failed', repairs.servicesFailed);
     },
   });
-  const observers = createObservers({ config, db, locks, runtime, services, logger });
+  const observers = createObservers({
+    config,
+    db,
+    locks,
+    runtime,
+    services,
+    logger,
+    ...(swarm ? { swarmManagerSocket: managerSocket } : {}),
+  });
   const relay = createNotificationRelay({
     store: notifications,
     producer,

@@ -3,7 +3,13 @@ import type Docker from 'dockerode';
 import { createDockerClient, objectSegment } from './docker-client.js';
 import { DomainError } from '@hostctl/domain';
 import type { Labels } from './runtime.js';
-import type { ContainerEvent, ContainerTelemetry, ContainerUsage, OutputStream } from './telemetry.js';
+import type {
+  ContainerEvent,
+  ContainerTelemetry,
+  ContainerUsage,
+  LogFollow,
+  OutputStream,
+} from './telemetry.js';
 import { statusOf, toRuntimeError, fail } from './docker-errors.js';
 
 /**
@@ -37,18 +43,7 @@ export function createDockerTelemetry(options: { socketPath: string }): Containe
           abortSignal: signal,
         })
         .catch(fail(`cannot follow the output of container ${containerId}`))) as unknown as Readable;
-      docker.modem.demuxStream(raw, chunkSink('stdout', onChunk), chunkSink('stderr', onChunk));
-      const done = new Promise<void>((resolve) => {
-        raw.once('end', resolve);
-        raw.once('close', resolve);
-        // `on`, not `once`: a second error without a listener would crash the process.
-        raw.on('error', () => resolve());
-      });
-      const onAbort = () => raw.destroy();
-      if (signal.aborted) onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      void done.then(() => signal.removeEventListener('abort', onAbort));
-      return { done, pause: () => void raw.pause(), resume: () => void raw.resume() };
+      return followOutput(docker, raw, onChunk, signal);
     },
 
     async watchEvents(labels, onEvent, signal) {
@@ -128,6 +123,30 @@ export function createDockerTelemetry(options: { socketPath: string }): Containe
       }
     },
   };
+}
+
+/**
+ * Follows a multiplexed output stream (of a container, or of a Swarm task through the manager)
+ * until it ends or the signal aborts.
+ */
+export function followOutput(
+  docker: Docker,
+  raw: Readable,
+  onChunk: (stream: OutputStream, chunk: Buffer) => void,
+  signal: AbortSignal,
+): LogFollow {
+  docker.modem.demuxStream(raw, chunkSink('stdout', onChunk), chunkSink('stderr', onChunk));
+  const done = new Promise<void>((resolve) => {
+    raw.once('end', resolve);
+    raw.once('close', resolve);
+    // `on`, not `once`: a second error without a listener would crash the process.
+    raw.on('error', () => resolve());
+  });
+  const onAbort = () => raw.destroy();
+  if (signal.aborted) onAbort();
+  signal.addEventListener('abort', onAbort, { once: true });
+  void done.then(() => signal.removeEventListener('abort', onAbort));
+  return { done, pause: () => void raw.pause(), resume: () => void raw.resume() };
 }
 
 /**

@@ -55,6 +55,11 @@ export interface ContainerState {
   health?: 'starting' | 'healthy' | 'unhealthy';
   /** Address on the service network, when running. */
   ip?: string;
+  /**
+   * Where the host reaches the container's ports when `ip` is not routable from it (a Swarm task:
+   * its overlay address lives on its node; the port published in host mode there is reachable).
+   */
+  published?: { containerPort: number; host: string; port: number }[];
   error?: string;
 }
 

@@ -10,12 +10,14 @@ import type { ComponentObservation, TaskObservation } from './service-runtime.js
 export interface SwarmTask {
   ID: string;
   NodeID?: string;
+  Slot?: number;
   DesiredState?: string;
-  Spec?: { ContainerSpec?: { Labels?: Record<string, string> } };
+  Spec?: { ContainerSpec?: { Labels?: Record<string, string>; HealthCheck?: { Test?: string[] } } };
   Status?: {
     State?: string;
     Err?: string;
     Message?: string;
+    ContainerStatus?: { ContainerID?: string; ExitCode?: number };
     PortStatus?: { Ports?: { TargetPort?: number; PublishedPort?: number; PublishMode?: string }[] };
   };
 }

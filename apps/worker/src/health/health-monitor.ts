@@ -7,12 +7,12 @@ import type {
   WorkerTelemetryStore,
 } from '@hostctl/db';
 import type { Logger } from 'pino';
-import type { ContainerRuntime, ContainerSummary } from '../adapters/runtime.js';
+import type { ContainerRuntime, ContainerState, ContainerSummary } from '../adapters/runtime.js';
 import type { ContainerTelemetry } from '../adapters/telemetry.js';
 import { assessHealth, type Assessment, type ObservedContainer } from './health-assessment.js';
 import type { Leadership } from './leadership.js';
 import { createPeriodic, forEachBounded } from './periodic.js';
-import { probePort } from './port-probe.js';
+import { probePort, probePublishedPort } from './port-probe.js';
 
 /**
  * Checks every running service on an interval (on the leader replica only) and stores
@@ -36,6 +36,8 @@ export interface HealthMonitorDeps {
   intervalMs: number;
   logger: Logger;
   probe?: (host: string, port: number) => Promise<boolean>;
+  /** Probe of a port published through Docker's userland proxy (Swarm tasks): port-probe.ts. */
+  probePublished?: (host: string, port: number) => Promise<boolean>;
 }
 
 export const FAILURE_THRESHOLD = 2;
@@ -49,6 +51,14 @@ export interface HealthSweep {
 
 export function createHealthMonitor(deps: HealthMonitorDeps) {
   const probe = deps.probe ?? probePort;
+  const probePublished = deps.probePublished ?? probePublishedPort;
+
+  /** The web port where the host reaches it: published on a Swarm task's node, else on the bridge. */
+  const probeWeb = async (state: ContainerState, port: number): Promise<boolean> => {
+    const published = state.published?.find((entry) => entry.containerPort === port);
+    if (published) return probePublished(published.host, published.port);
+    return state.ip ? probe(state.ip, port) : false;
+  };
 
   const observe = async (target: HealthTarget, containers: ContainerSummary[]): Promise<Assessment> => {
     const observed: ObservedContainer[] = [];
@@ -63,7 +73,7 @@ export function createHealthMonitor(deps: HealthMonitorDeps) {
       }
       const isWeb = target.web?.container === component;
       if (isWeb && target.web && state?.isRunning && !state.isRestarting && !state.health)
-        isWebReachable = state.ip ? await probe(state.ip, target.web.port) : false;
+        isWebReachable = await probeWeb(state, target.web.port);
       observed.push(item);
     }
     return assessHealth({

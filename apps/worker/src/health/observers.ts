@@ -10,6 +10,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
+import { createSwarmObservation, type ObservedContainers } from '../adapters/swarm-telemetry.js';
 import type { ContainerTelemetry } from '../adapters/telemetry.js';
 import { createLogShipper, type LogShipper } from '../logs/log-shipper.js';
 import { createResourceSampler } from '../resources/resource-sampler.js';
@@ -32,12 +33,22 @@ export interface ObserversDeps {
   services: Pick<WorkerServiceStore, 'setStatus' | 'listRunningIds'>;
   logger: Logger;
   telemetry?: ContainerTelemetry;
+  /**
+   * RUNTIME=swarm: the manager's socket. Services run as Swarm tasks there, possibly on other
+   * nodes, so the observers watch the manager's tasks instead of `runtime`'s containers.
+   */
+  swarmManagerSocket?: string;
 }
 
 export function createObservers(deps: ObserversDeps) {
-  const { config, logger, runtime, locks } = deps;
+  const { config, logger, locks } = deps;
   const instance = config.QUEUE_PREFIX;
-  const telemetry = deps.telemetry ?? createDockerTelemetry({ socketPath: config.DOCKER_SOCKET });
+  const swarm = deps.swarmManagerSocket
+    ? createSwarmObservation({ socketPath: deps.swarmManagerSocket })
+    : undefined;
+  const runtime: ObservedContainers = swarm?.containers ?? deps.runtime;
+  const telemetry =
+    deps.telemetry ?? swarm?.telemetry ?? createDockerTelemetry({ socketPath: config.DOCKER_SOCKET });
   const store = createWorkerTelemetryStore(deps.db);
   const leadership = createLeadership(locks, `hostctl:observers:${instance}`);
   const health = createHealthMonitor({

@@ -25,3 +25,37 @@ export function connects(host: string, port: number, timeoutMs: number): Promise
     socket.once('error', () => done(false));
   });
 }
+
+/**
+ * Probe of a port a Swarm task publishes on its node. Docker's userland proxy listens there and
+ * accepts every connection, even when nothing listens in the container, then closes it at once
+ * (measured: closed ~2 ms after connecting). So a connection that is closed within `holdMs`
+ * without a byte of data is refused; one that stays open (a server waiting for its request) or
+ * sends a greeting is listening.
+ */
+export async function probePublishedPort(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  if (await holds(host, port, timeoutMs)) return true;
+  await sleep(300);
+  return holds(host, port, timeoutMs);
+}
+
+function holds(host: string, port: number, timeoutMs: number, holdMs = 300): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ host, port, timeout: timeoutMs });
+    let timer: NodeJS.Timeout | undefined;
+    const done = (isListening: boolean) => {
+      clearTimeout(timer);
+      socket.destroy();
+      resolve(isListening);
+    };
+    socket.once('connect', () => {
+      socket.setTimeout(0);
+      timer = setTimeout(() => done(true), holdMs);
+    });
+    socket.once('data', () => done(true));
+    socket.once('end', () => done(false));
+    socket.once('close', () => done(false));
+    socket.once('timeout', () => done(false));
+    socket.once('error', () => done(false));
+  });
+}
