@@ -4,6 +4,13 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
   test: {
-    projects: ['packages/*', 'apps/*', 'apps/worker/vitest.logic.config.ts', 'tests/*', '!tests/fault'],
+    projects: [
+      'packages/*',
+      'apps/*',
+      'apps/worker/vitest.logic.config.ts',
+      'tests/*',
+      'tests/e2e/vitest.swarm.config.ts',
+      '!tests/fault',
+    ],
   },
 });

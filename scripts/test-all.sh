@@ -99,7 +99,7 @@ suite() {
 
 # The project names of the workspace, so the CPU-bound lane takes every project the Docker lane
 # does not name (a new project is run without editing this script).
-docker_lane=(worker e2e images web-browser)
+docker_lane=(worker e2e e2e-swarm images web-browser)
 mapfile -t all_projects < <(pnpm exec vitest list --config vitest.workspace.ts --filesOnly --json 2>/dev/null |
   node -e 'const files = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
     console.log([...new Set(files.map((f) => f.projectName))].sort().join("\n"))')

@@ -6,3 +6,17 @@ export const E2E_DATABASE_URL =
   process.env.E2E_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/hostctl_e2e_test';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const TEST_IMAGE = process.env.TEST_IMAGE ?? 'local/busybox:1';
+
+/**
+ * E2E_RUNTIME=swarm (the e2e-swarm project) starts every stack's worker with RUNTIME=swarm on the
+ * dev stack's swarm engine, pushing images to the dev registry: the same tests, Swarm underneath.
+ */
+export const E2E_RUNTIME = process.env.E2E_RUNTIME === 'swarm' ? 'swarm' : 'docker';
+
+export function runtimeEnv(): Record<string, string> {
+  if (E2E_RUNTIME !== 'swarm') return {};
+  const swarmHost = process.env.SWARM_DOCKER_HOST ?? '';
+  if (!swarmHost.startsWith('unix://'))
+    throw new Error('SWARM_DOCKER_HOST is empty: load .data/env.test (scripts/setup-services.sh writes it)');
+  return { RUNTIME: 'swarm', SWARM_DOCKER_HOST: swarmHost, REGISTRY: '127.0.0.1:5000' };
+}

@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { apiClient } from '@hostctl/testing';
 import { eventually } from './client.js';
-import { TEST_IMAGE } from './env.js';
+import { E2E_RUNTIME, TEST_IMAGE, runtimeEnv } from './env.js';
 import type { Stack } from './stack.js';
 
 /**
@@ -116,8 +116,12 @@ export async function settledStatus(api: Api, serviceId: string): Promise<string
 
 const docker = new Docker({ socketPath: process.env.DOCKER_SOCKET ?? '/var/run/docker.sock' });
 
-/** The service's containers grouped by deployment (a set per release). */
+/**
+ * The service's containers grouped by deployment (a set per release). On Swarm the tasks Swarm
+ * wants running: after a rolled-back update they carry the previous release's labels again.
+ */
 async function containerSets(serviceId: string): Promise<Map<string, string[]>> {
+  if (E2E_RUNTIME === 'swarm') return taskSets(serviceId);
   const found = await docker.listContainers({
     all: true,
     filters: { label: [`${SERVICE_LABEL}=${serviceId}`] },
@@ -126,6 +130,19 @@ async function containerSets(serviceId: string): Promise<Map<string, string[]>> 
   for (const container of found) {
     const deployment = container.Labels[DEPLOYMENT_LABEL] ?? '?';
     sets.set(deployment, [...(sets.get(deployment) ?? []), container.State]);
+  }
+  return sets;
+}
+
+async function taskSets(serviceId: string): Promise<Map<string, string[]>> {
+  const swarm = new Docker({ socketPath: runtimeEnv().SWARM_DOCKER_HOST!.replace(/^unix:\/\//, '') });
+  const tasks = (await swarm.listTasks({
+    filters: { label: [`${SERVICE_LABEL}=${serviceId}`], 'desired-state': ['running'] },
+  })) as { Spec?: { ContainerSpec?: { Labels?: Record<string, string> } }; Status?: { State?: string } }[];
+  const sets = new Map<string, string[]>();
+  for (const task of tasks) {
+    const deployment = task.Spec?.ContainerSpec?.Labels?.[DEPLOYMENT_LABEL] ?? '?';
+    sets.set(deployment, [...(sets.get(deployment) ?? []), task.Status?.State ?? '?']);
   }
   return sets;
 }

@@ -3,7 +3,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@hostctl/testing';
-import { E2E_DATABASE_URL, REDIS_URL } from './env.js';
+import { E2E_DATABASE_URL, REDIS_URL, runtimeEnv } from './env.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
@@ -66,6 +66,7 @@ export async function startStack(
     // Short cutover windows (default 10 s each) keep deploys quick; a test about them sets its own.
     RELEASE_STABILIZATION_MS: '1000',
     RELEASE_DRAIN_MS: '500',
+    ...runtimeEnv(),
     ...options.extraEnv,
   };
   const logs: string[] = [];

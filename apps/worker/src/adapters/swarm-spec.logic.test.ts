@@ -156,9 +156,14 @@ describe('rolloutOf', () => {
       rolloutOf(rolledBack, [task('dep-2', 'failed', 'exit 3'), task('dep-1', 'running')], 'dep-2', web()),
     ).toEqual({
       kind: 'failed',
-      detail: expect.stringContaining(
-        'rolled back to the previous release: update rolled back due to failure',
-      ),
+      // The failed task's own error says why; UpdateStatus only that Swarm rolled back.
+      detail: 'the update failed (exit 3); Swarm rolled back to the previous release',
+    });
+    // Its tasks already pruned from the history: Swarm's message is all there is.
+    expect(rolloutOf(rolledBack, [task('dep-1', 'running')], 'dep-2', web())).toEqual({
+      kind: 'failed',
+      detail:
+        'the update failed (update rolled back due to failure); Swarm rolled back to the previous release',
     });
   });
 

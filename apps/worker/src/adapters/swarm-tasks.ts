@@ -74,7 +74,9 @@ export function rolloutOf(
             }
           : {
               kind: 'failed',
-              detail: `the update failed and Swarm rolled back to the previous release${message}`,
+              // Why the new tasks failed ("unhealthy container", "non-zero exit (3)"): by now
+              // UpdateStatus only says "rollback completed".
+              detail: `the update failed (${firstError ?? update.Message ?? 'no reason given'}); Swarm rolled back to the previous release`,
             };
       }
       case 'paused':
