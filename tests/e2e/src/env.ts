@@ -11,10 +11,12 @@ export const TEST_IMAGE = process.env.TEST_IMAGE ?? 'local/busybox:1';
  * E2E_RUNTIME=swarm (the e2e-swarm project) starts every stack's worker with RUNTIME=swarm on the
  * dev stack's swarm engine, pushing images to the dev registry: the same tests, Swarm underneath.
  */
-export const E2E_RUNTIME = process.env.E2E_RUNTIME === 'swarm' ? 'swarm' : 'docker';
+export type Runtime = 'docker' | 'swarm';
+export const E2E_RUNTIME: Runtime = process.env.E2E_RUNTIME === 'swarm' ? 'swarm' : 'docker';
 
-export function runtimeEnv(): Record<string, string> {
-  if (E2E_RUNTIME !== 'swarm') return {};
+/** The worker's settings for a runtime (the project's by default; a Swarm-only file asks for swarm). */
+export function runtimeEnv(runtime: Runtime = E2E_RUNTIME): Record<string, string> {
+  if (runtime !== 'swarm') return {};
   const swarmHost = process.env.SWARM_DOCKER_HOST ?? '';
   if (!swarmHost.startsWith('unix://'))
     throw new Error('SWARM_DOCKER_HOST is empty: load .data/env.test (scripts/setup-services.sh writes it)');

@@ -2,7 +2,7 @@ import Docker from 'dockerode';
 import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { apiClient } from '@hostctl/testing';
 import { eventually } from './client.js';
-import { E2E_RUNTIME, TEST_IMAGE, runtimeEnv } from './env.js';
+import { E2E_RUNTIME, TEST_IMAGE, runtimeEnv, type Runtime } from './env.js';
 import type { Stack } from './stack.js';
 
 /**
@@ -120,8 +120,8 @@ const docker = new Docker({ socketPath: process.env.DOCKER_SOCKET ?? '/var/run/d
  * The service's containers grouped by deployment (a set per release). On Swarm the tasks Swarm
  * wants running: after a rolled-back update they carry the previous release's labels again.
  */
-async function containerSets(serviceId: string): Promise<Map<string, string[]>> {
-  if (E2E_RUNTIME === 'swarm') return taskSets(serviceId);
+async function containerSets(serviceId: string, runtime: Runtime): Promise<Map<string, string[]>> {
+  if (runtime === 'swarm') return taskSets(serviceId);
   const found = await docker.listContainers({
     all: true,
     filters: { label: [`${SERVICE_LABEL}=${serviceId}`] },
@@ -135,7 +135,7 @@ async function containerSets(serviceId: string): Promise<Map<string, string[]>> 
 }
 
 async function taskSets(serviceId: string): Promise<Map<string, string[]>> {
-  const swarm = new Docker({ socketPath: runtimeEnv().SWARM_DOCKER_HOST!.replace(/^unix:\/\//, '') });
+  const swarm = new Docker({ socketPath: runtimeEnv('swarm').SWARM_DOCKER_HOST!.replace(/^unix:\/\//, '') });
   const tasks = (await swarm.listTasks({
     filters: { label: [`${SERVICE_LABEL}=${serviceId}`], 'desired-state': ['running'] },
   })) as { Spec?: { ContainerSpec?: { Labels?: Record<string, string> } }; Status?: { State?: string } }[];
@@ -147,10 +147,10 @@ async function taskSets(serviceId: string): Promise<Map<string, string[]>> {
   return sets;
 }
 
-/** Waits until exactly one set is left and returns its deployment id. */
-export async function soleSet(serviceId: string): Promise<string> {
+/** Waits until exactly one set is left and returns its deployment id (the project's runtime by default). */
+export async function soleSet(serviceId: string, runtime: Runtime = E2E_RUNTIME): Promise<string> {
   const sets = await eventually(
-    () => containerSets(serviceId),
+    () => containerSets(serviceId, runtime),
     (found) => found.size === 1,
   );
   return [...sets.keys()][0]!;

@@ -12,6 +12,10 @@ export interface Stack {
   apiUrl: string;
   env: Record<string, string>;
   processes: ChildProcess[];
+  /** SIGKILLs every running worker (no drain, locks left to expire); resolves with how many. */
+  killWorkers(): Promise<number>;
+  /** Starts one more worker process with the stack's environment. */
+  startWorker(): void;
   /** Runs the operator CLI with the stack's environment and returns its parsed JSON output. */
   cli(...args: string[]): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
@@ -46,6 +50,9 @@ async function waitFor(url: string, logs: string[], timeoutMs = 180_000): Promis
   throw new Error(`${url} did not become ready:\n${logs.join('').slice(-3000)}`);
 }
 
+/** Exited by itself or by a signal (a killed child has a signalCode and no exitCode). */
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
+
 /** Starts `apiCount` API processes and `workerCount` workers sharing one queue prefix. */
 export async function startStack(
   options: { workers?: number; extraEnv?: Record<string, string> } = {},
@@ -71,8 +78,13 @@ export async function startStack(
   };
   const logs: string[] = [];
   const processes = [start('apps/api/src/main.ts', env, logs)];
-  for (let i = 0; i < (options.workers ?? 1); i++)
-    processes.push(start('apps/worker/src/main.ts', env, logs));
+  const workers: ChildProcess[] = [];
+  const startWorker = () => {
+    const worker = start('apps/worker/src/main.ts', env, logs);
+    workers.push(worker);
+    processes.push(worker);
+  };
+  for (let i = 0; i < (options.workers ?? 1); i++) startWorker();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   await waitFor(`${apiUrl}/readyz`, logs).catch((error: unknown) => {
     // The caller never gets a Stack to stop: do not leave the processes running.
@@ -84,6 +96,20 @@ export async function startStack(
     apiUrl,
     env,
     processes,
+    startWorker,
+    async killWorkers() {
+      const running = workers.filter((worker) => !hasExited(worker));
+      await Promise.all(
+        running.map(
+          (worker) =>
+            new Promise<void>((resolve) => {
+              worker.once('exit', () => resolve());
+              worker.kill('SIGKILL');
+            }),
+        ),
+      );
+      return running.length;
+    },
     async cli(...args) {
       const child = spawn(TSX, [path.join(ROOT, 'apps/cli/src/main.ts'), ...args, '--json'], {
         cwd: ROOT,
@@ -102,7 +128,7 @@ export async function startStack(
         processes.map(
           (child) =>
             new Promise<void>((resolve) => {
-              if (child.exitCode !== null) return resolve();
+              if (hasExited(child)) return resolve();
               child.once('exit', () => resolve());
               child.kill('SIGTERM');
               setTimeout(() => child.kill('SIGKILL'), 15_000).unref();

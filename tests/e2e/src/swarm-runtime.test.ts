@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICE_LABEL } from '@hostctl/domain';
 import { APPS_DOMAIN, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
 import { eventually } from './client.js';
-import { TEST_IMAGE } from './env.js';
+import { TEST_IMAGE, runtimeEnv } from './env.js';
 import { operatorApi, type Api } from './release-fixtures.js';
 import { startStack, type Stack } from './stack.js';
 
@@ -14,19 +14,15 @@ import { startStack, type Stack } from './stack.js';
  * request, stops and starts, and leaves nothing on the swarm when deleted. The platform image
  * exists only on the dev engine: the worker pushes it to the registry for the nodes.
  */
-const swarmHost = process.env.SWARM_DOCKER_HOST ?? '';
-const swarm = new Docker({ socketPath: swarmHost.replace(/^unix:\/\//, '') });
+const swarmEnv = runtimeEnv('swarm');
+const swarm = new Docker({ socketPath: swarmEnv.SWARM_DOCKER_HOST!.replace(/^unix:\/\//, '') });
 let stack: Stack;
 let api: Api;
 let customerId: string;
 
 beforeAll(async () => {
   requireCaddy();
-  if (!swarmHost.startsWith('unix://'))
-    throw new Error('SWARM_DOCKER_HOST is empty: load .data/env.test (scripts/setup-services.sh writes it)');
-  stack = await startStack({
-    extraEnv: { RUNTIME: 'swarm', SWARM_DOCKER_HOST: swarmHost, REGISTRY: '127.0.0.1:5000' },
-  });
+  stack = await startStack({ extraEnv: swarmEnv });
   ({ api, customerId } = await operatorApi(stack, 'swarm'));
 });
 afterAll(async () => stack?.stop());
@@ -60,10 +56,8 @@ describe('RUNTIME=swarm through the API', () => {
     );
     expect(deployment.body, JSON.stringify(deployment.body)).toMatchObject({
       status: 'succeeded',
-      // Swarm honours the replicas; only the compose default restart policy has no Swarm equivalent.
-      warnings: [
-        'services.web.restart: unless-stopped runs as "any" under Swarm (a stopped task is replaced)',
-      ],
+      // Swarm honours the replicas, and the compose default restart policy (no warning for it).
+      warnings: [],
     });
     expect((await api.get(`/api/services/${id}`)).body).toMatchObject({ status: 'running' });
     expect(await swarmServicesOf(id)).toHaveLength(1);

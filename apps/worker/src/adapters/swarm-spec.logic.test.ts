@@ -119,7 +119,6 @@ describe('swarmWarnings', () => {
     });
     expect(warnings).toEqual([
       expect.stringContaining('services.web.depends_on'),
-      expect.stringContaining('services.web.restart'),
       expect.stringContaining('services.db.volumes'),
     ]);
     expect(swarmWarnings({ containers: [web()], volumes: [] })).toEqual([]);

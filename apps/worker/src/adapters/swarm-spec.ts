@@ -175,7 +175,11 @@ function restartPolicy(container: PlanContainer): Docker.TaskRestartPolicy {
   }
 }
 
-/** What Swarm cannot honour from a plan, said on the deployment rather than dropped silently. */
+/**
+ * What Swarm cannot honour from a plan, said on the deployment rather than dropped silently.
+ * `restart: unless-stopped` (the compose default) is honoured: it runs as `any`, and "unless
+ * stopped" is hostctl's stop, which scales the Swarm service to 0 so nothing restarts it.
+ */
 export function swarmWarnings(plan: Plan): string[] {
   const warnings: string[] = [];
   for (const container of plan.containers) {
@@ -184,8 +188,6 @@ export function swarmWarnings(plan: Plan): string[] {
       warnings.push(
         `${at}.depends_on: Swarm starts components in any order; ${container.name} must retry until ${container.dependsOn.join(', ')} answer`,
       );
-    if (container.restart === 'unless-stopped')
-      warnings.push(`${at}.restart: unless-stopped runs as "any" under Swarm (a stopped task is replaced)`);
     if (container.volumes.length > 0 && (container.replicas ?? 1) > 1)
       warnings.push(
         `${at}.volumes: volumes are local to one node, so all ${container.replicas} replicas are placed on that node and share them`,

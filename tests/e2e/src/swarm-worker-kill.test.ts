@@ -1,0 +1,100 @@
+import Docker from 'dockerode';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { APPS_DOMAIN, isGood, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
+import { eventually } from './client.js';
+import { runtimeEnv } from './env.js';
+import {
+  RELEASE_COMPOSE,
+  operatorApi,
+  release,
+  releaseVariables,
+  soleSet,
+  waitDeployment,
+  type Api,
+} from './release-fixtures.js';
+import { startStack, type Stack } from './stack.js';
+
+/**
+ * Issue 17's fault case under RUNTIME=swarm: the only worker is SIGKILLed while Swarm replaces a
+ * service's task (the new release is slow to pass its health check). A worker started afterwards
+ * takes the job over once its lock expires, finds the Swarm service already on this release and
+ * waits for Swarm's verdict: the deployment succeeds, one Swarm service of the release is left,
+ * and the old release answered every request until the new one did.
+ */
+const env = runtimeEnv('swarm');
+const swarm = new Docker({ socketPath: env.SWARM_DOCKER_HOST!.replace(/^unix:\/\//, '') });
+let stack: Stack;
+let api: Api;
+let customerId: string;
+let serviceId = '';
+
+beforeAll(async () => {
+  requireCaddy();
+  stack = await startStack({ extraEnv: env });
+  ({ api, customerId } = await operatorApi(stack, 'swarm-kill'));
+});
+afterAll(async () => {
+  if (serviceId) await api.delete(`/api/services/${serviceId}`);
+  await stack?.stop();
+});
+
+const updateState = async (id: string) => {
+  const [service] = await swarm.listServices({ filters: { label: [`${SERVICE_LABEL}=${id}`] } });
+  return { state: service?.UpdateStatus?.State ?? '', deployment: service?.Spec?.Labels?.[DEPLOYMENT_LABEL] };
+};
+
+describe('RUNTIME=swarm: a worker killed during a Swarm update', () => {
+  let host: string;
+
+  it('deploys release 0', async () => {
+    const name = `swarm-kill-${Date.now().toString(36)}`;
+    host = `${name}.${APPS_DOMAIN}`;
+    const created = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
+      name,
+      customer_id: customerId,
+      deploy_method: 'compose',
+      compose: RELEASE_COMPOSE,
+      variables: releaseVariables({ VERSION: '0' }),
+    });
+    expect(created.status).toBe(201);
+    serviceId = created.body.id;
+    expect((await waitDeployment(api, created.body.deploy_job_id)).status).toBe('succeeded');
+    expect((await eventually(() => viaCaddy(host), isGood)).body).toBe('release-0');
+  });
+
+  it('is taken over by a new worker, and the release completes with no failed request', async () => {
+    const traffic = startTraffic(host);
+    let takeoverMs = 0;
+    try {
+      // Ready only after 8 s: the kill lands while Swarm waits for the new task's health check.
+      const deploymentId = await release(api, serviceId, {
+        VERSION: '1',
+        READY_AFTER: '8',
+        HEALTH_GRACE: '20s',
+      });
+      await eventually(
+        () => updateState(serviceId),
+        (now) => now.deployment === deploymentId && now.state === 'updating',
+        60_000,
+      );
+      const killedAt = Date.now();
+      const killed = await stack.killWorkers();
+      expect(killed).toBe(1);
+      stack.startWorker();
+      const outcome = await waitDeployment(api, deploymentId);
+      expect(outcome.status, JSON.stringify(outcome)).toBe('succeeded');
+      takeoverMs = Date.now() - killedAt;
+      expect(await soleSet(serviceId, 'swarm')).toBe(deploymentId);
+      expect((await viaCaddy(host)).body).toBe('release-1');
+    } finally {
+      await traffic.stop();
+    }
+    const seen = tally(traffic.answers);
+    console.log(
+      `[swarm worker kill] succeeded ${takeoverMs} ms after the kill; ${seen.total} requests, ${seen.bad.length} not 2xx: ${JSON.stringify(seen.bodies)}`,
+    );
+    expect(seen.bad).toEqual([]);
+    expect(Object.keys(seen.bodies).sort()).toEqual(['release-0', 'release-1']);
+  });
+});
