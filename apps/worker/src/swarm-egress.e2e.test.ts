@@ -4,15 +4,14 @@ import Docker from 'dockerode';
 import { SERVICE_LABEL } from '@hostctl/domain';
 import { describe, expect, it } from 'vitest';
 import { SWARM_GATEWAY_NETWORK } from './adapters/swarm-gateway.js';
-import { createSwarmRuntime } from './adapters/swarm-runtime.js';
 import { EGRESS_CHAIN, HOST_CHAIN } from './egress/egress-policy.js';
 import { probeFrom } from './testing/egress-probe.js';
-import { createComposeService, waitForDeployment, type CreatedService } from './testing/fixtures.js';
+import { createComposeService, waitForDeployment } from './testing/fixtures.js';
 import { startStandIn, type StandIn } from './testing/netns-standin.js';
-import { CADDY_ADMIN_URL, viaCaddy } from './testing/network-fixtures.js';
+import { viaCaddy } from './testing/network-fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
-import { useWorkerApp } from './testing/worker-fixture.js';
+import { useSwarmWorkerApp } from './testing/swarm-worker-fixture.js';
 
 // RUNTIME=swarm with EGRESS_POLICY=enforce: a Swarm task (deployed by the real worker on the
 // swarm engine of the dev stack) leaves its overlay through docker_gwbridge, a bridge the tenant
@@ -24,35 +23,16 @@ const iptables = (args: string[]) => run('iptables', ['-w', ...args]);
 const socketPath = swarmTestSocket();
 const swarmEngine = new Docker({ socketPath });
 let standIn: StandIn;
-const worker = useWorkerApp('swarm-egress', {
-  env: {
-    RUNTIME: 'swarm',
-    SWARM_DOCKER_HOST: `unix://${socketPath}`,
-    REGISTRY: '127.0.0.1:5000',
-    CADDY_ADMIN_URL,
-    PUBLIC_IP: '127.0.0.1',
-    APPS_DOMAIN: 'apps.localhost',
-    EGRESS_POLICY: 'enforce',
-    RELEASE_STABILIZATION_MS: '1000',
-  },
+const worker = useSwarmWorkerApp('swarm-egress', {
+  env: { EGRESS_POLICY: 'enforce', RELEASE_STABILIZATION_MS: '1000' },
   app: { observe: false, readiness: { timeoutMs: 60_000, stableMs: 300 } },
   hookTimeoutMs: 60_000,
   beforeStart: async () => {
     standIn = await startStandIn();
   },
-  cleanup: async () => {
-    const swarm = createSwarmRuntime({
-      socketPath,
-      instance: worker.prefix,
-      timeoutMs: 30_000,
-      monitorMs: 0,
-    });
-    for (const service of services) await swarm.tearDown(service.serviceId).catch(() => undefined);
-    await standIn?.close();
-  },
+  cleanup: async () => standIn?.close(),
 });
 const { db, app } = worker;
-const services: CreatedService[] = [];
 
 async function gatewayNetwork(): Promise<{ bridge: string; gateway: string; subnet: string }> {
   const info = (await swarmEngine.getNetwork(SWARM_GATEWAY_NETWORK).inspect()) as {
@@ -77,7 +57,6 @@ describe('RUNTIME=swarm: the egress policy covers Swarm tasks', { timeout: 180_0
         compose: `services:\n  web:\n    image: ${TEST_IMAGE}\n    ports: ["8080"]\n`,
       }),
     );
-    services.push(service);
     await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
     const deployment = await waitForDeployment(db, service.deploymentId, 120_000);
     expect(deployment.status, (await deploymentLog(db, service.deploymentId)).join('\n')).toBe('succeeded');

@@ -1,45 +1,22 @@
 import { createRedis, serviceLogStreamKey } from '@hostctl/queue';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createSwarmRuntime } from './adapters/swarm-runtime.js';
 import { createComposeService, waitFor, waitForDeployment, type CreatedService } from './testing/fixtures.js';
-import { CADDY_ADMIN_URL } from './testing/network-fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
-import { TEST_IMAGE, TEST_REDIS_URL, swarmTestSocket } from './testing/test-env.js';
-import { useWorkerApp } from './testing/worker-fixture.js';
+import { TEST_IMAGE, TEST_REDIS_URL } from './testing/test-env.js';
+import { useSwarmWorkerApp } from './testing/swarm-worker-fixture.js';
 
 // RUNTIME=swarm with the observers running: a service's output, health and usage come from its
 // Swarm tasks on the manager (the swarm engine of the dev stack), not from the single engine
 // (DOCKER_SOCKET), which has no container of these services at all. A task printing lines has them
 // in the service's log stream; a task answering on its web port is healthy and has its CPU and
 // memory sampled; a task that runs but never listens on its web port turns unhealthy.
-const socketPath = swarmTestSocket();
 const redis = createRedis(TEST_REDIS_URL, 'worker');
-const worker = useWorkerApp('swarm-observe', {
-  env: {
-    RUNTIME: 'swarm',
-    SWARM_DOCKER_HOST: `unix://${socketPath}`,
-    REGISTRY: '127.0.0.1:5000',
-    CADDY_ADMIN_URL,
-    PUBLIC_IP: '127.0.0.1',
-    APPS_DOMAIN: 'apps.localhost',
-    RELEASE_STABILIZATION_MS: '1000',
-    HEALTH_INTERVAL_MS: '1000',
-    RESOURCE_INTERVAL_MS: '1000',
-  },
+const worker = useSwarmWorkerApp('swarm-observe', {
+  env: { RELEASE_STABILIZATION_MS: '1000', HEALTH_INTERVAL_MS: '1000', RESOURCE_INTERVAL_MS: '1000' },
   app: { observe: true, readiness: { timeoutMs: 60_000, stableMs: 300 } },
   hookTimeoutMs: 60_000,
-  cleanup: async () => {
-    const swarm = createSwarmRuntime({
-      socketPath,
-      instance: worker.prefix,
-      timeoutMs: 30_000,
-      monitorMs: 0,
-    });
-    for (const service of services) await swarm.tearDown(service.serviceId).catch(() => undefined);
-  },
 });
 const { db, app, prefix } = worker;
-const services: CreatedService[] = [];
 afterAll(() => redis.quit());
 
 async function deploy(command: string): Promise<CreatedService> {
@@ -48,7 +25,6 @@ async function deploy(command: string): Promise<CreatedService> {
       compose: `services:\n  web:\n    image: ${TEST_IMAGE}\n    ports: ["8080"]\n    command: ["sh", "-c", "${command}"]\n`,
     }),
   );
-  services.push(service);
   await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
   const deployment = await waitForDeployment(db, service.deploymentId, 120_000);
   expect(deployment.status, (await deploymentLog(db, service.deploymentId)).join('\n')).toBe('succeeded');

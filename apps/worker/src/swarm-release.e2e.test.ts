@@ -3,7 +3,6 @@ import { createDeploymentsStore } from '@hostctl/db';
 import { SERVICE_LABEL, DEPLOYMENT_LABEL } from '@hostctl/domain';
 import type { LifecycleResult } from '@hostctl/queue';
 import { describe, expect, it } from 'vitest';
-import { createSwarmRuntime } from './adapters/swarm-runtime.js';
 import {
   createComposeService,
   createRedeployment,
@@ -11,10 +10,10 @@ import {
   waitForDeployment,
   type CreatedService,
 } from './testing/fixtures.js';
-import { CADDY_ADMIN_URL, viaCaddy } from './testing/network-fixtures.js';
+import { viaCaddy } from './testing/network-fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
-import { useWorkerApp } from './testing/worker-fixture.js';
+import { useSwarmWorkerApp } from './testing/swarm-worker-fixture.js';
 
 // RUNTIME=swarm through the worker's own processors, against the swarm engine of the dev stack
 // (scripts/lib/swarm-engine.sh) and the real Caddy: a deployment runs as a Swarm service and
@@ -23,25 +22,12 @@ import { useWorkerApp } from './testing/worker-fixture.js';
 // delete leaves nothing of the service on the swarm nor in Caddy.
 const socketPath = swarmTestSocket();
 const swarmEngine = new Docker({ socketPath });
-const worker = useWorkerApp('swarm', {
-  env: {
-    RUNTIME: 'swarm',
-    SWARM_DOCKER_HOST: `unix://${socketPath}`,
-    REGISTRY: '127.0.0.1:5000',
-    CADDY_ADMIN_URL,
-    PUBLIC_IP: '127.0.0.1',
-    APPS_DOMAIN: 'apps.localhost',
-    RELEASE_STABILIZATION_MS: '2000',
-  },
+const worker = useSwarmWorkerApp('swarm', {
+  env: { RELEASE_STABILIZATION_MS: '2000' },
   app: { observe: false, readiness: { timeoutMs: 60_000, stableMs: 300 } },
   operationEvents: true,
-  cleanup: async () => {
-    const swarm = createSwarmRuntime({ socketPath, instance: prefix, timeoutMs: 30_000, monitorMs: 0 });
-    for (const service of services) await swarm.tearDown(service.serviceId).catch(() => undefined);
-  },
 });
-const { prefix, db, app } = worker;
-const services: CreatedService[] = [];
+const { db, app } = worker;
 
 // One replica until the scaling test: with one task, a start-first replacement always moves the
 // service to a new port, so a route that did not follow the tasks would be seen failing.
@@ -99,7 +85,6 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
 
   it('deploys a compose service as a Swarm service that answers at its public name', async () => {
     service = worker.track(await createComposeService(db, { compose: compose() }));
-    services.push(service);
     host = `${(await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).name}.apps.localhost`;
     await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
     const deployment = await waitForDeployment(db, service.deploymentId, 120_000);

@@ -1,6 +1,7 @@
 import Docker from 'dockerode';
 import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { apiClient } from '@hostctl/testing';
+import { APPS_DOMAIN } from './caddy-traffic.js';
 import { eventually } from './client.js';
 import { E2E_RUNTIME, TEST_IMAGE, runtimeEnv, type Runtime } from './env.js';
 import type { Stack } from './stack.js';
@@ -91,6 +92,29 @@ export async function waitDeployment(api: Api, id: string): Promise<DeploymentVi
   const reply = await api.get<DeploymentView>(`/api/deployments/${id}?wait=180`);
   if (reply.status !== 200) throw new Error(`GET /api/deployments/${id} answered ${reply.status}`);
   return reply.body;
+}
+
+/**
+ * Creates a service running RELEASE_COMPOSE with `variables` under a fresh `<prefix>-…` name and
+ * returns its id, its public host name and its first deployment (not waited for).
+ */
+export async function createReleaseService(
+  api: Api,
+  customerId: string,
+  prefix: string,
+  variables: ReleaseVariables,
+): Promise<{ id: string; host: string; deploymentId: string }> {
+  const name = `${prefix}-${Date.now().toString(36)}`;
+  const created = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
+    name,
+    customer_id: customerId,
+    deploy_method: 'compose',
+    compose: RELEASE_COMPOSE,
+    variables: releaseVariables(variables),
+  });
+  if (created.status !== 201)
+    throw new Error(`POST /api/services answered ${created.status}: ${JSON.stringify(created.body)}`);
+  return { id: created.body.id, host: `${name}.${APPS_DOMAIN}`, deploymentId: created.body.deploy_job_id };
 }
 
 /** PATCH the variables (which redeploys) and return the new deployment's id. */

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPS_DOMAIN, isGood, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
+import { isGood, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
 import { eventually } from './client.js';
 import {
-  RELEASE_COMPOSE,
+  createReleaseService,
   operatorApi,
   release,
   releaseVariables,
@@ -45,18 +45,9 @@ beforeAll(async () => {
     extraEnv: { RELEASE_STABILIZATION_MS: '1500', RELEASE_DRAIN_MS: '12000', HEALTH_INTERVAL_MS: '2000' },
   });
   ({ api, customerId } = await operatorApi(stack, 'rollback'));
-  const name = `rb-${Date.now().toString(36)}`;
-  host = `${name}.${APPS_DOMAIN}`;
-  const created = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
-    name,
-    customer_id: customerId,
-    deploy_method: 'compose',
-    compose: RELEASE_COMPOSE,
-    variables: releaseVariables({ VERSION: '1' }),
-  });
-  if (created.status !== 201) throw new Error(`create answered ${created.status}`);
-  serviceId = created.body.id;
-  deployments.v1 = created.body.deploy_job_id;
+  const created = await createReleaseService(api, customerId, 'rb', { VERSION: '1' });
+  ({ id: serviceId, host } = created);
+  deployments.v1 = created.deploymentId;
   expect((await waitDeployment(api, deployments.v1)).status).toBe('succeeded');
   deployments.v2 = await release(api, serviceId, { VERSION: '2' });
   expect((await waitDeployment(api, deployments.v2)).status).toBe('succeeded');
@@ -176,19 +167,13 @@ describe('deployment history and rollback', () => {
         deployment_id: deployments.v3,
       });
       expect(notGood.status).toBe(409);
-      const other = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
-        name: `rb-other-${Date.now().toString(36)}`,
-        customer_id: customerId,
-        deploy_method: 'compose',
-        compose: RELEASE_COMPOSE,
-        variables: releaseVariables({ VERSION: 'other' }),
-      });
-      expect((await waitDeployment(api, other.body.deploy_job_id)).status).toBe('succeeded');
-      const foreign = await api.post(`/api/services/${other.body.id}/rollback`, {
+      const other = await createReleaseService(api, customerId, 'rb-other', { VERSION: 'other' });
+      expect((await waitDeployment(api, other.deploymentId)).status).toBe('succeeded');
+      const foreign = await api.post(`/api/services/${other.id}/rollback`, {
         deployment_id: deployments.v1,
       });
       expect(foreign.status).toBe(404);
-      expect((await api.delete(`/api/services/${other.body.id}`)).status).toBe(204);
+      expect((await api.delete(`/api/services/${other.id}`)).status).toBe(204);
     },
     CUTOVER_TIMEOUT_MS,
   );

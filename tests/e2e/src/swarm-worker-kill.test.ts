@@ -1,14 +1,13 @@
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import { APPS_DOMAIN, isGood, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
+import { isGood, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
 import { eventually } from './client.js';
 import { runtimeEnv } from './env.js';
 import {
-  RELEASE_COMPOSE,
+  createReleaseService,
   operatorApi,
   release,
-  releaseVariables,
   soleSet,
   waitDeployment,
   type Api,
@@ -48,18 +47,9 @@ describe('RUNTIME=swarm: a worker killed during a Swarm update', () => {
   let host: string;
 
   it('deploys release 0', async () => {
-    const name = `swarm-kill-${Date.now().toString(36)}`;
-    host = `${name}.${APPS_DOMAIN}`;
-    const created = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
-      name,
-      customer_id: customerId,
-      deploy_method: 'compose',
-      compose: RELEASE_COMPOSE,
-      variables: releaseVariables({ VERSION: '0' }),
-    });
-    expect(created.status).toBe(201);
-    serviceId = created.body.id;
-    expect((await waitDeployment(api, created.body.deploy_job_id)).status).toBe('succeeded');
+    const created = await createReleaseService(api, customerId, 'swarm-kill', { VERSION: '0' });
+    ({ id: serviceId, host } = created);
+    expect((await waitDeployment(api, created.deploymentId)).status).toBe('succeeded');
     expect((await eventually(() => viaCaddy(host), isGood)).body).toBe('release-0');
   });
 

@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { APPS_DOMAIN, isGood, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
+import { isGood, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
 import { eventually } from './client.js';
 import {
-  RELEASE_COMPOSE,
+  createReleaseService,
   operatorApi,
   release,
-  releaseVariables,
   settledStatus,
   soleSet,
   waitDeployment,
@@ -49,18 +48,9 @@ describe('20 releases under continuous traffic through Caddy', () => {
   let host: string;
 
   it('deploys release 0 and serves it through Caddy', async () => {
-    const name = `zdt-${Date.now().toString(36)}`;
-    host = `${name}.${APPS_DOMAIN}`;
-    const created = await api.post<{ id: string; deploy_job_id: string }>('/api/services', {
-      name,
-      customer_id: customerId,
-      deploy_method: 'compose',
-      compose: RELEASE_COMPOSE,
-      variables: releaseVariables({ VERSION: '0' }),
-    });
-    expect(created.status).toBe(201);
-    serviceId = created.body.id;
-    expect((await waitDeployment(api, created.body.deploy_job_id)).status).toBe('succeeded');
+    const created = await createReleaseService(api, customerId, 'zdt', { VERSION: '0' });
+    ({ id: serviceId, host } = created);
+    expect((await waitDeployment(api, created.deploymentId)).status).toBe('succeeded');
     const first = await eventually(
       () => viaCaddy(host),
       (answer) => isGood(answer),

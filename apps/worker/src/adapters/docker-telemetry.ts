@@ -8,6 +8,7 @@ import type {
   ContainerTelemetry,
   ContainerUsage,
   LogFollow,
+  LogFollowOptions,
   OutputStream,
 } from './telemetry.js';
 import { statusOf, toRuntimeError, fail } from './docker-errors.js';
@@ -33,15 +34,7 @@ export function createDockerTelemetry(options: { socketPath: string }): Containe
     async followLogs(containerId, { since, tail }, onChunk, signal) {
       const raw = (await docker
         .getContainer(objectSegment(containerId, 'container'))
-        .logs({
-          follow: true,
-          stdout: true,
-          stderr: true,
-          timestamps: true,
-          ...(since ? { since } : {}),
-          ...(tail !== undefined ? { tail } : {}),
-          abortSignal: signal,
-        })
+        .logs(followLogOptions({ since, tail }, signal))
         .catch(fail(`cannot follow the output of container ${containerId}`))) as unknown as Readable;
       return followOutput(docker, raw, onChunk, signal);
     },
@@ -122,6 +115,19 @@ export function createDockerTelemetry(options: { socketPath: string }): Containe
         return undefined;
       }
     },
+  };
+}
+
+/** The query of a followed log (a container's, or a Swarm task's through the manager). */
+export function followLogOptions({ since, tail }: LogFollowOptions, signal: AbortSignal) {
+  return {
+    follow: true as const,
+    stdout: true,
+    stderr: true,
+    timestamps: true,
+    ...(since ? { since } : {}),
+    ...(tail !== undefined ? { tail } : {}),
+    abortSignal: signal,
   };
 }
 

@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '@hostctl/domain';
 import { createDockerClient, objectSegment } from './docker-client.js';
 import { fail, statusOf } from './docker-errors.js';
-import { createDockerTelemetry, followOutput } from './docker-telemetry.js';
+import { createDockerTelemetry, followLogOptions, followOutput } from './docker-telemetry.js';
 import type { ContainerRuntime, Labels } from './runtime.js';
 import { currentTasks, taskContainerState, taskSummary } from './swarm-task-containers.js';
 import type { SwarmNodeInfo, SwarmTask } from './swarm-tasks.js';
@@ -83,18 +83,10 @@ export function createSwarmObservation(options: { socketPath: string; pollMs?: n
     async followLogs(taskId, { since, tail }, onChunk, signal) {
       // dockerode implements Task#logs (GET /tasks/{id}/logs) but its types leave it out.
       const task = docker.getTask(objectSegment(taskId, 'task')) as unknown as {
-        logs(options: Record<string, unknown>): Promise<Readable>;
+        logs(options: ReturnType<typeof followLogOptions>): Promise<Readable>;
       };
       const raw = await task
-        .logs({
-          follow: true,
-          stdout: true,
-          stderr: true,
-          timestamps: true,
-          ...(since ? { since } : {}),
-          ...(tail !== undefined ? { tail } : {}),
-          abortSignal: signal,
-        })
+        .logs(followLogOptions({ since, tail }, signal))
         .catch(fail(`cannot follow the output of task ${taskId}`));
       return followOutput(docker, raw, onChunk, signal);
     },
