@@ -13,6 +13,7 @@ import {
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
+import { createImageRegistry } from './adapters/image-registry.js';
 import { swarmGatewayBridge } from './adapters/swarm-gateway.js';
 import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
 import { createSwarmRuntime } from './adapters/swarm-runtime.js';
@@ -125,6 +126,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     config.RUNTIME === 'swarm'
       ? createSwarmRuntime({ ...swarmOptions, monitorMs: config.RELEASE_STABILIZATION_MS })
       : undefined;
+  // What the worker pushes for the nodes is pruned with the releases and removed with the service.
+  const registryImages =
+    swarm && config.REGISTRY ? createImageRegistry({ registry: config.REGISTRY }) : undefined;
   const nodes = createNodes({ config, managerSocket, db, locks, logger });
   const processors = {
     deploy: createDeployProcessor({
@@ -135,6 +139,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       notify,
       deployTimeoutMs: config.DEPLOY_TIMEOUT_MS,
       releasesKept: config.RELEASES_KEPT,
+      ...(registryImages ? { registryImages } : {}),
       pipeline: {
         ...release,
         sources,
@@ -153,6 +158,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       router,
       instance,
       ...(swarm ? { swarm } : {}),
+      ...(registryImages ? { registryImages } : {}),
       logger,
       purgeLogs: async (serviceId) => {
         await connection.del(serviceLogStreamKey(config.QUEUE_PREFIX, serviceId));

@@ -5,7 +5,9 @@ import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import type { ServiceRouter } from '../adapters/router.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
+import type { ImageRegistry } from '../adapters/image-registry.js';
 import type { ServiceRuntime } from '../adapters/service-runtime.js';
+import { removePushedImages } from '../release/image-distribution.js';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import { messageOf } from '../pipeline/step-errors.js';
 import { lockOrDelay } from './service-lock.js';
@@ -18,13 +20,15 @@ import { lockOrDelay } from './service-lock.js';
  */
 export interface DeleteProcessorDeps {
   services: Pick<WorkerServiceStore, 'findById' | 'markPurged' | 'addEvent'>;
-  deployments: Pick<WorkerDeploymentStore, 'cancelInFlight'>;
+  deployments: Pick<WorkerDeploymentStore, 'cancelInFlight' | 'allIds'>;
   locks: AdvisoryLocks;
   runtime: ContainerRuntime;
   router: ServiceRouter;
   instance: string;
   /** RUNTIME=swarm: the Swarm services go first (their tasks' containers are Swarm's to remove). */
   swarm?: Pick<ServiceRuntime, 'tearDown'>;
+  /** RUNTIME=swarm with REGISTRY: the images pushed for the service's deployments go too. */
+  registryImages?: ImageRegistry;
   logger: Logger;
   /** Drops the service's container-log stream: its output is part of the data delete removes. */
   purgeLogs(serviceId: string): Promise<void>;
@@ -43,6 +47,7 @@ export function createDeleteProcessor(deps: DeleteProcessorDeps) {
     try {
       const removed = await removeAll(deps, serviceId);
       await deps.purgeLogs(serviceId);
+      if (deps.registryImages) await removeRegistryImages(deps, deps.registryImages, serviceId);
       if (service && !service.purgedAt) {
         await deps.services.markPurged(serviceId);
         await deps.services.addEvent(serviceId, {
@@ -57,6 +62,31 @@ export function createDeleteProcessor(deps: DeleteProcessorDeps) {
       await lease.release();
     }
   };
+}
+
+/**
+ * The service's images in the registry. A registry that cannot delete (down, deletes disabled)
+ * does not hold the purge up: the failure is logged and said on the service's events.
+ */
+async function removeRegistryImages(deps: DeleteProcessorDeps, registry: ImageRegistry, serviceId: string) {
+  try {
+    const removed = await removePushedImages(registry, {
+      id: serviceId,
+      deploymentIds: await deps.deployments.allIds(serviceId),
+    });
+    if (removed.length > 0)
+      deps.logger.info({ serviceId, removed: removed.length }, 'removed registry images');
+  } catch (error) {
+    deps.logger.warn(
+      { serviceId, err: messageOf(error) },
+      'could not remove the service images from the registry',
+    );
+    await deps.services.addEvent(serviceId, {
+      type: 'delete',
+      status: 'failed',
+      message: `Its images could not be removed from the registry: ${messageOf(error)}`,
+    });
+  }
 }
 
 /** Removes by label, tolerating what is already gone; throws (to retry) while anything remains. */

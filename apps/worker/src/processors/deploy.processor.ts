@@ -16,6 +16,8 @@ import { createDeployLog, type DeployLog } from '../pipeline/deploy-log.js';
 import { runDeployPipeline, type DeployStep, type PipelineDeps } from '../pipeline/deploy-pipeline.js';
 import { DeploymentCancelledError, createRedactor, isPermanent, messageOf } from '../pipeline/step-errors.js';
 import { ReleaseUndone } from '../release/release-engine.js';
+import type { ImageRegistry } from '../adapters/image-registry.js';
+import { removePushedImages } from '../release/image-distribution.js';
 import { pruneBuiltImages } from '../release/image-retention.js';
 import { recordUndone } from './deploy-outcomes.js';
 import { lockOrDelay } from './service-lock.js';
@@ -35,6 +37,8 @@ export interface DeployProcessorDeps {
   deployTimeoutMs: number;
   /** RELEASES_KEPT: built images of this many latest releases per service stay. */
   releasesKept: number;
+  /** RUNTIME=swarm with REGISTRY: where each release's images were pushed; pruned the same way. */
+  registryImages?: ImageRegistry;
   logger: Logger;
   /**
    * Wakes API followers of the deployment (pub/sub on deploymentChannel) after new log rows or a
@@ -188,6 +192,30 @@ async function pruneImages(deps: DeployProcessorDeps, log: DeployLog, serviceId:
       );
   } catch (error) {
     deps.logger.warn({ serviceId, err: messageOf(error) }, 'could not remove old built images');
+  }
+  if (deps.registryImages) await prunePushedImages(deps, deps.registryImages, log, serviceId);
+}
+
+/** The registry's copies of releases older than the kept ones (a rollback needs the kept ones). */
+async function prunePushedImages(
+  deps: DeployProcessorDeps,
+  registry: ImageRegistry,
+  log: DeployLog,
+  serviceId: string,
+) {
+  try {
+    const kept = await deps.deployments.succeededReleases(serviceId, deps.releasesKept);
+    const removed = await removePushedImages(
+      registry,
+      { id: serviceId, deploymentIds: await deps.deployments.allIds(serviceId) },
+      new Set(kept.map((release) => release.id)),
+    );
+    if (removed.length > 0)
+      await log.info(
+        `Removed from the registry the images of releases older than the last ${deps.releasesKept}: ${removed.join(', ')}`,
+      );
+  } catch (error) {
+    deps.logger.warn({ serviceId, err: messageOf(error) }, 'could not remove old images from the registry');
   }
 }
 

@@ -1,5 +1,6 @@
 import type { Plan } from '@hostctl/compose';
 import { dockerNamePrefix } from '@hostctl/domain';
+import type { ImageRegistry } from '../adapters/image-registry.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 
@@ -49,5 +50,41 @@ function repositoryFor(run: DistributionRun, component: string): string {
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '');
-  return `${run.registry}/hostctl/${dockerNamePrefix(run.serviceId)}-${name || 'component'}`;
+  return `${run.registry}/${serviceRepositoryPrefix(run.serviceId)}${name || 'component'}`;
+}
+
+/** The start of every repository a service's images are pushed to (inside the registry). */
+export function serviceRepositoryPrefix(serviceId: string): string {
+  return `hostctl/${dockerNamePrefix(serviceId)}-`;
+}
+
+/**
+ * Deletes the images the service's deployments pushed, except those of `keep` (the releases a
+ * rollback may return to). Tags are deployment ids, and only this service's ids are touched: a
+ * repository of another service sharing the name prefix keeps its images. The registry deletes by
+ * digest, which takes every tag of that digest with it; releases of an unchanged image share one,
+ * so a digest that a kept (or foreign) tag points at stays, with its old tags. Returns the tags
+ * that went.
+ */
+export async function removePushedImages(
+  registry: ImageRegistry,
+  service: { id: string; deploymentIds: string[] },
+  keep: ReadonlySet<string> = new Set(),
+): Promise<string[]> {
+  const ours = new Set(service.deploymentIds);
+  const removed: string[] = [];
+  for (const repository of await registry.repositories(serviceRepositoryPrefix(service.id))) {
+    const digests = new Map<string, string>();
+    for (const tag of await registry.tags(repository)) {
+      const digest = await registry.digest(repository, tag);
+      if (digest) digests.set(tag, digest);
+    }
+    const isRemovable = (tag: string) => ours.has(tag) && !keep.has(tag);
+    const held = new Set([...digests].filter(([tag]) => !isRemovable(tag)).map(([, digest]) => digest));
+    const doomed = new Set([...digests].filter(([tag, digest]) => isRemovable(tag) && !held.has(digest)));
+    for (const digest of new Set([...doomed].map(([, digest]) => digest)))
+      await registry.deleteManifest(repository, digest);
+    for (const [tag] of doomed) removed.push(`${repository}:${tag}`);
+  }
+  return removed;
 }

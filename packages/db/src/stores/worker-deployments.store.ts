@@ -349,6 +349,12 @@ export function createWorkerDeploymentStore(db: Db) {
       return rows.map((row) => row.id);
     },
 
+    /** Every deployment of a service (what the registry holds is tagged by deployment). */
+    async allIds(serviceId: string): Promise<string[]> {
+      const rows = await db.deployment.findMany({ where: { serviceId }, select: { id: true } });
+      return rows.map((row) => row.id);
+    },
+
     /** Succeeded deployments of a service, newest first (releases: retention, rollback). */
     async succeededReleases(serviceId: string, take = 100): Promise<WorkerDeployment[]> {
       const rows = await db.deployment.findMany({

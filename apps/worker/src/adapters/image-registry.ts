@@ -1,0 +1,128 @@
+import { DomainError } from '@hostctl/domain';
+
+/**
+ * The platform registry (REGISTRY) over the Docker Registry HTTP API v2: what the worker pushed
+ * for the nodes is listed and deleted here, so images do not pile up there forever. Deleting a
+ * manifest frees its tags at once; the blobs' disk space comes back when the operator runs the
+ * registry's garbage collection (docs/multi-host.md). The registry must allow deletes
+ * (`storage.delete.enabled`); a registry that refuses them (405) is reported, not retried.
+ */
+export interface ImageRegistry {
+  /** Repositories whose name starts with `prefix`. */
+  repositories(prefix: string): Promise<string[]>;
+  /** The tags of a repository; [] when it has none or does not exist. */
+  tags(repository: string): Promise<string[]>;
+  /** The manifest digest `tag` points at; undefined when the tag is gone. */
+  digest(repository: string, tag: string): Promise<string | undefined>;
+  /**
+   * Deletes a manifest, and with it every tag pointing at it (the registry API deletes by digest);
+   * a manifest already gone is success.
+   */
+  deleteManifest(repository: string, digest: string): Promise<void>;
+}
+
+const MANIFEST_TYPES = [
+  'application/vnd.docker.distribution.manifest.v2+json',
+  'application/vnd.docker.distribution.manifest.list.v2+json',
+  'application/vnd.oci.image.manifest.v1+json',
+  'application/vnd.oci.image.index.v1+json',
+].join(', ');
+const REPOSITORY = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/;
+const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
+const DIGEST = /^sha256:[a-f0-9]{64}$/;
+const TIMEOUT_MS = 10_000;
+const CATALOG_PAGE = 1000;
+
+/**
+ * `registry` is REGISTRY as configured (`host:port`). Like Docker, a loopback registry is spoken
+ * to over plain HTTP and any other over HTTPS, falling back to HTTP when TLS fails (a registry
+ * the nodes list as insecure).
+ */
+export function createImageRegistry(options: { registry: string }): ImageRegistry {
+  const host = options.registry.replace(/\/+$/, '');
+  const isLoopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/.test(host);
+  let scheme: 'http' | 'https' = isLoopback ? 'http' : 'https';
+
+  const request = async (path: string, init: RequestInit = {}): Promise<Response> => {
+    const send = () =>
+      fetch(`${scheme}://${host}/v2/${path}`, {
+        ...init,
+        // The registry never legitimately redirects a worker elsewhere.
+        redirect: 'error',
+        signal: AbortSignal.timeout(TIMEOUT_MS),
+      });
+    try {
+      return await send();
+    } catch (error) {
+      if (scheme === 'http') throw registryError(`cannot reach the registry ${host}`, error);
+      scheme = 'http';
+      return send().catch((fallback: unknown) => {
+        throw registryError(`cannot reach the registry ${host}`, fallback);
+      });
+    }
+  };
+
+  const checked = (repository: string, tag?: string) => {
+    if (!REPOSITORY.test(repository) || (tag !== undefined && !TAG.test(tag)))
+      throw new DomainError(
+        'validation_failed',
+        `refusing registry path ${repository}${tag ? `:${tag}` : ''}`,
+      );
+    return tag === undefined ? repository : `${repository}/manifests/${tag}`;
+  };
+
+  return {
+    async repositories(prefix) {
+      // The catalog comes in pages (at most 1000 names each); `last` continues after a name.
+      const found: string[] = [];
+      let last = '';
+      for (;;) {
+        const query = `n=${CATALOG_PAGE}${last ? `&last=${encodeURIComponent(last)}` : ''}`;
+        const response = await request(`_catalog?${query}`);
+        if (!response.ok)
+          throw registryError(`the registry ${host} answered ${response.status} to its catalog`);
+        const page = ((await response.json()) as { repositories?: string[] | null }).repositories ?? [];
+        found.push(...page.filter((name) => name.startsWith(prefix)));
+        if (page.length < CATALOG_PAGE || !response.headers.get('link')) return found;
+        last = page.at(-1)!;
+      }
+    },
+
+    async tags(repository) {
+      const response = await request(`${checked(repository)}/tags/list`);
+      if (response.status === 404) return [];
+      if (!response.ok)
+        throw registryError(`the registry ${host} answered ${response.status} for ${repository}`);
+      const body = (await response.json()) as { tags?: string[] | null };
+      return body.tags ?? [];
+    },
+
+    async digest(repository, tag) {
+      const head = await request(checked(repository, tag), {
+        method: 'HEAD',
+        headers: { accept: MANIFEST_TYPES },
+      });
+      if (head.status === 404) return undefined;
+      const digest = head.headers.get('docker-content-digest');
+      if (!head.ok || !digest || !DIGEST.test(digest))
+        throw registryError(`the registry ${host} answered ${head.status} for ${repository}:${tag}`);
+      return digest;
+    },
+
+    async deleteManifest(repository, digest) {
+      if (!DIGEST.test(digest)) throw new DomainError('validation_failed', `refusing digest ${digest}`);
+      const deleted = await request(`${checked(repository)}/manifests/${digest}`, { method: 'DELETE' });
+      if (deleted.ok || deleted.status === 404) return;
+      throw registryError(
+        deleted.status === 405
+          ? `the registry ${host} does not allow deletes (storage.delete.enabled)`
+          : `the registry ${host} answered ${deleted.status} deleting ${repository}@${digest}`,
+      );
+    },
+  };
+}
+
+function registryError(message: string, cause?: unknown): DomainError {
+  const reason = cause instanceof Error ? `: ${cause.message}` : '';
+  return new DomainError('runtime_error', `${message}${reason}`);
+}
