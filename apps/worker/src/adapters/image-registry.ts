@@ -31,7 +31,7 @@ const REPOSITORY = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+
 const TAG = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 const DIGEST = /^sha256:[a-f0-9]{64}$/;
 const TIMEOUT_MS = 10_000;
-const CATALOG_PAGE = 1000;
+const CATALOG_PAGE = 100;
 
 /**
  * `registry` is REGISTRY as configured (`host:port`). Like Docker, a loopback registry is spoken
@@ -73,17 +73,20 @@ export function createImageRegistry(options: { registry: string }): ImageRegistr
 
   return {
     async repositories(prefix) {
-      // The catalog comes in pages (at most 1000 names each); `last` continues after a name.
+      // The catalog is sorted and paged; `last` lists the names after it. Starting at the prefix
+      // and stopping at the first name without it reads the service's repositories only, not
+      // every repository of the registry on each release.
       const found: string[] = [];
-      let last = '';
+      let last = prefix;
       for (;;) {
-        const query = `n=${CATALOG_PAGE}${last ? `&last=${encodeURIComponent(last)}` : ''}`;
-        const response = await request(`_catalog?${query}`);
+        const response = await request(`_catalog?n=${CATALOG_PAGE}&last=${encodeURIComponent(last)}`);
         if (!response.ok)
           throw registryError(`the registry ${host} answered ${response.status} to its catalog`);
         const page = ((await response.json()) as { repositories?: string[] | null }).repositories ?? [];
-        found.push(...page.filter((name) => name.startsWith(prefix)));
-        if (page.length < CATALOG_PAGE || !response.headers.get('link')) return found;
+        const ours = page.filter((name) => name.startsWith(prefix));
+        found.push(...ours);
+        if (ours.length < page.length || page.length < CATALOG_PAGE || !response.headers.get('link'))
+          return found;
         last = page.at(-1)!;
       }
     },

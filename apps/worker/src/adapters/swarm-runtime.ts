@@ -17,6 +17,7 @@ import { swarmNames, swarmServiceSpec, swarmWarnings, type SwarmNames } from './
 import { updateSwarmService } from './swarm-update.js';
 import {
   failedTaskId,
+  nodeInfoOf,
   observeComponent,
   rolloutOf,
   type Rollout,
@@ -267,17 +268,10 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
   }
 
   async function nodeInfo(): Promise<Map<string, SwarmNodeInfo>> {
-    const nodes = (await docker.listNodes().catch(fail('cannot list Swarm nodes'))) as {
-      ID: string;
-      Description?: { Hostname?: string };
-      Status?: { Addr?: string };
-    }[];
-    return new Map(
-      nodes.map((node) => [
-        node.ID,
-        { hostname: node.Description?.Hostname ?? node.ID, address: node.Status?.Addr ?? '' },
-      ]),
-    );
+    const nodes = (await docker.listNodes().catch(fail('cannot list Swarm nodes'))) as Parameters<
+      typeof nodeInfoOf
+    >[0][];
+    return new Map(nodes.map((node) => [node.ID, nodeInfoOf(node)]));
   }
 
   /** Removes the service's networks and volumes; names what is still in use. */

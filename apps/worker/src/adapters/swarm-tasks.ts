@@ -28,6 +28,15 @@ export interface SwarmNodeInfo {
   address: string;
 }
 
+/** A node as Docker's node API returns it, reduced to SwarmNodeInfo (its id when it has no hostname). */
+export function nodeInfoOf(node: {
+  ID: string;
+  Description?: { Hostname?: string };
+  Status?: { Addr?: string };
+}): SwarmNodeInfo {
+  return { hostname: node.Description?.Hostname ?? node.ID, address: node.Status?.Addr ?? '' };
+}
+
 /** The fields read of a Swarm service (dockerode's type merges them with its handle class). */
 export type SwarmService = Pick<Docker.Service, 'ID' | 'Spec' | 'UpdateStatus'>;
 

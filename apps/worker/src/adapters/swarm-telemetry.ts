@@ -6,7 +6,7 @@ import { fail, statusOf } from './docker-errors.js';
 import { createDockerTelemetry, followLogOptions, followOutput } from './docker-telemetry.js';
 import type { ContainerRuntime, Labels } from './runtime.js';
 import { currentTasks, taskContainerState, taskSummary } from './swarm-task-containers.js';
-import type { SwarmNodeInfo, SwarmTask } from './swarm-tasks.js';
+import { nodeInfoOf, type SwarmNodeInfo, type SwarmTask } from './swarm-tasks.js';
 import type { ContainerTelemetry } from './telemetry.js';
 
 /** What the observers read of the containers they watch: on a swarm, the tasks. */
@@ -44,11 +44,8 @@ export function createSwarmObservation(options: { socketPath: string; pollMs?: n
     const node = (await docker
       .getNode(objectSegment(nodeId, 'node'))
       .inspect()
-      .catch(() => undefined)) as
-      { Description?: { Hostname?: string }; Status?: { Addr?: string } } | undefined;
-    return node
-      ? { hostname: node.Description?.Hostname ?? nodeId, address: node.Status?.Addr ?? '' }
-      : undefined;
+      .catch(() => undefined)) as Parameters<typeof nodeInfoOf>[0] | undefined;
+    return node ? nodeInfoOf(node) : undefined;
   };
   let ownNode: Promise<string> | undefined;
   const swarmInfo = async () =>

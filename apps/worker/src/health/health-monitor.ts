@@ -36,8 +36,6 @@ export interface HealthMonitorDeps {
   intervalMs: number;
   logger: Logger;
   probe?: (host: string, port: number) => Promise<boolean>;
-  /** Probe of a port published through Docker's userland proxy (Swarm tasks): port-probe.ts. */
-  probePublished?: (host: string, port: number) => Promise<boolean>;
 }
 
 export const FAILURE_THRESHOLD = 2;
@@ -51,12 +49,11 @@ export interface HealthSweep {
 
 export function createHealthMonitor(deps: HealthMonitorDeps) {
   const probe = deps.probe ?? probePort;
-  const probePublished = deps.probePublished ?? probePublishedPort;
 
   /** The web port where the host reaches it: published on a Swarm task's node, else on the bridge. */
   const probeWeb = async (state: ContainerState, port: number): Promise<boolean> => {
     const published = state.published?.find((entry) => entry.containerPort === port);
-    if (published) return probePublished(published.host, published.port);
+    if (published) return probePublishedPort(published.host, published.port);
     return state.ip ? probe(state.ip, port) : false;
   };
 

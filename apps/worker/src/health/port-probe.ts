@@ -6,10 +6,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
  * worker created; the host reaches its own bridge networks). A second attempt after a short pause
  * keeps one dropped SYN or a busy accept queue from counting as a failed check.
  */
-export async function probePort(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
-  if (await connects(host, port, timeoutMs)) return true;
+export function probePort(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return withSecondAttempt(() => connects(host, port, timeoutMs));
+}
+
+async function withSecondAttempt(attempt: () => Promise<boolean>): Promise<boolean> {
+  if (await attempt()) return true;
   await sleep(300);
-  return connects(host, port, timeoutMs);
+  return attempt();
 }
 
 /** One TCP connect attempt, only ever to the address of a container this worker created. */
@@ -31,12 +35,10 @@ export function connects(host: string, port: number, timeoutMs: number): Promise
  * accepts every connection, even when nothing listens in the container, then closes it at once
  * (measured: closed ~2 ms after connecting). So a connection that is closed within `holdMs`
  * without a byte of data is refused; one that stays open (a server waiting for its request) or
- * sends a greeting is listening.
+ * sends a greeting is listening. Retried once, as probePort is.
  */
-export async function probePublishedPort(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
-  if (await holds(host, port, timeoutMs)) return true;
-  await sleep(300);
-  return holds(host, port, timeoutMs);
+export function probePublishedPort(host: string, port: number, timeoutMs = 1000): Promise<boolean> {
+  return withSecondAttempt(() => holds(host, port, timeoutMs));
 }
 
 function holds(host: string, port: number, timeoutMs: number, holdMs = 300): Promise<boolean> {
