@@ -1,10 +1,9 @@
-import Docker from 'dockerode';
-import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { apiClient } from '@hostctl/testing';
 import { APPS_DOMAIN } from './caddy-traffic.js';
 import { eventually } from './client.js';
-import { E2E_RUNTIME, TEST_IMAGE, runtimeEnv, type Runtime } from './env.js';
+import { E2E_RUNTIME, TEST_IMAGE, type Runtime } from './env.js';
 import type { Stack } from './stack.js';
+import { unitsOf } from './workloads.js';
 
 /**
  * A service whose releases differ only by their variables, so each test can ask for exactly the
@@ -138,43 +137,21 @@ export async function settledStatus(api: Api, serviceId: string): Promise<string
   return detail.status;
 }
 
-const docker = new Docker({ socketPath: process.env.DOCKER_SOCKET ?? '/var/run/docker.sock' });
-
 /**
- * The service's containers grouped by deployment (a set per release). On Swarm the tasks Swarm
- * wants running: after a rolled-back update they carry the previous release's labels again.
+ * The service's units grouped by release (a set per deployment). On Swarm the tasks Swarm wants
+ * running: after a rolled-back update they carry the previous release's labels again.
  */
-async function containerSets(serviceId: string, runtime: Runtime): Promise<Map<string, string[]>> {
-  if (runtime === 'swarm') return taskSets(serviceId);
-  const found = await docker.listContainers({
-    all: true,
-    filters: { label: [`${SERVICE_LABEL}=${serviceId}`] },
-  });
+async function releaseSets(serviceId: string, runtime: Runtime): Promise<Map<string, string[]>> {
   const sets = new Map<string, string[]>();
-  for (const container of found) {
-    const deployment = container.Labels[DEPLOYMENT_LABEL] ?? '?';
-    sets.set(deployment, [...(sets.get(deployment) ?? []), container.State]);
-  }
-  return sets;
-}
-
-async function taskSets(serviceId: string): Promise<Map<string, string[]>> {
-  const swarm = new Docker({ socketPath: runtimeEnv('swarm').SWARM_DOCKER_HOST!.replace(/^unix:\/\//, '') });
-  const tasks = (await swarm.listTasks({
-    filters: { label: [`${SERVICE_LABEL}=${serviceId}`], 'desired-state': ['running'] },
-  })) as { Spec?: { ContainerSpec?: { Labels?: Record<string, string> } }; Status?: { State?: string } }[];
-  const sets = new Map<string, string[]>();
-  for (const task of tasks) {
-    const deployment = task.Spec?.ContainerSpec?.Labels?.[DEPLOYMENT_LABEL] ?? '?';
-    sets.set(deployment, [...(sets.get(deployment) ?? []), task.Status?.State ?? '?']);
-  }
+  for (const unit of await unitsOf(serviceId, runtime))
+    sets.set(unit.deploymentId, [...(sets.get(unit.deploymentId) ?? []), unit.state]);
   return sets;
 }
 
 /** Waits until exactly one set is left and returns its deployment id (the project's runtime by default). */
 export async function soleSet(serviceId: string, runtime: Runtime = E2E_RUNTIME): Promise<string> {
   const sets = await eventually(
-    () => containerSets(serviceId, runtime),
+    () => releaseSets(serviceId, runtime),
     (found) => found.size === 1,
   );
   return [...sets.keys()][0]!;

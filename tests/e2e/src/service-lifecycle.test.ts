@@ -1,17 +1,16 @@
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_LABEL } from '@hostctl/domain';
 import { apiClient } from '@hostctl/testing';
 import { eventually } from './client.js';
 import { TEST_IMAGE } from './env.js';
 import { startStack, type Stack } from './stack.js';
+import { fetchFrom, nothingLeftOf, runningUnitsOf, unitsOf } from './workloads.js';
 
 /**
  * What a newcomer does on day one, through real processes: bootstrap with the CLI, create a compose
  * service, watch it reach running, hit its container, stop/start/restart/redeploy it, read its
- * events and logs, and delete it leaving nothing behind.
+ * events and logs, and delete it leaving nothing behind. Under E2E_RUNTIME=swarm the same steps,
+ * with the service's Swarm tasks where the single engine has containers (workloads.ts).
  */
-const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let customerId: string;
@@ -38,15 +37,7 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
-const containersOf = (serviceId: string) =>
-  docker.listContainers({ all: true, filters: { label: [`${SERVICE_LABEL}=${serviceId}`] } });
-
-async function fetchFromContainer(serviceId: string): Promise<string> {
-  const [info] = await containersOf(serviceId);
-  const ip = Object.values(info?.NetworkSettings.Networks ?? {})[0]?.IPAddress;
-  if (!ip) throw new Error('container has no IP');
-  return (await fetch(`http://${ip}:8080/`)).text();
-}
+const fetchFromUnit = async (serviceId: string) => fetchFrom((await unitsOf(serviceId))[0]);
 
 describe('a compose service from create to delete', () => {
   let id: string;
@@ -76,7 +67,7 @@ describe('a compose service from create to delete', () => {
     const detail = await api.get(`/api/services/${id}`);
     expect(detail.body).toMatchObject({ status: 'running', deploy_method: 'compose' });
     expect(detail.body.deployed_at).toEqual(expect.any(String));
-    expect(await fetchFromContainer(id)).toContain('hello from busybox');
+    expect(await fetchFromUnit(id)).toContain('hello from busybox');
   });
 
   it('stops, starts and restarts with the spec messages', async () => {
@@ -85,8 +76,7 @@ describe('a compose service from create to delete', () => {
       status: 200,
       body: { id, status: 'stopped', message: 'Service stopped' },
     });
-    const [afterStop] = await containersOf(id);
-    expect(afterStop?.State).not.toBe('running');
+    expect(await runningUnitsOf(id)).toEqual([]);
 
     const again = await api.post(`/api/services/${id}/stop`);
     expect(again.body).toMatchObject({ status: 'stopped', message: 'Service is already stopped' });
@@ -96,7 +86,7 @@ describe('a compose service from create to delete', () => {
       status: 200,
       body: { id, status: 'running', message: 'Service started' },
     });
-    expect(await fetchFromContainer(id)).toContain('hello from busybox');
+    expect(await fetchFromUnit(id)).toContain('hello from busybox');
 
     const restarted = await api.post(`/api/services/${id}/restart`);
     expect(restarted).toMatchObject({
@@ -106,7 +96,7 @@ describe('a compose service from create to delete', () => {
   });
 
   it('redeploys to a fresh container set, never two at once', async () => {
-    const before = (await containersOf(id)).map((c) => c.Id);
+    const before = (await unitsOf(id)).map((unit) => unit.id);
     const redeploy = await api.post<{ id: string; status: string; deploy_job_id: string }>(
       `/api/services/${id}/redeploy`,
     );
@@ -114,9 +104,15 @@ describe('a compose service from create to delete', () => {
     expect(redeploy.body).toMatchObject({ id, status: 'deploying' });
     const outcome = await api.get(`/api/deployments/${redeploy.body.deploy_job_id}?wait=90`);
     expect(outcome.body.status).toBe('succeeded');
-    const after = await containersOf(id);
+    const after = await unitsOf(id);
     expect(after).toHaveLength(1);
-    expect(before).not.toContain(after[0]?.Id);
+    expect(before).not.toContain(after[0]?.id);
+    // Under Swarm the replaced task can still be stopping (within its stop grace period) when Swarm
+    // calls the update done: wait for it, then exactly the new unit runs.
+    await eventually(
+      () => runningUnitsOf(id),
+      (running) => running.length === 1 && running[0]?.id === after[0]?.id,
+    );
     expect((await api.get(`/api/services/${id}`)).body.status).toBe('running');
   });
 
@@ -143,15 +139,8 @@ describe('a compose service from create to delete', () => {
     const removed = await api.delete(`/api/services/${id}`);
     expect(removed.status).toBe(204);
     expect((await api.get(`/api/services/${id}`)).status).toBe(404);
-    const label = [`${SERVICE_LABEL}=${id}`];
-    await eventually(
-      async () => ({
-        containers: (await docker.listContainers({ all: true, filters: { label } })).length,
-        networks: (await docker.listNetworks({ filters: { label } })).length,
-        volumes: ((await docker.listVolumes({ filters: { label } })).Volumes ?? []).length,
-      }),
-      (left) => left.containers + left.networks + left.volumes === 0,
-    );
+    // Under Swarm also no Swarm service or task.
+    await nothingLeftOf(id);
   });
 });
 

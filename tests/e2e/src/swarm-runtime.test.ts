@@ -1,11 +1,10 @@
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SERVICE_LABEL } from '@hostctl/domain';
 import { APPS_DOMAIN, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
 import { eventually } from './client.js';
 import { TEST_IMAGE, runtimeEnv } from './env.js';
 import { operatorApi, type Api } from './release-fixtures.js';
 import { startStack, type Stack } from './stack.js';
+import { nothingLeftOf, runningUnitsOf, swarmServicesOf } from './workloads.js';
 
 /**
  * The API and a worker started with RUNTIME=swarm (issue 17), driven through the API as a CI
@@ -15,7 +14,6 @@ import { startStack, type Stack } from './stack.js';
  * exists only on the dev engine: the worker pushes it to the registry for the nodes.
  */
 const swarmEnv = runtimeEnv('swarm');
-const swarm = new Docker({ socketPath: swarmEnv.SWARM_DOCKER_HOST!.replace(/^unix:\/\//, '') });
 let stack: Stack;
 let api: Api;
 let customerId: string;
@@ -27,14 +25,7 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
-const swarmServicesOf = (id: string) =>
-  swarm.listServices({ filters: { label: [`${SERVICE_LABEL}=${id}`] } });
-const runningTasksOf = async (id: string) =>
-  (
-    (await swarm.listTasks({ filters: { label: [`${SERVICE_LABEL}=${id}`] } })) as {
-      Status?: { State?: string };
-    }[]
-  ).filter((task) => task.Status?.State === 'running');
+const runningTasksOf = (id: string) => runningUnitsOf(id, 'swarm');
 
 describe('RUNTIME=swarm through the API', () => {
   let id: string;
@@ -92,15 +83,7 @@ describe('RUNTIME=swarm through the API', () => {
 
   it('is deleted: nothing of it left on the swarm, and its name answers 404', async () => {
     expect((await api.delete(`/api/services/${id}`)).status).toBe(204);
-    const label = [`${SERVICE_LABEL}=${id}`];
-    await eventually(
-      async () => ({
-        services: (await swarm.listServices({ filters: { label } })).length,
-        networks: (await swarm.listNetworks({ filters: { label } })).length,
-        volumes: ((await swarm.listVolumes({ filters: { label } })).Volumes ?? []).length,
-      }),
-      (left) => left.services + left.networks + left.volumes === 0,
-    );
+    await nothingLeftOf(id, 'swarm');
     await eventually(
       () => viaCaddy(host),
       (answer) => answer.status === 404,

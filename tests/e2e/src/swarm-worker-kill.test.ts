@@ -1,6 +1,5 @@
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import { DEPLOYMENT_LABEL } from '@hostctl/domain';
 import { isGood, requireCaddy, startTraffic, tally, viaCaddy } from './caddy-traffic.js';
 import { eventually } from './client.js';
 import { runtimeEnv } from './env.js';
@@ -13,6 +12,7 @@ import {
   type Api,
 } from './release-fixtures.js';
 import { startStack, type Stack } from './stack.js';
+import { swarmServicesOf } from './workloads.js';
 
 /**
  * Issue 17's fault case under RUNTIME=swarm: the only worker is SIGKILLed while Swarm replaces a
@@ -22,7 +22,6 @@ import { startStack, type Stack } from './stack.js';
  * and the old release answered every request until the new one did.
  */
 const env = runtimeEnv('swarm');
-const swarm = new Docker({ socketPath: env.SWARM_DOCKER_HOST!.replace(/^unix:\/\//, '') });
 let stack: Stack;
 let api: Api;
 let customerId: string;
@@ -39,7 +38,7 @@ afterAll(async () => {
 });
 
 const updateState = async (id: string) => {
-  const [service] = await swarm.listServices({ filters: { label: [`${SERVICE_LABEL}=${id}`] } });
+  const [service] = await swarmServicesOf(id);
   return { state: service?.UpdateStatus?.State ?? '', deployment: service?.Spec?.Labels?.[DEPLOYMENT_LABEL] };
 };
 

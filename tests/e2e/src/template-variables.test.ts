@@ -1,12 +1,10 @@
-import Docker from 'dockerode';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { SERVICE_LABEL } from '@hostctl/domain';
 import { apiClient } from '@hostctl/testing';
-import { eventually } from './client.js';
 import { startStack, type Stack } from './stack.js';
+import { fetchFrom, nothingLeftOf, unitsOf } from './workloads.js';
 
-// A template deploy serves its variables, and a PATCH of a variable is live after the redeploy.
-const docker = new Docker({ socketPath: '/var/run/docker.sock' });
+// A template deploy serves its variables, and a PATCH of a variable is live after the redeploy: in
+// the environment of the service's container (a Swarm task under E2E_RUNTIME=swarm) and on its page.
 let stack: Stack;
 let api: ReturnType<typeof apiClient>;
 let customerId: string;
@@ -23,10 +21,11 @@ beforeAll(async () => {
 });
 afterAll(async () => stack?.stop());
 
-async function page(serviceId: string): Promise<string> {
-  const [info] = await docker.listContainers({ filters: { label: [`${SERVICE_LABEL}=${serviceId}`] } });
-  const ip = Object.values(info?.NetworkSettings.Networks ?? {})[0]?.IPAddress;
-  return (await fetch(`http://${ip}:8080/`)).text();
+/** The one unit serving the service: its MESSAGE variable and its page. */
+async function served(serviceId: string): Promise<{ env: string[]; page: string }> {
+  const units = await unitsOf(serviceId);
+  expect(units).toHaveLength(1);
+  return { env: units[0]!.env, page: await fetchFrom(units[0]) };
 }
 
 it('deploys static-site with its message, and a changed message after PATCH', async () => {
@@ -41,7 +40,9 @@ it('deploys static-site with its message, and a changed message after PATCH', as
   expect((await api.get(`/api/deployments/${created.body.deploy_job_id}?wait=90`)).body.status).toBe(
     'succeeded',
   );
-  expect(await page(created.body.id)).toContain('first message');
+  const first = await served(created.body.id);
+  expect(first.env).toContain('MESSAGE=first message');
+  expect(first.page).toContain('first message');
 
   const patched = await api.request('PATCH', `/api/services/${created.body.id}`, {
     variables: { MESSAGE: 'second message' },
@@ -49,11 +50,10 @@ it('deploys static-site with its message, and a changed message after PATCH', as
   expect(patched.status).toBe(200);
   const redeploy = await api.get(`/api/deployments/${patched.body.deploy_job_id as string}?wait=90`);
   expect(redeploy.body.status).toBe('succeeded');
-  expect(await page(created.body.id)).toContain('second message');
+  const second = await served(created.body.id);
+  expect(second.env).toContain('MESSAGE=second message');
+  expect(second.page).toContain('second message');
   expect((await api.delete(`/api/services/${created.body.id}`)).status).toBe(204);
   // Wait for the purge, so stopping the stack does not strand the containers, route or records.
-  await eventually(
-    () => docker.listContainers({ all: true, filters: { label: [`${SERVICE_LABEL}=${created.body.id}`] } }),
-    (left) => left.length === 0,
-  );
+  await nothingLeftOf(created.body.id);
 });
