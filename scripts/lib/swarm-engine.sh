@@ -77,6 +77,18 @@ ensure_swarm_bridge() {
   ip link set "$SWARM_BRIDGE" up
 }
 
+# remove_stale_vxlan_links: a swarm engine stopped without tearing its overlay sandboxes down leaves
+# their vxlan links (vx-<vni>-<network>) in the host namespace, and tasks joining those networks
+# again fail with "error creating vxlan interface: file exists" (moby/libnetwork#1765). With the
+# engine down, every such link is stale (docs/multi-host.md: the same step for operators).
+remove_stale_vxlan_links() {
+  local link
+  while read -r link; do
+    [[ $link == vx-* ]] && ip link delete "$link" 2>/dev/null
+  done < <(ip -o link show type vxlan | awk -F': ' '{ print $2 }' | cut -d@ -f1)
+  return 0
+}
+
 start_swarm_engine() {
   # One swarm engine per host: docker_gwbridge, $SWARM_BRIDGE and the manager port are host-wide.
   if [[ $SWARM_ADVERTISE_ADDR == 127.0.0.1 ]] && port_busy 2377; then
@@ -84,6 +96,7 @@ start_swarm_engine() {
   fi
   mkdir -p "$SWARM_DIR" "$(dirname "$SWARM_SOCKET")"
   ensure_swarm_bridge
+  remove_stale_vxlan_links
   swarm_daemon_config >"$SWARM_DIR/daemon.json"
   say "swarm engine: starting dockerd on $SWARM_SOCKET"
   start_bg swarm-dockerd dockerd --config-file "$SWARM_DIR/daemon.json"

@@ -32,9 +32,10 @@ export interface ReconcilerDeps extends RestorerDeps {
   queuedGraceMs: number;
   logger: Logger;
   /**
-   * RUNTIME=swarm: Swarm replaces failed tasks itself, so there are no container sets to sweep or
-   * restore; the reconciler keeps the queue repairs, removes orphans through the driver and moves
-   * routes after tasks that moved (a node died, a task was rescheduled).
+   * RUNTIME=swarm: Swarm replaces the tasks its restart policies cover and there are no container
+   * sets to sweep; the reconciler keeps the queue repairs, starts again the components Swarm
+   * leaves down (`swarmRestarts`), removes orphans through the driver and moves routes after tasks
+   * that moved (a node died, a task was rescheduled).
    */
   swarm?: ServiceRuntime;
   /** Re-installs the egress firewall rules a Docker or firewall restart may have removed (every replica, no lease). */
@@ -84,12 +85,10 @@ export function createReconciler(deps: ReconcilerDeps) {
         if (await ensureJob(deps, { name: 'delete', payload: { serviceId } })) repairs.deletesRequeued += 1;
       }
       repairs.orphansRemoved = await removeOrphans(deps);
-      if (!deps.swarm) {
-        repairs.straySetsRemoved = await removeStraySetsOfServices(deps);
-        const services = await repairRunningServices(deps);
-        repairs.servicesRestored = services.restored;
-        repairs.servicesFailed = services.failed;
-      }
+      if (!deps.swarm) repairs.straySetsRemoved = await removeStraySetsOfServices(deps);
+      const services = await repairRunningServices(deps);
+      repairs.servicesRestored = services.restored;
+      repairs.servicesFailed = services.failed;
       const routes = await syncRoutes(deps);
       repairs.routesRepaired = routes.applied + routes.removed;
       return repairs;

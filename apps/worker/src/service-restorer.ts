@@ -9,6 +9,7 @@ import { serviceObjects } from './pipeline/service-objects.js';
 import { createRedactor, messageOf } from './pipeline/step-errors.js';
 import { restoreRelease, type ReleaseDeps } from './release/release-engine.js';
 import { storedPlan } from './release/release-images.js';
+import type { SwarmRestarts } from './adapters/swarm-restarts.js';
 
 /**
  * The reconciler's repair of `running` services whose containers are gone or exited (a Docker
@@ -16,7 +17,8 @@ import { storedPlan } from './release/release-images.js';
  * them from the last successful deployment's plan, exactly as that deployment created them. A
  * service with nothing to restore from, or that needed RESTORE_BUDGET restore attempts within
  * RESTORE_WINDOW_MS (it keeps dying, or restoring keeps failing), is marked `failed` with the
- * reason instead; each attempt is a `restart` event in the timeline.
+ * reason instead; each attempt is a `restart` event in the timeline. Under RUNTIME=swarm the same
+ * budget and events apply to components Swarm itself does not bring back (swarm-restarts.ts).
  */
 export interface RestorerDeps {
   services: Pick<WorkerServiceStore, 'findById' | 'listRunningIds' | 'setStatus' | 'countEventsSince'>;
@@ -29,6 +31,25 @@ export interface RestorerDeps {
   /** The release engine: a restore brings the current release's set up the way a deploy does. */
   release: ReleaseDeps;
   logger: Logger;
+  /** RUNTIME=swarm: services are found down and started again through Swarm. */
+  swarmRestarts?: SwarmRestarts;
+}
+
+/** How one runtime's broken services are found and brought back. */
+interface RestoreTarget {
+  /** Of the running services, those worth examining under their lock (one cheap listing). */
+  suspects(running: string[]): Promise<string[]>;
+  /** Why the current release does not run as planned, or undefined when it does. */
+  problem(
+    serviceId: string,
+    currentRelease: string | undefined,
+    plan: Plan | undefined,
+  ): Promise<string | undefined>;
+  restore(
+    service: { id: string; name: string; url: string },
+    plan: Plan,
+    deploymentId: string,
+  ): Promise<void>;
 }
 
 export const RESTORE_BUDGET = 3;
@@ -43,10 +64,11 @@ export async function repairRunningServices(
   deps: RestorerDeps,
 ): Promise<{ restored: number; failed: number }> {
   const outcome = { restored: 0, failed: 0 };
-  const pending = await suspects(deps, await deps.services.listRunningIds());
+  const target = deps.swarmRestarts ? swarmTarget(deps.swarmRestarts) : engineTarget(deps);
+  const pending = await target.suspects(await deps.services.listRunningIds());
   const next = async (): Promise<void> => {
     for (let serviceId = pending.shift(); serviceId; serviceId = pending.shift()) {
-      const result = await repairOne(deps, serviceId);
+      const result = await repairOne(deps, target, serviceId);
       if (result) outcome[result] += 1;
     }
   };
@@ -59,7 +81,36 @@ export async function repairRunningServices(
  * only services with no container, one that is not running, or fewer containers than their
  * deployment has (its set-size label), are examined under their lock.
  */
-async function suspects(deps: RestorerDeps, running: string[]): Promise<string[]> {
+function engineTarget(deps: RestorerDeps): RestoreTarget {
+  return {
+    suspects: (running) => engineSuspects(deps, running),
+    problem: (serviceId, currentRelease, plan) => findProblem(deps, serviceId, currentRelease, plan),
+    restore: (service, plan, deploymentId) =>
+      restoreRelease(deps.release, { service, deploymentId, plan, log: quietLog }),
+  };
+}
+
+/** Swarm: the components it will not start again get a forced update (new tasks, same release). */
+function swarmTarget(restarts: SwarmRestarts): RestoreTarget {
+  const describe = (components: string[]) =>
+    `component(s) ${components.join(', ')} stopped and Swarm's restart policy does not start them again`;
+  return {
+    async suspects(running) {
+      const stopped = await restarts.stopped();
+      return running.filter((serviceId) => stopped.has(serviceId));
+    },
+    async problem(serviceId) {
+      const components = (await restarts.stopped(serviceId)).get(serviceId);
+      return components ? describe(components) : undefined;
+    },
+    async restore(service) {
+      const components = (await restarts.stopped(service.id)).get(service.id) ?? [];
+      await restarts.restart(service.id, components);
+    },
+  };
+}
+
+async function engineSuspects(deps: RestorerDeps, running: string[]): Promise<string[]> {
   const containers = await deps.runtime.listContainers({
     [OWNER_LABEL]: 'true',
     [INSTANCE_LABEL]: deps.instance,
@@ -81,14 +132,18 @@ async function suspects(deps: RestorerDeps, running: string[]): Promise<string[]
   });
 }
 
-async function repairOne(deps: RestorerDeps, serviceId: string): Promise<'restored' | 'failed' | null> {
+async function repairOne(
+  deps: RestorerDeps,
+  target: RestoreTarget,
+  serviceId: string,
+): Promise<'restored' | 'failed' | null> {
   // A job holding the service lock is changing its containers right now: not a crash.
   const lease = await deps.locks.tryAcquire(serviceId);
   if (!lease) return null;
   try {
     const last = await deps.deployments.lastSucceeded(serviceId);
     const plan = storedPlan(last);
-    const problem = await findProblem(deps, serviceId, last?.id, plan);
+    const problem = await target.problem(serviceId, last?.id, plan);
     if (!problem) return null;
     // Read again under the lock: a stop or delete may have happened since the list.
     const service = await deps.services.findById(serviceId);
@@ -114,7 +169,7 @@ async function repairOne(deps: RestorerDeps, serviceId: string): Promise<'restor
         `${problem}; the reconciler already tried ${attempts} restores in the last 10 minutes`,
       );
     try {
-      await restore(deps, service, plan, last.id);
+      await target.restore(service, plan, last.id);
     } catch (error) {
       // Not failed yet: a restore that races a Docker engine shutting down fails transiently, and
       // the next sweep tries again; the budget turns a lasting failure into `failed`.
@@ -171,13 +226,4 @@ async function findProblem(
   const present = new Set(containers.map((container) => container.labels[COMPONENT_LABEL]));
   const missing = plan?.containers.find((container) => !present.has(container.name));
   return missing ? `container ${missing.name} is missing` : undefined;
-}
-
-async function restore(
-  deps: RestorerDeps,
-  service: { id: string; name: string; url: string },
-  plan: Plan,
-  deploymentId: string,
-): Promise<void> {
-  await restoreRelease(deps.release, { service, deploymentId, plan, log: quietLog });
 }

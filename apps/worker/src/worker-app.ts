@@ -16,6 +16,8 @@ import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { createImageRegistry } from './adapters/image-registry.js';
 import { swarmGatewayBridge } from './adapters/swarm-gateway.js';
 import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
+import { createDockerClient } from './adapters/docker-client.js';
+import { createSwarmRestarts } from './adapters/swarm-restarts.js';
 import { createSwarmRuntime } from './adapters/swarm-runtime.js';
 import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
@@ -221,7 +223,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
   });
   const reconciler = createReconciler({
-    ...(swarm ? { swarm } : {}),
+    ...(swarm
+      ? { swarm, swarmRestarts: createSwarmRestarts(createDockerClient(managerSocket), instance) }
+      : {}),
     deployments,
     services,
     producer,

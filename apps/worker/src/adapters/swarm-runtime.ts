@@ -277,6 +277,18 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
   /** Removes the service's networks and volumes; names what is still in use. */
   async function leftovers(names: SwarmNames): Promise<string[]> {
     const left: string[] = [];
+    // Swarm removes its tasks' containers, except one whose task it lost track of (its engine
+    // restarted meanwhile: seen in the fault suite); with the services gone, none is wanted.
+    const containers = await docker
+      .listContainers({ all: true, filters: labelFilter(names.selector) })
+      .catch(fail('cannot list containers'));
+    for (const container of containers)
+      await docker
+        .getContainer(container.Id)
+        .remove({ force: true })
+        .catch((error: unknown) => {
+          if (statusOf(error) !== 404) left.push(`container ${container.Names[0] ?? container.Id}`);
+        });
     const networks = await docker
       .listNetworks({ filters: labelFilter(names.selector) })
       .catch(fail('cannot list networks'));
