@@ -7,7 +7,8 @@
 # Environment: TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/hostctl_test),
 #              CHECK_TIMEOUT / VITEST_TIMEOUT / FAULT_TIMEOUT in seconds (defaults 600 / 1800 / 900;
 #              VITEST_TIMEOUT bounds each vitest run of a lane),
-#              FAULT_RESTART_DOCKER (default 1: the fault suite restarts the Docker engine once).
+#              FAULT_RESTART_DOCKER (default 1: each fault run restarts its engine once: the dev
+#              engine for `fault`, the swarm engine for `fault-swarm`).
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib/common.sh"
@@ -37,6 +38,12 @@ load_env "$test_env"
 results="$DATA/test-results"
 rm -rf "$results"
 mkdir -p "$results"
+
+# wait_for_file FILE SECONDS: until FILE exists (another lane's signal), at most SECONDS.
+wait_for_file() {
+  local deadline=$((SECONDS + $2))
+  until [[ -e $1 ]] || ((SECONDS > deadline)); do sleep 2; done
+}
 
 # bounded SECONDS CMD...: CMD under a time limit (TERM, then KILL 30s later).
 bounded() {
@@ -97,22 +104,28 @@ suite() {
   if ((suite_failed > 0)); then tail -n 120 "$log"; fi
 }
 
-# The project names of the workspace, so the CPU-bound lane takes every project the Docker lane
-# does not name (a new project is run without editing this script).
-docker_lane=(worker e2e e2e-swarm images web-browser)
+# The project names of the workspace, so the CPU-bound lane takes every project the other steps do
+# not name (a new project is run without editing this script).
+docker_lane=(worker e2e-swarm e2e images)
+late_projects=(web-browser)
 mapfile -t all_projects < <(pnpm exec vitest list --config vitest.workspace.ts --filesOnly --json 2>/dev/null |
   node -e 'const files = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
     console.log([...new Set(files.map((f) => f.projectName))].sort().join("\n"))')
 rest_args=()
 for project in "${all_projects[@]}"; do
-  [[ " ${docker_lane[*]} " == *" $project "* ]] || rest_args+=(--project "$project")
+  [[ " ${docker_lane[*]} ${late_projects[*]} " == *" $project "* ]] || rest_args+=(--project "$project")
 done
 if ((${#all_projects[@]} == 0)); then
   echo "0 1 vitest could not list the workspace's projects" >"$results/projects"
 fi
 
+# The swarm engine is free once the Docker lane is past the projects that use it (worker, e2e-swarm):
+# only then may the fault suite under Swarm restart it. The Docker lane writes this file then.
+swarm_free="$DATA/test-swarm-free"
+rm -f "$swarm_free"
+
 limit=${VITEST_TIMEOUT:-1800}
-say "two lanes at once: static checks, then $((${#rest_args[@]} / 2)) projects | ${docker_lane[*]}"
+say "two lanes at once: static checks, $((${#rest_args[@]} / 2)) projects, fault-swarm, ${late_projects[*]} | ${docker_lane[*]}"
 (
   check typecheck pnpm -s typecheck
   check lint pnpm -s lint
@@ -121,11 +134,20 @@ say "two lanes at once: static checks, then $((${#rest_args[@]} / 2)) projects |
   if ((${#rest_args[@]} > 0)); then
     suite rest "$limit" --config vitest.workspace.ts "${rest_args[@]}"
   fi
+  # Its own database, Redis, workers and the swarm engine: the single engine's e2e run beside it.
+  wait_for_file "$swarm_free" "$limit"
+  FAULT_RUNTIME=swarm FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} \
+    suite fault-swarm "${FAULT_TIMEOUT:-900}" --config tests/fault/vitest.config.ts
+  for project in "${late_projects[@]}"; do
+    suite "$project" "$limit" --config vitest.workspace.ts --project "$project"
+  done
 ) &
 (
   for project in "${docker_lane[@]}"; do
     suite "$project" "$limit" --config vitest.workspace.ts --project "$project"
+    [[ $project != e2e-swarm ]] || touch "$swarm_free"
   done
+  touch "$swarm_free"
 ) &
 wait
 

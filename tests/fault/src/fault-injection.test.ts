@@ -1,17 +1,16 @@
-import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDb, type Db } from '@hostctl/db';
-import { INSTANCE_LABEL } from '@hostctl/domain';
 import { freePort } from '@hostctl/testing';
 import { startCaddyAdminDelay, type CaddyAdminDelay } from './caddy-admin-delay.js';
 import { createFaultClient, type FaultClient } from './fault-client.js';
 import {
   CADDY_ADMIN_URL,
-  DOCKER_SOCKET,
   FAULT_DATABASE_URL,
+  FAULT_RUNTIME,
   LOG_DIR,
   PDNS,
   RESTART_DOCKER,
+  runtimeEnv,
 } from './fault-env.js';
 import { notificationDurabilityPhase } from './notification-phase.js';
 import { releaseCutoverKillsPhase } from './release-kills.js';
@@ -22,6 +21,7 @@ import { startPgProxy, type PgProxy } from './pg-proxy.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import { createLedger, waitFinal, type Ledger } from './request-ledger.js';
 import { createFaultReport } from './fault-report.js';
+import { workloadsFor } from './workloads.js';
 import {
   dockerRestartPhase,
   postgresCutPhase,
@@ -36,9 +36,10 @@ import {
  * The fault-injection run: 3 workers and 2 APIs of one installation take ≥ 30 deploys, redeploys
  * and deletes while workers are SIGKILLed at random, one is SIGTERMed mid-deploy, the suite's own
  * Redis restarts empty, PostgreSQL is cut (through a proxy), a container is removed by hand and,
- * with FAULT_RESTART_DOCKER=1, the Docker engine restarts. Then every promise is checked.
+ * with FAULT_RESTART_DOCKER=1, the Docker engine restarts. Then every promise is checked. With
+ * FAULT_RUNTIME=swarm the workers run RUNTIME=swarm and the engine restarted is the swarm engine.
  */
-const docker = new Docker({ socketPath: DOCKER_SOCKET });
+const workloads = workloadsFor();
 const report = createFaultReport();
 let redis: RedisServer;
 let proxy: PgProxy;
@@ -63,6 +64,7 @@ beforeAll(async () => {
     apis: 2,
     workers: 3,
     extraEnv: {
+      ...runtimeEnv(),
       WORKER_CONCURRENCY: '2',
       RECONCILE_INTERVAL_MS: '5000',
       DEPLOY_TIMEOUT_MS: '120000',
@@ -89,8 +91,8 @@ beforeAll(async () => {
   );
   ledger = createLedger(client, customer.id as string);
   api = { client, customerId: customer.id as string };
-  sampler = sampleContainerSets(docker, stack.env.QUEUE_PREFIX!);
-  report.note(`installation ${stack.env.QUEUE_PREFIX}; process logs in ${LOG_DIR}`);
+  sampler = sampleContainerSets(workloads, stack.env.QUEUE_PREFIX!);
+  report.note(`installation ${stack.env.QUEUE_PREFIX}, RUNTIME=${FAULT_RUNTIME}; process logs in ${LOG_DIR}`);
 });
 
 afterAll(async () => {
@@ -100,7 +102,7 @@ afterAll(async () => {
   await proxy?.close();
   await caddy?.close();
   // Best effort: whatever a failed run left, labelled with this run's installation only.
-  if (stack) await removeInstallationObjects(stack.env.QUEUE_PREFIX!);
+  if (stack) await workloads.removeInstallation(stack.env.QUEUE_PREFIX!).catch(() => undefined);
   if (stack) await removeInstallationRoutes(stack.env.QUEUE_PREFIX!);
   await db?.$disconnect();
 });
@@ -110,7 +112,7 @@ describe('fault injection', () => {
     const ctx: PhaseContext = {
       stack,
       db,
-      docker,
+      workloads,
       ledger,
       report,
       redis,
@@ -163,7 +165,7 @@ describe('fault injection', () => {
     await report.phase('cleanup', async () => {
       for (const serviceId of [...ledger.live]) await ledger.remove(serviceId);
       await waitFinal(db, ledger.accepted, 90_000).catch((error: Error) => report.fail(error.message));
-      const leftovers = await findOwnedLeftovers(docker, db, stack.env.QUEUE_PREFIX!);
+      const leftovers = await findOwnedLeftovers(workloads, db, stack.env.QUEUE_PREFIX!);
       report.check(leftovers.length === 0, `owned objects without a live service: ${leftovers.join(', ')}`);
       report.note(`owned objects left without a live service: ${leftovers.length}`);
       if (CADDY_ADMIN_URL || PDNS.enabled) {
@@ -182,26 +184,3 @@ describe('fault injection', () => {
     expect(report.failures).toEqual([]);
   });
 });
-
-async function removeInstallationObjects(instance: string): Promise<void> {
-  const filters = { label: [`${INSTANCE_LABEL}=${instance}`] };
-  try {
-    for (const container of await docker.listContainers({ all: true, filters }))
-      await docker
-        .getContainer(container.Id)
-        .remove({ force: true })
-        .catch(() => undefined);
-    for (const network of await docker.listNetworks({ filters }))
-      await docker
-        .getNetwork(network.Id)
-        .remove()
-        .catch(() => undefined);
-    for (const volume of (await docker.listVolumes({ filters })).Volumes ?? [])
-      await docker
-        .getVolume(volume.Name)
-        .remove()
-        .catch(() => undefined);
-  } catch {
-    // The engine is gone: nothing left to clean from here.
-  }
-}

@@ -1,21 +1,21 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type Docker from 'dockerode';
 import type { Db } from '@hostctl/db';
-import { INSTANCE_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import type { CaddyAdminDelay } from './caddy-admin-delay.js';
-import { restartDockerEngine } from './docker-engine.js';
+import { CADDY_ADMIN_URL, FAULT_RUNTIME } from './fault-env.js';
+import { visit } from './release-sets.js';
 import type { FaultReport } from './fault-report.js';
 import type { FaultStack } from './fault-stack.js';
 import type { PgProxy } from './pg-proxy.js';
 import type { RedisServer } from './redis-server.js';
 import { waitFinal, type Ledger } from './request-ledger.js';
 import { recoveryTimes, startWorkerChaos, summarise } from './worker-chaos.js';
+import type { Workloads } from './workloads.js';
 
 /** One fault each; every phase records what it did, measures its recovery and checks its promises. */
 export interface PhaseContext {
   stack: FaultStack;
   db: Db;
-  docker: Docker;
+  workloads: Workloads;
   ledger: Ledger;
   report: FaultReport;
   redis: RedisServer;
@@ -85,14 +85,18 @@ export async function trafficUnderKillsPhase({ stack, db, ledger, report }: Phas
   report.check(kills.length >= 5, `only ${kills.length} workers were killed`);
 }
 
+// Where a release waits for its containers: the single engine's own checks, or Swarm's update.
+const RELEASE_WAIT_STEPS =
+  FAULT_RUNTIME === 'swarm' ? ['create', 'stabilize'] : ['create', 'start', 'verify'];
+
 export async function sigtermDrainPhase({ stack, db, ledger, report }: PhaseContext): Promise<void> {
   const first = ledger.accepted.length;
   for (const serviceId of [...ledger.live].slice(0, 3)) await ledger.redeploy(serviceId);
   await until(
-    'a deployment reaching start/verify',
+    `a deployment reaching ${RELEASE_WAIT_STEPS.join('/')}`,
     async () =>
       (await db.deployment.count({
-        where: { status: 'running', step: { in: ['create', 'start', 'verify'] } },
+        where: { status: 'running', step: { in: RELEASE_WAIT_STEPS } },
       })) > 0,
     30_000,
   );
@@ -197,52 +201,41 @@ async function runningServices(db: Db, ledger: Ledger): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-async function isRestored(db: Db, docker: Docker, serviceId: string): Promise<boolean> {
+async function isRestored(db: Db, workloads: Workloads, serviceId: string): Promise<boolean> {
   const service = await db.service.findUnique({ where: { id: serviceId }, select: { status: true } });
-  const containers = await docker
-    .listContainers({ filters: { label: [`${SERVICE_LABEL}=${serviceId}`] } })
-    .catch(() => []);
-  return (
-    service?.status === 'running' && containers.length > 0 && containers.every((c) => c.State === 'running')
-  );
+  const units = await workloads.units({ serviceId }).catch(() => []);
+  return service?.status === 'running' && units.some((unit) => unit.state === 'running');
 }
 
-export async function removedContainerPhase({ db, docker, ledger, report }: PhaseContext): Promise<void> {
+export async function removedContainerPhase({ db, workloads, ledger, report }: PhaseContext): Promise<void> {
   const serviceId = pick(await runningServices(db, ledger));
   if (!serviceId) return report.fail('no running service to remove a container from');
-  const [container] = await docker.listContainers({ filters: { label: [`${SERVICE_LABEL}=${serviceId}`] } });
-  await docker.getContainer(container!.Id).remove({ force: true });
+  const removed = await workloads.removeRunningUnit(serviceId);
+  if (!removed) return report.fail(`service ${serviceId} is running but has no running container`);
   const restoredIn = await until(
     'the removed container restored',
     async () => {
-      const [now] = await docker.listContainers({ filters: { label: [`${SERVICE_LABEL}=${serviceId}`] } });
-      return now !== undefined && now.Id !== container!.Id && (await isRestored(db, docker, serviceId));
+      const units = await workloads.units({ serviceId });
+      return (
+        units.some((unit) => unit.state === 'running' && unit.id !== removed) &&
+        (await isRestored(db, workloads, serviceId))
+      );
     },
     60_000,
   );
-  report.note(
-    `docker rm -f of a running service's container: recreated by the reconciler in ${seconds(restoredIn)}`,
-  );
+  const by = workloads.runtime === 'swarm' ? 'Swarm or the reconciler' : 'the reconciler';
+  report.note(`docker rm -f of a running service's container: recreated by ${by} in ${seconds(restoredIn)}`);
 }
 
-/** Main processes of this installation's running containers that no restart policy brings back. */
-async function unprotectedPids(docker: Docker, instance: string): Promise<number[]> {
-  const containers = await docker.listContainers({ filters: { label: [`${INSTANCE_LABEL}=${instance}`] } });
-  const pids: number[] = [];
-  for (const summary of containers) {
-    const info = await docker.getContainer(summary.Id).inspect();
-    const policy = info.HostConfig.RestartPolicy?.Name ?? '';
-    if ((policy === '' || policy === 'no') && info.State.Pid > 0) pids.push(info.State.Pid);
-  }
-  return pids;
-}
-
-export async function dockerRestartPhase({ stack, db, docker, ledger, report }: PhaseContext): Promise<void> {
+export async function dockerRestartPhase({
+  stack,
+  db,
+  workloads,
+  ledger,
+  report,
+}: PhaseContext): Promise<void> {
   const running = await runningServices(db, ledger);
-  const { downMs } = await restartDockerEngine(
-    docker,
-    await unprotectedPids(docker, stack.env.QUEUE_PREFIX!),
-  );
+  const { downMs } = await workloads.restartEngine(stack.env.QUEUE_PREFIX!);
   report.note(
     `Docker restarted: engine answered again after ${seconds(downMs)}; ${running.length} running services to restore`,
   );
@@ -250,7 +243,7 @@ export async function dockerRestartPhase({ stack, db, docker, ledger, report }: 
   const restoredIn = await until(
     'running services restored after the Docker restart',
     async () => {
-      for (const serviceId of running) if (!(await isRestored(db, docker, serviceId))) return false;
+      for (const serviceId of running) if (!(await isRestored(db, workloads, serviceId))) return false;
       return true;
     },
     120_000,
@@ -259,7 +252,13 @@ export async function dockerRestartPhase({ stack, db, docker, ledger, report }: 
       where: { id: { in: running }, status: 'failed' },
       select: { id: true },
     });
-    throw new Error(`${error.message} (${failed.length} marked failed)`);
+    const down: string[] = [];
+    for (const serviceId of running)
+      if (!(await isRestored(db, workloads, serviceId)))
+        down.push(`${serviceId}: ${await workloads.describe(serviceId).catch((e: Error) => e.message)}`);
+    throw new Error(
+      `${error.message} (${failed.length} marked failed); not restored: ${down.slice(0, 3).join(' | ')}`,
+    );
   });
   const byReconciler = await db.serviceEvent.count({
     where: {
@@ -271,9 +270,22 @@ export async function dockerRestartPhase({ stack, db, docker, ledger, report }: 
     },
   });
   report.note(
-    `all ${running.length} running services up ${seconds(restoredIn)} after the engine returned (${byReconciler} restored by the reconciler, the others restarted by Docker's unless-stopped policy)`,
+    `all ${running.length} running services up ${seconds(restoredIn)} after the engine returned (${byReconciler} restored by the reconciler, the others restarted by ${workloads.runtime === 'swarm' ? "Swarm's restart policy" : "Docker's unless-stopped policy"})`,
   );
   report.check(byReconciler > 0, 'no service without a restart policy was restored by the reconciler');
+  if (CADDY_ADMIN_URL) {
+    // Restored containers and tasks have new addresses (on Swarm, new published ports).
+    const rows = await db.service.findMany({ where: { id: { in: running } }, select: { name: true } });
+    const hosts = rows.map((row) => `${row.name}.${process.env.APPS_DOMAIN ?? 'apps.localhost'}`);
+    const answeredIn = await until(
+      'restored services answering through Caddy',
+      async () => (await Promise.all(hosts.map(visit))).every(Boolean),
+      60_000,
+    );
+    report.note(
+      `all ${hosts.length} answer through Caddy ${seconds(Date.now() - started)} after the engine returned (${seconds(answeredIn)} after they ran)`,
+    );
+  }
   const workers = stack.workers.map((worker) => worker.url);
   await until('workers ready after the Docker restart', () => allAnswer(workers, '/readyz', 200), 30_000);
   report.note(`workers ready ${seconds(Date.now() - started)} after the engine returned`);

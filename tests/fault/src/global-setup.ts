@@ -1,7 +1,13 @@
 import Docker from 'dockerode';
 import pg from 'pg';
 import { ensureDatabase, migrate, MIGRATIONS_DIR } from '@hostctl/db';
-import { DOCKER_SOCKET, FAULT_DATABASE_URL, TEST_IMAGE } from './fault-env.js';
+import {
+  DOCKER_SOCKET,
+  FAULT_DATABASE_URL,
+  FAULT_RUNTIME,
+  TEST_IMAGE,
+  swarmSocketPath,
+} from './fault-env.js';
 
 /**
  * A fresh database per run: the reconciler acts on every row it finds, so rows an interrupted
@@ -28,4 +34,10 @@ export default async function setup(): Promise<void> {
     .catch(() => {
       throw new Error(`the test image ${TEST_IMAGE} is missing: scripts/setup-services.sh builds it`);
     });
+  if (FAULT_RUNTIME === 'swarm') {
+    const swarm = new Docker({ socketPath: swarmSocketPath() });
+    const info = (await swarm.info()) as { Swarm?: { LocalNodeState?: string } };
+    if (info.Swarm?.LocalNodeState !== 'active')
+      throw new Error('the swarm engine is not in swarm mode: scripts/setup-services.sh initialises it');
+  }
 }

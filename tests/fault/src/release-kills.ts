@@ -1,10 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DEPLOYMENT_LABEL, SERVICE_LABEL, isFinalDeployment } from '@hostctl/domain';
+import { isFinalDeployment } from '@hostctl/domain';
+import { FAULT_RUNTIME } from './fault-env.js';
 import type { PhaseContext } from './fault-phases.js';
 import type { FaultStack } from './fault-stack.js';
 import { scrape, sumMetric } from './metrics-scrape.js';
 import { visitorTraffic, watchServiceSets } from './release-sets.js';
 import { waitFinal } from './request-ledger.js';
+import { setsOf } from './workloads.js';
 
 /**
  * Issue 14's fault proof: SIGKILL the worker running a start-first cutover at each of its steps,
@@ -13,7 +15,13 @@ import { waitFinal } from './request-ledger.js';
  * release's. One deployment is killed at several steps in turn (each kill is a stall, BullMQ fails
  * a job after 5), so a retried job resuming from its checkpoint is killed again at the next step.
  */
-const CUTOVER_STEPS = ['create', 'start', 'verify', 'stabilize', 'route', 'drain', 'retire'];
+// On Swarm the worker writes the specs and waits for Swarm's verdict (`stabilize`), then routes;
+// `create` is only the checkpoint written just before `stabilize`, with nothing between them for a
+// kill to land in (apps/worker/src/release/swarm-release.ts).
+const CUTOVER_STEPS =
+  FAULT_RUNTIME === 'swarm'
+    ? ['stabilize', 'route']
+    : ['create', 'start', 'verify', 'stabilize', 'route', 'drain', 'retire'];
 // Every step the engine records, in order, to tell "past the target" from "not there yet".
 const ALL_STEPS = [
   'source',
@@ -47,7 +55,7 @@ const CUTOVER_COMPOSE = [
 ].join('\n');
 
 export async function releaseCutoverKillsPhase(ctx: PhaseContext): Promise<void> {
-  const { stack, db, docker, ledger, report } = ctx;
+  const { stack, db, workloads, ledger, report } = ctx;
   const first = ledger.accepted.length;
   const serviceId = await ledger.create(CUTOVER_COMPOSE);
   if (!serviceId) return report.fail('the cutover service was not accepted');
@@ -61,7 +69,7 @@ export async function releaseCutoverKillsPhase(ctx: PhaseContext): Promise<void>
 
   // Route writes held 1 s: the route step lasts long enough for a kill to land in it.
   ctx.caddy?.holdWrites(1000);
-  const sets = watchServiceSets(docker, serviceId);
+  const sets = watchServiceSets(workloads, serviceId);
   const traffic = ctx.caddy
     ? visitorTraffic(`${service.name}.${process.env.APPS_DOMAIN ?? 'apps.localhost'}`)
     : undefined;
@@ -170,12 +178,9 @@ async function checkOneCurrentSet(ctx: PhaseContext, serviceId: string): Promise
   });
   let deployments: string[] = [];
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await sleep(250)) {
-    const found = await ctx.docker.listContainers({
-      all: true,
-      filters: { label: [`${SERVICE_LABEL}=${serviceId}`] },
-    });
-    deployments = [...new Set(found.map((container) => container.Labels[DEPLOYMENT_LABEL] ?? '?'))];
-    if (deployments.length === 1 && found.every((container) => container.State === 'running')) break;
+    const found = await ctx.workloads.units({ serviceId });
+    deployments = [...setsOf(found).keys()];
+    if (deployments.length === 1 && found.every((unit) => unit.state === 'running')) break;
   }
   ctx.report.check(
     deployments.length === 1 && deployments[0] === current?.id,
