@@ -98,11 +98,7 @@ function engineWorkloads(docker: Docker): Workloads {
   return {
     runtime: 'docker',
     units,
-    async removeRunningUnit(serviceId) {
-      const running = (await units({ serviceId })).find((unit) => unit.state === 'running');
-      if (running) await docker.getContainer(running.id).remove({ force: true });
-      return running?.id;
-    },
+    removeRunningUnit: (serviceId) => removeRunningContainer(docker, units, serviceId),
     async describe(serviceId) {
       const found = await docker.listContainers({ all: true, filters: filterOf({ serviceId }) });
       return found.map((c) => `${c.Names[0] ?? c.Id}: ${c.Status}`).join('; ') || 'no container';
@@ -113,6 +109,17 @@ function engineWorkloads(docker: Docker): Workloads {
       return restartDockerEngine(docker, DEV_ENGINE, await unprotectedPids(docker, instance));
     },
   };
+}
+
+/** `docker rm -f` of a running unit's container on `engine`; its id. */
+async function removeRunningContainer(
+  engine: Docker,
+  units: (scope: Scope) => Promise<Unit[]>,
+  serviceId: string,
+): Promise<string | undefined> {
+  const running = (await units({ serviceId })).find((unit) => unit.state === 'running');
+  if (running) await engine.getContainer(running.id).remove({ force: true });
+  return running?.id;
 }
 
 /** Main processes of the installation's running containers that no restart policy brings back. */
@@ -173,11 +180,7 @@ function swarmWorkloads(swarm: Docker): Workloads {
   return {
     runtime: 'swarm',
     units,
-    async removeRunningUnit(serviceId) {
-      const running = (await units({ serviceId })).find((unit) => unit.state === 'running');
-      if (running) await swarm.getContainer(running.id).remove({ force: true });
-      return running?.id;
-    },
+    removeRunningUnit: (serviceId) => removeRunningContainer(swarm, units, serviceId),
     async describe(serviceId) {
       const services = (await swarm.listServices({
         filters: filterOf({ serviceId }),
