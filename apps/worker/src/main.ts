@@ -22,9 +22,14 @@ try {
   installProcessGuard(app.logger);
   await app.start();
 } catch (error) {
-  // A malformed allowlist, or a worker that cannot enforce the egress policy and so must not run
-  // tenant code: say why and stop.
-  if (!(error instanceof AllowlistError) && !(error instanceof EgressPolicyError)) throw error;
+  // A malformed allowlist, settings that contradict each other (registry credentials), or a
+  // worker that cannot enforce the egress policy and so must not run tenant code: say why and stop.
+  if (
+    !(error instanceof AllowlistError) &&
+    !(error instanceof EgressPolicyError) &&
+    !(error instanceof ConfigError)
+  )
+    throw error;
   console.error(error.message);
   process.exit(2);
 }

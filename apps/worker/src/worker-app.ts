@@ -14,6 +14,7 @@ import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStrea
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { createImageRegistry } from './adapters/image-registry.js';
+import { registryAuthOf } from './adapters/registry-auth.js';
 import { swarmGatewayBridge } from './adapters/swarm-gateway.js';
 import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
 import { createDockerClient } from './adapters/docker-client.js';
@@ -124,13 +125,21 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   };
 
   const swarmOptions = { socketPath: managerSocket, instance, timeoutMs: readiness.timeoutMs };
+  const registryAuth = registryAuthOf(config);
+  const withRegistryAuth = registryAuth ? { registryAuth } : {};
   const swarm =
     config.RUNTIME === 'swarm'
-      ? createSwarmRuntime({ ...swarmOptions, monitorMs: config.RELEASE_STABILIZATION_MS })
+      ? createSwarmRuntime({
+          ...swarmOptions,
+          monitorMs: config.RELEASE_STABILIZATION_MS,
+          ...withRegistryAuth,
+        })
       : undefined;
   // What the worker pushes for the nodes is pruned with the releases and removed with the service.
   const registryImages =
-    swarm && config.REGISTRY ? createImageRegistry({ registry: config.REGISTRY }) : undefined;
+    swarm && config.REGISTRY
+      ? createImageRegistry({ registry: config.REGISTRY, ...(registryAuth ? { auth: registryAuth } : {}) })
+      : undefined;
   const nodes = createNodes({ config, managerSocket, db, locks, logger });
   const processors = {
     deploy: createDeployProcessor({
@@ -147,7 +156,12 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         sources,
         containerLimits: containerLimitPolicy(config),
         ...(swarm
-          ? { swarm: { runtime: swarm, ...(config.REGISTRY ? { registry: config.REGISTRY } : {}) } }
+          ? {
+              swarm: {
+                runtime: swarm,
+                ...(config.REGISTRY ? { registry: config.REGISTRY, ...withRegistryAuth } : {}),
+              },
+            }
           : {}),
         images: { policy: sourcePolicy.imagePolicy },
       },

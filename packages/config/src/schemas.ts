@@ -184,6 +184,14 @@ export const WorkerConfigSchema = Type.Object({
     Type.String({ default: '', pattern: '^([a-z0-9.-]+(:[0-9]{1,5})?)?$' }),
     'host[:port] of the platform registry. RUNTIME=swarm pushes every image of a plan there and runs it by digest, so every node pulls the same image (docs/multi-host.md). Empty: nothing is pushed; nodes must pull the references as written.',
   ),
+  REGISTRY_USERNAME: describe(
+    Type.String({ default: '' }),
+    'User of the platform registry (htpasswd / HTTP Basic), with REGISTRY_PASSWORD. The worker pushes, lists and deletes with it and passes it to Swarm with each service, so nodes pull without logging in (docs/multi-host.md). Empty: anonymous.',
+  ),
+  REGISTRY_PASSWORD: describe(
+    Type.String({ default: '' }),
+    'Password of REGISTRY_USERNAME (or REGISTRY_PASSWORD_FILE). Never logged.',
+  ),
   RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
   NODES_INTERVAL_MS: describe(
     Type.Integer({ default: 5000, minimum: 500 }),

@@ -95,7 +95,7 @@ export function createDockerRuntime(options: { socketPath: string }): ContainerR
       const stream = await docker
         .getImage(imageSegment(tagged))
         // The engine refuses a push without X-Registry-Auth; "{}" is the anonymous push.
-        .push({ abortSignal: signal, authconfig: {} })
+        .push({ abortSignal: signal, authconfig: target.auth ?? {} })
         .catch(fail(`cannot push ${tagged}`));
       const events = await new Promise<{ error?: string; aux?: { Digest?: string } }[]>((resolve, reject) =>
         docker.modem.followProgress(stream, (error, output) =>

@@ -1,4 +1,5 @@
 import { DomainError } from '@hostctl/domain';
+import { basicAuthorization, type RegistryAuth } from './registry-auth.js';
 
 /**
  * The platform registry (REGISTRY) over the Docker Registry HTTP API v2: what the worker pushed
@@ -36,9 +37,9 @@ const CATALOG_PAGE = 100;
 /**
  * `registry` is REGISTRY as configured (`host:port`). Like Docker, a loopback registry is spoken
  * to over plain HTTP and any other over HTTPS, falling back to HTTP when TLS fails (a registry
- * the nodes list as insecure).
+ * the nodes list as insecure). `auth` is sent on every request (HTTP Basic).
  */
-export function createImageRegistry(options: { registry: string }): ImageRegistry {
+export function createImageRegistry(options: { registry: string; auth?: RegistryAuth }): ImageRegistry {
   const host = options.registry.replace(/\/+$/, '');
   const isLoopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/.test(host);
   let scheme: 'http' | 'https' = isLoopback ? 'http' : 'https';
@@ -47,6 +48,10 @@ export function createImageRegistry(options: { registry: string }): ImageRegistr
     const send = () =>
       fetch(`${scheme}://${host}/v2/${path}`, {
         ...init,
+        headers: {
+          ...(init.headers as Record<string, string> | undefined),
+          ...(options.auth ? { authorization: basicAuthorization(options.auth) } : {}),
+        },
         // The registry never legitimately redirects a worker elsewhere.
         redirect: 'error',
         signal: AbortSignal.timeout(TIMEOUT_MS),
@@ -81,7 +86,7 @@ export function createImageRegistry(options: { registry: string }): ImageRegistr
       for (;;) {
         const response = await request(`_catalog?n=${CATALOG_PAGE}&last=${encodeURIComponent(last)}`);
         if (!response.ok)
-          throw registryError(`the registry ${host} answered ${response.status} to its catalog`);
+          throw registryError(`the registry ${host} answered ${statusOf(response.status)} to its catalog`);
         const page = ((await response.json()) as { repositories?: string[] | null }).repositories ?? [];
         const ours = page.filter((name) => name.startsWith(prefix));
         found.push(...ours);
@@ -95,7 +100,7 @@ export function createImageRegistry(options: { registry: string }): ImageRegistr
       const response = await request(`${checked(repository)}/tags/list`);
       if (response.status === 404) return [];
       if (!response.ok)
-        throw registryError(`the registry ${host} answered ${response.status} for ${repository}`);
+        throw registryError(`the registry ${host} answered ${statusOf(response.status)} for ${repository}`);
       const body = (await response.json()) as { tags?: string[] | null };
       return body.tags ?? [];
     },
@@ -108,7 +113,9 @@ export function createImageRegistry(options: { registry: string }): ImageRegistr
       if (head.status === 404) return undefined;
       const digest = head.headers.get('docker-content-digest');
       if (!head.ok || !digest || !DIGEST.test(digest))
-        throw registryError(`the registry ${host} answered ${head.status} for ${repository}:${tag}`);
+        throw registryError(
+          `the registry ${host} answered ${statusOf(head.status)} for ${repository}:${tag}`,
+        );
       return digest;
     },
 
@@ -119,10 +126,15 @@ export function createImageRegistry(options: { registry: string }): ImageRegistr
       throw registryError(
         deleted.status === 405
           ? `the registry ${host} does not allow deletes (storage.delete.enabled)`
-          : `the registry ${host} answered ${deleted.status} deleting ${repository}@${digest}`,
+          : `the registry ${host} answered ${statusOf(deleted.status)} deleting ${repository}@${digest}`,
       );
     },
   };
+}
+
+/** A status as the operator needs it: 401 means the credentials are missing or wrong. */
+function statusOf(status: number): string {
+  return status === 401 ? '401 (check REGISTRY_USERNAME and REGISTRY_PASSWORD)' : String(status);
 }
 
 function registryError(message: string, cause?: unknown): DomainError {

@@ -1,3 +1,5 @@
+import type { RegistryAuth } from './registry-auth.js';
+
 /**
  * The container runtime the worker drives. The first implementation is one Docker engine
  * (docker-runtime.ts, the only file importing dockerode); a Swarm driver could implement the same
@@ -85,11 +87,11 @@ export interface ContainerRuntime {
   /**
    * Tags a local image as `repository:tag` and pushes it there; resolves with the pushed
    * `repository@sha256:…`, the reference every node pulls the same image by. Rejects with
-   * image_unavailable when the local image does not exist.
+   * image_unavailable when the local image does not exist. `auth`: the registry's credentials.
    */
   pushImage(
     source: string,
-    target: { repository: string; tag: string },
+    target: { repository: string; tag: string; auth?: RegistryAuth },
     signal?: AbortSignal,
   ): Promise<string>;
   /**

@@ -6,6 +6,7 @@ import { PermanentStepError } from '../pipeline/step-errors.js';
 import { createDockerClient, objectSegment } from './docker-client.js';
 import { fail, ignoreStatus, statusOf } from './docker-errors.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
+import type { RegistryAuth } from './registry-auth.js';
 import type { Labels } from './runtime.js';
 import {
   endpointsOf,
@@ -39,6 +40,8 @@ export interface SwarmRuntimeOptions {
   timeoutMs: number;
   /** Swarm's update monitor (RELEASE_STABILIZATION_MS): a task failing within it rolls the update back. */
   monitorMs: number;
+  /** The platform registry's credentials, handed to Swarm with each service for its nodes' pulls. */
+  registryAuth?: RegistryAuth;
   pollMs?: number;
 }
 
@@ -93,15 +96,21 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       (service) => service.Spec?.Name === spec.Name,
     );
     if (!current) {
-      const created = (await docker
-        .createService(spec)
-        .catch(fail(`cannot create Swarm service ${spec.Name}`))) as { id?: string; ID?: string };
+      const created = (await (
+        options.registryAuth ? docker.createService(options.registryAuth, spec) : docker.createService(spec)
+      ).catch(fail(`cannot create Swarm service ${spec.Name}`))) as { id?: string; ID?: string };
       return { outcome: 'created', id: created.id ?? created.ID ?? spec.Name! };
     }
     // A retried job finds its own release already written: watch it rather than update again.
     if (current.Spec?.Labels?.[DEPLOYMENT_LABEL] === release.deploymentId)
       return { outcome: 'current', id: current.ID };
-    await updateSwarmService(docker, current.ID, () => spec, `update Swarm service ${spec.Name}`);
+    await updateSwarmService(
+      docker,
+      current.ID,
+      () => spec,
+      `update Swarm service ${spec.Name}`,
+      options.registryAuth,
+    );
     return { outcome: 'updated', id: current.ID };
   }
 

@@ -1,7 +1,8 @@
 import type Docker from 'dockerode';
 import { fail, toRuntimeError } from './docker-errors.js';
+import type { RegistryAuth } from './registry-auth.js';
 
-/** Query parameters of a service update that travel beside the spec (dockerode sends both). */
+/** A changed spec, and `rollback: 'previous'` to ask Swarm for the previous spec instead. */
 type UpdateBody = Docker.ServiceSpec & { rollback?: 'previous' };
 
 /**
@@ -15,6 +16,7 @@ export async function updateSwarmService(
   id: string,
   change: (current: Docker.Service) => UpdateBody,
   what = `update Swarm service ${id}`,
+  auth?: RegistryAuth,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
     const current = (await docker
@@ -22,7 +24,15 @@ export async function updateSwarmService(
       .inspect()
       .catch(fail(`cannot inspect Swarm service ${id}`))) as Docker.Service;
     try {
-      await docker.getService(id).update({ version: current.Version?.Index, ...change(current) });
+      const { rollback, ...spec } = change(current);
+      // Query and body apart: given one object, docker-modem sends all of it as the query string
+      // too, tenant variables included. The credentials become the X-Registry-Auth header; without
+      // them Swarm keeps those the spec has (registryAuthFrom=spec).
+      await docker.getService(id).update({
+        _query: { version: current.Version?.Index, ...(rollback ? { rollback } : {}) },
+        _body: spec,
+        ...(auth ? { authconfig: auth } : {}),
+      });
       return;
     } catch (error) {
       if (attempt < 3 && /out of sequence/i.test(toRuntimeError(error, '').message)) continue;

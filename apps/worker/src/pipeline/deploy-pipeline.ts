@@ -1,4 +1,5 @@
 import { parseCompose, renderCompose, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
+import type { RegistryAuth } from '../adapters/registry-auth.js';
 import type { WorkerDeployment, WorkerDeploymentStore, WorkerService } from '@hostctl/db';
 import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
@@ -42,7 +43,7 @@ export interface PipelineDeps extends ReleaseDeps {
    * single engine's cutover. `runtime` still pulls and builds; with `registry` set, the plan's
    * images are pushed there for the nodes (release/image-distribution.ts).
    */
-  swarm?: { runtime: ServiceRuntime; registry?: string };
+  swarm?: { runtime: ServiceRuntime; registry?: string; registryAuth?: RegistryAuth };
 }
 
 export interface PipelineRun {
@@ -104,7 +105,7 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
 
 async function runOnSwarm(
   deps: PipelineDeps,
-  { runtime: swarm, registry }: NonNullable<PipelineDeps['swarm']>,
+  { runtime: swarm, registry, registryAuth }: NonNullable<PipelineDeps['swarm']>,
   run: PipelineRun,
 ): Promise<PipelineResult> {
   const last = await deps.store.lastSucceeded(run.service.id);
@@ -115,6 +116,7 @@ async function runOnSwarm(
     const runnable = registry
       ? await distributeImages(deps.runtime, prepared.runnable, {
           registry,
+          ...(registryAuth ? { auth: registryAuth } : {}),
           serviceId: run.service.id,
           deploymentId: run.deployment.id,
           log: run.log,

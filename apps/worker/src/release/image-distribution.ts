@@ -1,6 +1,7 @@
 import type { Plan } from '@hostctl/compose';
 import { dockerNamePrefix } from '@hostctl/domain';
 import type { ImageRegistry } from '../adapters/image-registry.js';
+import type { RegistryAuth } from '../adapters/registry-auth.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 
@@ -14,6 +15,8 @@ import type { DeployLog } from '../pipeline/deploy-log.js';
  */
 export interface DistributionRun {
   registry: string;
+  /** The registry's credentials (REGISTRY_USERNAME): the push needs them. */
+  auth?: RegistryAuth;
   serviceId: string;
   deploymentId: string;
   log: DeployLog;
@@ -32,7 +35,11 @@ export async function distributeImages(
     if (!reference) {
       reference = await runtime.pushImage(
         container.image,
-        { repository: repositoryFor(run, container.name), tag: run.deploymentId },
+        {
+          repository: repositoryFor(run, container.name),
+          tag: run.deploymentId,
+          ...(run.auth ? { auth: run.auth } : {}),
+        },
         run.signal,
       );
       pushed.set(container.image, reference);

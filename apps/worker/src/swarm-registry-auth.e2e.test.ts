@@ -1,0 +1,119 @@
+import { randomUUID } from 'node:crypto';
+import type { PlanContainer } from '@hostctl/compose';
+import { DomainError } from '@hostctl/domain';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDockerRuntime } from './adapters/docker-runtime.js';
+import { createImageRegistry } from './adapters/image-registry.js';
+import { createSwarmRuntime } from './adapters/swarm-runtime.js';
+import { startAuthRegistry, type AuthRegistry } from './testing/auth-registry.js';
+import { TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
+
+// Issue 17: "pull credentials handled; a node that cannot pull is an error the deployment
+// reports". Against a real registry that wants credentials (htpasswd): the worker pushes with
+// REGISTRY_USERNAME/PASSWORD, lists and deletes with them, and hands them to Swarm with the
+// service, so the node pulls; a Swarm service written without them cannot pull, and the release
+// is image_unavailable. Without credentials every step is refused.
+let registry: AuthRegistry;
+const engine = createDockerRuntime({ socketPath: process.env.DOCKER_SOCKET ?? '/var/run/docker.sock' });
+const prefix = `hostctl/auth-${randomUUID().slice(0, 8)}-`;
+const instance = `hostctl-auth-${randomUUID().slice(0, 8)}`;
+const log = { info: async () => {}, error: async () => {} };
+const serviceIds: string[] = [];
+let pushed = '';
+
+beforeAll(async () => {
+  registry = await startAuthRegistry();
+});
+afterAll(async () => {
+  const swarm = createSwarmRuntime({
+    socketPath: swarmTestSocket(),
+    instance,
+    timeoutMs: 30_000,
+    monitorMs: 0,
+  });
+  for (const serviceId of serviceIds) await swarm.tearDown(serviceId).catch(() => undefined);
+  await registry?.stop();
+});
+
+const webOf = (image: string): PlanContainer => ({
+  name: 'web',
+  image,
+  command: ['httpd', '-f', '-p', '8080'],
+  environment: {},
+  labels: {},
+  volumes: [],
+  ports: [8080],
+  dependsOn: [],
+  restart: 'always',
+  init: true,
+  limits: {},
+});
+const releaseOf = (image: string) => {
+  const serviceId = randomUUID();
+  serviceIds.push(serviceId);
+  return {
+    serviceId,
+    deploymentId: randomUUID(),
+    plan: { containers: [webOf(image)], volumes: [], web: { container: 'web', port: 8080 } },
+  };
+};
+
+describe('RUNTIME=swarm with a platform registry that wants credentials', { timeout: 120_000 }, () => {
+  it('pushes only with the credentials', async () => {
+    const target = { repository: `${registry.address}/${prefix}web`, tag: 'release-1' };
+    await expect(engine.pushImage(TEST_IMAGE, target)).rejects.toThrow(
+      /no basic auth credentials|unauthorized/i,
+    );
+    pushed = await engine.pushImage(TEST_IMAGE, { ...target, auth: registry.auth });
+    expect(pushed).toMatch(new RegExp(`^${registry.address}/${prefix}web@sha256:[a-f0-9]{64}$`));
+  });
+
+  it('lists and deletes what it pushed with the credentials; the registry refuses anyone else', async () => {
+    const anonymous = createImageRegistry({ registry: registry.address });
+    await expect(anonymous.repositories(prefix)).rejects.toThrow(/401/);
+    const withAuth = createImageRegistry({ registry: registry.address, auth: registry.auth });
+    expect(await withAuth.repositories(prefix)).toEqual([`${prefix}web`]);
+    expect(await withAuth.tags(`${prefix}web`)).toEqual(['release-1']);
+    expect(await withAuth.digest(`${prefix}web`, 'release-1')).toBe(pushed.split('@')[1]);
+  });
+
+  it('hands the credentials to Swarm with the service: its task pulls and runs', async () => {
+    const swarm = createSwarmRuntime({
+      socketPath: swarmTestSocket(),
+      instance,
+      timeoutMs: 60_000,
+      monitorMs: 500,
+      pollMs: 200,
+      registryAuth: registry.auth,
+    });
+    const release = releaseOf(pushed);
+    await swarm.up(release, log);
+    const [web] = await swarm.observe(release.serviceId);
+    expect(web).toMatchObject({ desiredReplicas: 1, runningReplicas: 1 });
+  });
+
+  it('a Swarm service written without them cannot pull: the release is image_unavailable', async () => {
+    // The swarm engine may hold the image from the previous case: another tag of another
+    // repository is an image no node has.
+    const target = {
+      repository: `${registry.address}/${prefix}other`,
+      tag: 'release-2',
+      auth: registry.auth,
+    };
+    const other = await engine.pushImage(TEST_IMAGE, target);
+    const swarm = createSwarmRuntime({
+      socketPath: swarmTestSocket(),
+      instance,
+      timeoutMs: 60_000,
+      monitorMs: 500,
+      pollMs: 200,
+    });
+    const failure = await swarm.up(releaseOf(other), log).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(failure).toBeInstanceOf(DomainError);
+    expect(failure).toMatchObject({ code: 'image_unavailable' });
+    expect((failure as Error).message).toMatch(/could not pull the image/);
+  });
+});
