@@ -106,8 +106,8 @@ suite() {
 
 # The project names of the workspace, so the CPU-bound lane takes every project the other steps do
 # not name (a new project is run without editing this script).
-docker_lane=(worker e2e-swarm e2e images)
-late_projects=(web-browser)
+docker_lane=(worker e2e-swarm images web-browser)
+late_projects=(e2e)
 mapfile -t all_projects < <(pnpm exec vitest list --config vitest.workspace.ts --filesOnly --json 2>/dev/null |
   node -e 'const files = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
     console.log([...new Set(files.map((f) => f.projectName))].sort().join("\n"))')
@@ -125,7 +125,7 @@ swarm_free="$DATA/test-swarm-free"
 rm -f "$swarm_free"
 
 limit=${VITEST_TIMEOUT:-1800}
-say "two lanes at once: static checks, $((${#rest_args[@]} / 2)) projects, fault-swarm, ${late_projects[*]} | ${docker_lane[*]}"
+say "two lanes at once: static checks, $((${#rest_args[@]} / 2)) projects, ${late_projects[*]}, fault-swarm | ${docker_lane[*]}"
 (
   check typecheck pnpm -s typecheck
   check lint pnpm -s lint
@@ -134,13 +134,14 @@ say "two lanes at once: static checks, $((${#rest_args[@]} / 2)) projects, fault
   if ((${#rest_args[@]} > 0)); then
     suite rest "$limit" --config vitest.workspace.ts "${rest_args[@]}"
   fi
-  # Its own database, Redis, workers and the swarm engine: the single engine's e2e run beside it.
-  wait_for_file "$swarm_free" "$limit"
-  FAULT_RUNTIME=swarm FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} \
-    suite fault-swarm "${FAULT_TIMEOUT:-900}" --config tests/fault/vitest.config.ts
+  # The single engine's e2e run (its own database: beside e2e-swarm is fine).
   for project in "${late_projects[@]}"; do
     suite "$project" "$limit" --config vitest.workspace.ts --project "$project"
   done
+  # Its own database, Redis, workers; it restarts the swarm engine, so only once nothing else uses it.
+  wait_for_file "$swarm_free" "$limit"
+  FAULT_RUNTIME=swarm FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} \
+    suite fault-swarm "${FAULT_TIMEOUT:-900}" --config tests/fault/vitest.config.ts
 ) &
 (
   for project in "${docker_lane[@]}"; do

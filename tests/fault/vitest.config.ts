@@ -5,7 +5,7 @@ import { defineConfig } from 'vitest/config';
 // The fault-injection suite: `pnpm test:fault`. Not a project of the root vitest.workspace.ts
 // (it SIGKILLs workers and restarts its Redis, and Docker with FAULT_RESTART_DOCKER=1), so it runs
 // as its own steps of scripts/test-all.sh: with FAULT_RUNTIME=swarm (it restarts the swarm engine)
-// beside the single-engine e2e run, on the single engine alone and last.
+// beside other tests once nothing else uses that engine; on the single engine alone and last.
 export default defineConfig({
   test: {
     name: 'fault',

@@ -1,9 +1,3 @@
-/**
- * The end-to-end suite has its own database: its worker's reconciler sweeps every row, and must not
- * deploy what the API tests leave queued in theirs.
- */
-export const E2E_DATABASE_URL =
-  process.env.E2E_DATABASE_URL ?? 'postgresql://postgres@127.0.0.1:5432/hostctl_e2e_test';
 export const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 export const TEST_IMAGE = process.env.TEST_IMAGE ?? 'local/busybox:1';
 
@@ -13,6 +7,19 @@ export const TEST_IMAGE = process.env.TEST_IMAGE ?? 'local/busybox:1';
  */
 export type Runtime = 'docker' | 'swarm';
 export const E2E_RUNTIME: Runtime = process.env.E2E_RUNTIME === 'swarm' ? 'swarm' : 'docker';
+
+/**
+ * The end-to-end suite has its own database: its worker's reconciler sweeps every row, and must not
+ * deploy what the API tests leave queued in theirs. One per runtime, so `e2e` and `e2e-swarm` can
+ * run side by side (scripts/test-all.sh).
+ */
+export function e2eDatabaseUrl(runtime: Runtime): string {
+  return (
+    process.env.E2E_DATABASE_URL ??
+    `postgresql://postgres@127.0.0.1:5432/hostctl_e2e${runtime === 'swarm' ? '_swarm' : ''}_test`
+  );
+}
+export const E2E_DATABASE_URL = e2eDatabaseUrl(E2E_RUNTIME);
 
 /** The worker's settings for a runtime (the project's by default; a Swarm-only file asks for swarm). */
 export function runtimeEnv(runtime: Runtime = E2E_RUNTIME): Record<string, string> {

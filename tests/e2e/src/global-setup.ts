@@ -1,7 +1,10 @@
+import type { TestProject } from 'vitest/node';
 import { ensureDatabase, migrate, MIGRATIONS_DIR } from '@hostctl/db';
-import { E2E_DATABASE_URL } from './env.js';
+import { e2eDatabaseUrl } from './env.js';
 
-export default async function setup(): Promise<void> {
-  await ensureDatabase(E2E_DATABASE_URL);
-  await migrate(E2E_DATABASE_URL, MIGRATIONS_DIR);
+/** The database of the project's runtime (its `test.env`: E2E_RUNTIME=swarm for e2e-swarm). */
+export default async function setup(project: TestProject): Promise<void> {
+  const url = e2eDatabaseUrl(project.config.env.E2E_RUNTIME === 'swarm' ? 'swarm' : 'docker');
+  await ensureDatabase(url);
+  await migrate(url, MIGRATIONS_DIR);
 }
