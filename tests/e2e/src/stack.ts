@@ -22,7 +22,10 @@ export interface Stack {
 }
 
 function start(entry: string, env: Record<string, string>, logs: string[]): ChildProcess {
-  const child = spawn(TSX, [path.join(ROOT, entry)], {
+  // `node --import tsx`, not the tsx binary: that one runs the app in a child process of its own,
+  // so killWorkers' SIGKILL killed only the wrapper and left the worker running as an orphan (seen:
+  // a worker of an earlier run still sweeping the e2e database an hour later).
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: 'pipe',

@@ -18,8 +18,13 @@ import { swarmServicesOf } from './workloads.js';
  * Issue 17's fault case under RUNTIME=swarm: the only worker is SIGKILLed while Swarm replaces a
  * service's task (the new release is slow to pass its health check). A worker started afterwards
  * takes the job over once its lock expires, finds the Swarm service already on this release and
- * waits for Swarm's verdict: the deployment succeeds, one Swarm service of the release is left,
- * and the old release answered every request until the new one did.
+ * waits for Swarm's verdict: the deployment succeeds and one Swarm service of the release is left.
+ *
+ * Requests are lost in between (docs/multi-host.md): the dead worker's follower was keeping the
+ * route on the old task, and once the new task is healthy Swarm stops the old one by itself, so
+ * the route points at a stopped task until the new worker routes again. What holds: no request
+ * fails once the deployment has succeeded, and both releases answered. (Until the test stack
+ * killed the app rather than its tsx wrapper, the "killed" worker lived on and this lost nothing.)
  */
 const env = runtimeEnv('swarm');
 let stack: Stack;
@@ -52,9 +57,10 @@ describe('RUNTIME=swarm: a worker killed during a Swarm update', () => {
     expect((await eventually(() => viaCaddy(host), isGood)).body).toBe('release-0');
   });
 
-  it('is taken over by a new worker, and the release completes with no failed request', async () => {
+  it('is taken over by a new worker, and no request fails once the release has completed', async () => {
     const traffic = startTraffic(host);
     let takeoverMs = 0;
+    let succeededAt = 0;
     try {
       // Ready only after 8 s: the kill lands while Swarm waits for the new task's health check.
       const deploymentId = await release(api, serviceId, {
@@ -73,17 +79,22 @@ describe('RUNTIME=swarm: a worker killed during a Swarm update', () => {
       stack.startWorker();
       const outcome = await waitDeployment(api, deploymentId);
       expect(outcome.status, JSON.stringify(outcome)).toBe('succeeded');
-      takeoverMs = Date.now() - killedAt;
+      succeededAt = Date.now();
+      takeoverMs = succeededAt - killedAt;
       expect(await soleSet(serviceId, 'swarm')).toBe(deploymentId);
       expect((await viaCaddy(host)).body).toBe('release-1');
+      // A few more seconds of traffic after the success: all of it must answer.
+      await new Promise((resolve) => setTimeout(resolve, 3000));
     } finally {
       await traffic.stop();
     }
     const seen = tally(traffic.answers);
+    const failed = traffic.answers.filter((answer) => !isGood(answer));
+    const windowMs = failed.length > 0 ? failed.at(-1)!.at - failed[0]!.at : 0;
     console.log(
-      `[swarm worker kill] succeeded ${takeoverMs} ms after the kill; ${seen.total} requests, ${seen.bad.length} not 2xx: ${JSON.stringify(seen.bodies)}`,
+      `[swarm worker kill] succeeded ${takeoverMs} ms after the kill; ${seen.total} requests, ${seen.bad.length} not 2xx within ${windowMs} ms: ${JSON.stringify(seen.bodies)}`,
     );
-    expect(seen.bad).toEqual([]);
+    expect(tally(traffic.answers.filter((answer) => answer.at >= succeededAt)).bad).toEqual([]);
     expect(Object.keys(seen.bodies).sort()).toEqual(['release-0', 'release-1']);
   });
 });
