@@ -1,10 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import type { PlanContainer } from '@hostctl/compose';
 import { DomainError } from '@hostctl/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { createImageRegistry } from './adapters/image-registry.js';
+import type { RegistryAuth } from './adapters/registry-auth.js';
 import { createSwarmRuntime } from './adapters/swarm-runtime.js';
+import { webPlan } from './testing/plan-fixtures.js';
 import { startAuthRegistry, type AuthRegistry } from './testing/auth-registry.js';
 import { TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
 
@@ -25,38 +26,32 @@ beforeAll(async () => {
   registry = await startAuthRegistry();
 });
 afterAll(async () => {
-  const swarm = createSwarmRuntime({
-    socketPath: swarmTestSocket(),
-    instance,
-    timeoutMs: 30_000,
-    monitorMs: 0,
-  });
-  for (const serviceId of serviceIds) await swarm.tearDown(serviceId).catch(() => undefined);
+  for (const serviceId of serviceIds)
+    await swarmRuntime()
+      .tearDown(serviceId)
+      .catch(() => undefined);
   await registry?.stop();
 });
 
-const webOf = (image: string): PlanContainer => ({
-  name: 'web',
-  image,
-  command: ['httpd', '-f', '-p', '8080'],
-  environment: {},
-  labels: {},
-  volumes: [],
-  ports: [8080],
-  dependsOn: [],
-  restart: 'always',
-  init: true,
-  limits: {},
-});
 const releaseOf = (image: string) => {
   const serviceId = randomUUID();
   serviceIds.push(serviceId);
   return {
     serviceId,
     deploymentId: randomUUID(),
-    plan: { containers: [webOf(image)], volumes: [], web: { container: 'web', port: 8080 } },
+    plan: webPlan(image, { command: ['httpd', '-f', '-p', '8080'] }),
   };
 };
+/** The driver as the worker makes it, with or without the registry's credentials. */
+const swarmRuntime = (registryAuth?: RegistryAuth) =>
+  createSwarmRuntime({
+    socketPath: swarmTestSocket(),
+    instance,
+    timeoutMs: 60_000,
+    monitorMs: 500,
+    pollMs: 200,
+    ...(registryAuth ? { registryAuth } : {}),
+  });
 
 describe('RUNTIME=swarm with a platform registry that wants credentials', { timeout: 120_000 }, () => {
   it('pushes only with the credentials', async () => {
@@ -78,14 +73,7 @@ describe('RUNTIME=swarm with a platform registry that wants credentials', { time
   });
 
   it('hands the credentials to Swarm with the service: its task pulls and runs', async () => {
-    const swarm = createSwarmRuntime({
-      socketPath: swarmTestSocket(),
-      instance,
-      timeoutMs: 60_000,
-      monitorMs: 500,
-      pollMs: 200,
-      registryAuth: registry.auth,
-    });
+    const swarm = swarmRuntime(registry.auth);
     const release = releaseOf(pushed);
     await swarm.up(release, log);
     const [web] = await swarm.observe(release.serviceId);
@@ -101,13 +89,7 @@ describe('RUNTIME=swarm with a platform registry that wants credentials', { time
       auth: registry.auth,
     };
     const other = await engine.pushImage(TEST_IMAGE, target);
-    const swarm = createSwarmRuntime({
-      socketPath: swarmTestSocket(),
-      instance,
-      timeoutMs: 60_000,
-      monitorMs: 500,
-      pollMs: 200,
-    });
+    const swarm = swarmRuntime();
     const failure = await swarm.up(releaseOf(other), log).then(
       () => undefined,
       (error: unknown) => error,

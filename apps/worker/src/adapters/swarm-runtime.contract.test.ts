@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { PlanContainer } from '@hostctl/compose';
 import { afterAll, describe, expect, it } from 'vitest';
+import { webPlan } from '../testing/plan-fixtures.js';
 import { serviceRuntimeContract } from '../testing/service-runtime-contract.js';
 import { SWARM_TEST_IMAGE, swarmTestSocket } from '../testing/test-env.js';
 import { createSwarmRuntime } from './swarm-runtime.js';
@@ -31,20 +31,7 @@ describe('Swarm runtime: what only Swarm does', { timeout: 90_000 }, () => {
   afterAll(() => runtime.tearDown(serviceId));
 
   it('runs the replicas a plan asks for, each task observed on its node', async () => {
-    const web: PlanContainer = {
-      name: 'web',
-      image: SWARM_TEST_IMAGE,
-      environment: {},
-      labels: {},
-      volumes: [],
-      ports: [8080],
-      dependsOn: [],
-      restart: 'always',
-      init: true,
-      limits: {},
-      replicas: 2,
-    };
-    const plan = { containers: [web], volumes: [], web: { container: 'web', port: 8080 } };
+    const plan = webPlan(SWARM_TEST_IMAGE, { replicas: 2 });
     await runtime.up({ serviceId, deploymentId: randomUUID(), plan }, log);
     const [observed] = await runtime.observe(serviceId);
     expect(observed).toMatchObject({ desiredReplicas: 2, runningReplicas: 2 });
