@@ -10,6 +10,7 @@ import {
   waitForDeployment,
   type CreatedService,
 } from './testing/fixtures.js';
+import { createSwarmRestarts } from './adapters/swarm-restarts.js';
 import { viaCaddy } from './testing/network-fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
@@ -119,6 +120,36 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     const [swarmService] = await swarmServicesOf(service.serviceId);
     expect(swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(deploymentId);
     first = deploymentId;
+  });
+
+  it('an update no job follows (its worker died) keeps answering: every worker follows Swarm’s updates', async () => {
+    // Swarm carries an update on without the worker that started it; a forced update written
+    // straight to the engine is such an update: no deploy job, no lock held, no reconciler here.
+    const before = await runningTasks(service.serviceId);
+    const watching = visitor(host);
+    app.updateFollower?.start();
+    try {
+      await createSwarmRestarts(swarmEngine, worker.prefix).restart(service.serviceId, ['web']);
+      await waitFor(
+        'Swarm to finish the update and stop the old task',
+        async () => {
+          const [swarmService] = await swarmServicesOf(service.serviceId);
+          const old = await swarmEngine.listTasks({ filters: { id: before } });
+          return (
+            swarmService?.UpdateStatus?.State === 'completed' &&
+            old.every((task: { Status?: { State?: string } }) => task.Status?.State !== 'running')
+          );
+        },
+        60_000,
+      );
+    } finally {
+      await app.updateFollower?.stop();
+    }
+    const seen = await watching.stop();
+    // The old task's port is closed now: a route left on it would answer 502.
+    expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
+    expect(seen.failures).toEqual([]);
+    expect((await runningTasks(service.serviceId)).filter((id) => before.includes(id))).toEqual([]);
   });
 
   it('a failed update is read from Swarm’s rollback: the deployment fails, the previous release answers', async () => {

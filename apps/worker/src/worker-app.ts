@@ -20,6 +20,7 @@ import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
 import { createDockerClient } from './adapters/docker-client.js';
 import { createSwarmRestarts } from './adapters/swarm-restarts.js';
 import { createSwarmRuntime } from './adapters/swarm-runtime.js';
+import { createSwarmUpdates } from './adapters/swarm-updates.js';
 import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
 import { createConsumerWatchdog } from './consumer-watchdog.js';
@@ -35,6 +36,8 @@ import { createNetworkRouter } from './network/network-wiring.js';
 import { createNotificationProcessor } from './notifications/notification.processor.js';
 import { createNotificationRelay } from './notifications/notification-relay.js';
 import { createReconciler } from './reconciler.js';
+import { TASK_FOLLOW_MS } from './release/swarm-release.js';
+import { createUpdateRouteFollower } from './network/update-route-follower.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
 import { createIptables } from './adapters/iptables.js';
@@ -125,6 +128,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   };
 
   const swarmOptions = { socketPath: managerSocket, instance, timeoutMs: readiness.timeoutMs };
+  const managerDocker = createDockerClient(managerSocket);
   const registryAuth = registryAuthOf(config);
   const withRegistryAuth = registryAuth ? { registryAuth } : {};
   const swarm =
@@ -237,9 +241,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
   });
   const reconciler = createReconciler({
-    ...(swarm
-      ? { swarm, swarmRestarts: createSwarmRestarts(createDockerClient(managerSocket), instance) }
-      : {}),
+    ...(swarm ? { swarm, swarmRestarts: createSwarmRestarts(managerDocker, instance) } : {}),
     deployments,
     services,
     producer,
@@ -263,6 +265,18 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       metrics.repaired('service_failed', repairs.servicesFailed);
     },
   });
+  // Every replica follows Swarm's updates, so a worker dying mid-release leaves no stale route.
+  const updateFollower = swarm
+    ? createUpdateRouteFollower({
+        updates: createSwarmUpdates(managerDocker, instance),
+        serviceRuntime: swarm,
+        router,
+        services,
+        locks,
+        intervalMs: TASK_FOLLOW_MS,
+        logger,
+      })
+    : undefined;
   const observers = createObservers({
     config,
     db,
@@ -283,6 +297,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   return {
     logger,
     reconciler,
+    /** RUNTIME=swarm: routes services Swarm updates when no job follows them; started with the reconciler. */
+    updateFollower,
     producer,
     metrics,
     watchdog,
@@ -322,7 +338,10 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       for (const worker of workers) void worker.run();
       await Promise.all(workers.map((worker) => worker.waitUntilReady()));
       watchdog.start(WATCHDOG_INTERVAL_MS);
-      if (options.reconcile !== false) reconciler.start(config.RECONCILE_INTERVAL_MS);
+      if (options.reconcile !== false) {
+        reconciler.start(config.RECONCILE_INTERVAL_MS);
+        updateFollower?.start();
+      }
       if (options.observe !== false) {
         observers.start();
         nodes.start();
@@ -335,6 +354,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       // First, or the watchdog would restart the consumers we are closing.
       await watchdog.stop();
       await reconciler.stop();
+      await updateFollower?.stop();
       await observers.stop();
       await nodes.stop();
       await relay.stop();

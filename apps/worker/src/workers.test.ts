@@ -2,6 +2,7 @@
 // payload passed the catalog's schema; anything else fails once, permanently, and the next job
 // still runs. Real Redis and BullMQ; the handlers are recording fakes.
 import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Queue, type Job, type Worker } from 'bullmq';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,11 @@ describe('job catalog in the worker', () => {
       { name: 'delete', data: { serviceId } },
       { name: 'lifecycle', data: { serviceId, action: 'restart' } },
     ]);
+  });
+
+  it('keeps with each job the replica that ran it (host and process id)', async () => {
+    const { job } = await settle(QUEUES.deployments, 'deploy', { deploymentId: randomUUID() });
+    expect(job.processedBy).toBe(`${hostname()}:${process.pid}`);
   });
 });
 

@@ -1,3 +1,4 @@
+import { hostname } from 'node:os';
 import { DelayedError, UnrecoverableError, Worker, type Job } from 'bullmq';
 import {
   InvalidJobPayloadError,
@@ -41,7 +42,10 @@ export function createWorkers(options: {
 }): Worker[] {
   const { connection, prefix, concurrency, processors, logger } = options;
   const observer = options.observer ?? noObserver;
-  const common = { connection, prefix, concurrency, autorun: false, ...WORKER_LOCKING };
+  // The replica a job ran on is kept with the job (BullMQ's `processedBy`): which worker held a
+  // job that stalled, or whose job to look at in its logs, is then a lookup, not a guess.
+  const name = `${hostname()}:${process.pid}`;
+  const common = { connection, prefix, concurrency, name, autorun: false, ...WORKER_LOCKING };
   const observed =
     (queue: string, dispatch: (job: Job, token?: string) => Promise<unknown>) =>
     async (job: Job, token?: string) => {

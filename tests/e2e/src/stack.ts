@@ -12,8 +12,11 @@ export interface Stack {
   apiUrl: string;
   env: Record<string, string>;
   processes: ChildProcess[];
-  /** SIGKILLs every running worker (no drain, locks left to expire); resolves with how many. */
-  killWorkers(): Promise<number>;
+  /**
+   * SIGKILLs every running worker, or only the one with process id `pid` (no drain, locks left to
+   * expire); resolves with how many.
+   */
+  killWorkers(pid?: number): Promise<number>;
   /** Starts one more worker process with the stack's environment. */
   startWorker(): void;
   /** Runs the operator CLI with the stack's environment and returns its parsed JSON output. */
@@ -100,8 +103,10 @@ export async function startStack(
     env,
     processes,
     startWorker,
-    async killWorkers() {
-      const running = workers.filter((worker) => !hasExited(worker));
+    async killWorkers(pid) {
+      const running = workers.filter(
+        (worker) => !hasExited(worker) && (pid === undefined || worker.pid === pid),
+      );
       await Promise.all(
         running.map(
           (worker) =>

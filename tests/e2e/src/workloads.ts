@@ -89,13 +89,18 @@ async function ownedBy(serviceId: string, runtime: Runtime): Promise<Record<stri
   return {
     ...common,
     services: (await swarmServicesOf(serviceId)).length,
-    tasks: ((await engine.listTasks({ filters })) as unknown[]).length,
+    tasks: (await swarmTasksOf(serviceId)).length,
   };
 }
 
 /** The service's Swarm services on the swarm engine (one per component). */
 export async function swarmServicesOf(serviceId: string): Promise<Docker.Service[]> {
   return swarmEngine().listServices({ filters: labelled(serviceId) });
+}
+
+/** The service's Swarm tasks, in every state Swarm still keeps. */
+export async function swarmTasksOf(serviceId: string): Promise<unknown[]> {
+  return swarmEngine().listTasks({ filters: labelled(serviceId) });
 }
 
 async function containers(serviceId: string): Promise<Unit[]> {

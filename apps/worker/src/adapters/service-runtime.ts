@@ -77,3 +77,14 @@ export function endpointsOf(
       task.desiredState === 'running' && task.state === 'running' && task.endpoint ? [task.endpoint] : [],
     );
 }
+
+/**
+ * The endpoints of every running task of the web component, whichever release it belongs to: where
+ * the proxy may send traffic while Swarm replaces the tasks, old and new alike. Only the web
+ * component publishes a port, so only its tasks have endpoints.
+ */
+export function runningWebEndpoints(components: ComponentObservation[]): { host: string; port: number }[] {
+  return components
+    .flatMap((item) => item.tasks)
+    .flatMap((task) => (task.state === 'running' && task.endpoint ? [task.endpoint] : []));
+}

@@ -2,7 +2,7 @@ import type Docker from 'dockerode';
 import { COMPONENT_LABEL, INSTANCE_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { fail } from './docker-errors.js';
 import { updateSwarmService } from './swarm-update.js';
-import type { SwarmService, SwarmTask } from './swarm-tasks.js';
+import { isReplacingTasks, type SwarmService, type SwarmTask } from './swarm-tasks.js';
 
 /**
  * Swarm replaces a failed task only as its restart policy says: with `restart: "no"` (condition
@@ -23,8 +23,6 @@ export interface SwarmRestarts {
 
 /** Desired states of a task Swarm is running or about to run (`ready`: waiting out a restart delay). */
 const WANTED = new Set(['running', 'ready']);
-/** Swarm is replacing the tasks itself: not a component to repair. */
-const CHANGING = new Set(['updating', 'rollback_started']);
 
 export function stoppedComponentsOf(
   services: SwarmService[],
@@ -39,7 +37,8 @@ export function stoppedComponentsOf(
     const labels = service.Spec?.Labels ?? {};
     const serviceId = labels[SERVICE_LABEL];
     const replicas = service.Spec?.Mode?.Replicated?.Replicas ?? 0;
-    if (!serviceId || replicas === 0 || CHANGING.has(service.UpdateStatus?.State ?? '')) continue;
+    // Swarm replacing the tasks itself is not a component to repair.
+    if (!serviceId || replicas === 0 || isReplacingTasks(service)) continue;
     if ((wanted.get(service.ID) ?? 0) >= replicas) continue;
     const component = labels[COMPONENT_LABEL] ?? service.Spec?.Name ?? service.ID;
     stopped.set(serviceId, [...(stopped.get(serviceId) ?? []), component]);

@@ -40,6 +40,12 @@ export function nodeInfoOf(node: {
 /** The fields read of a Swarm service (dockerode's type merges them with its handle class). */
 export type SwarmService = Pick<Docker.Service, 'ID' | 'Spec' | 'UpdateStatus'>;
 
+/** UpdateStatus states in which Swarm is replacing the service's tasks itself. */
+const REPLACING = new Set(['updating', 'rollback_started']);
+
+/** Swarm is replacing the service's tasks: an update, or its rollback, is under way. */
+export const isReplacingTasks = (service: SwarmService) => REPLACING.has(service.UpdateStatus?.State ?? '');
+
 export type Rollout =
   | { kind: 'done' }
   | { kind: 'pending'; detail: string }

@@ -1,6 +1,6 @@
 import type { Plan } from '@hostctl/compose';
 import { dialAddress, upstreamKey, type RouteTarget, type ServiceRouter } from '../adapters/router.js';
-import type { ServiceRuntime } from '../adapters/service-runtime.js';
+import { runningWebEndpoints, type ServiceRuntime } from '../adapters/service-runtime.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import type { ReleaseStep, ServiceRef } from './release-engine.js';
 
@@ -12,10 +12,13 @@ import type { ReleaseStep, ServiceRef } from './release-engine.js';
  * old and new, so the proxy always has a task that answers (and Caddy retries another on a refused
  * dial: caddy-routes.ts). A first release is routed only once it runs, as on the single engine.
  */
+/** How often a follower reads the tasks while Swarm replaces them. */
+export const TASK_FOLLOW_MS = 500;
+
 export interface SwarmReleaseDeps {
   serviceRuntime: ServiceRuntime;
   router: ServiceRouter;
-  /** How often the follower reads the tasks while Swarm updates (default 500 ms). */
+  /** How often the follower reads the tasks while Swarm updates (default TASK_FOLLOW_MS). */
   followMs?: number;
 }
 
@@ -34,7 +37,7 @@ export async function swarmRelease(deps: SwarmReleaseDeps, run: SwarmReleaseRun)
   const release = { serviceId: run.service.id, deploymentId: run.deploymentId, plan: run.plan };
   const web = run.plan.web;
   await run.checkpoint('create');
-  const follower = web && run.hasPrevious ? followRunningTasks(deps, run, web.container) : undefined;
+  const follower = web && run.hasPrevious ? followRunningTasks(deps, run) : undefined;
   try {
     await run.checkpoint('stabilize');
     await deps.serviceRuntime.up(release, run.log, run.signal);
@@ -65,14 +68,11 @@ export async function isServingOnSwarm(
  * Routes to every running task of the web component, whichever release it belongs to, each time
  * that set changes; the last set is routed again on stop (a failed update: the rolled-back tasks).
  */
-function followRunningTasks(deps: SwarmReleaseDeps, run: SwarmReleaseRun, component: string) {
+function followRunningTasks(deps: SwarmReleaseDeps, run: SwarmReleaseRun) {
   let routed = '';
   let stopped = false;
   const sync = async () => {
-    const targets = (await deps.serviceRuntime.observe(run.service.id))
-      .filter((item) => item.component === component)
-      .flatMap((item) => item.tasks)
-      .flatMap((task) => (task.state === 'running' && task.endpoint ? [task.endpoint] : []));
+    const targets = runningWebEndpoints(await deps.serviceRuntime.observe(run.service.id));
     const key = upstreamKey(targets);
     if (targets.length === 0 || key === routed) return;
     await route(deps.router, run, targets);
@@ -82,7 +82,7 @@ function followRunningTasks(deps: SwarmReleaseDeps, run: SwarmReleaseRun, compon
     while (!stopped) {
       // A failed read is tried again next round: the update itself decides the deployment.
       await sync().catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, deps.followMs ?? 500));
+      await new Promise((resolve) => setTimeout(resolve, deps.followMs ?? TASK_FOLLOW_MS));
     }
   })();
   return {
