@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { DomainError } from '@hostctl/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDockerClient } from './adapters/docker-client.js';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { createImageRegistry } from './adapters/image-registry.js';
 import type { RegistryAuth } from './adapters/registry-auth.js';
+import { createSwarmRestarts } from './adapters/swarm-restarts.js';
 import { createSwarmRuntime } from './adapters/swarm-runtime.js';
+import { waitFor } from './testing/fixtures.js';
 import { webPlan } from './testing/plan-fixtures.js';
 import { startAuthRegistry, type AuthRegistry } from './testing/auth-registry.js';
 import { TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
@@ -13,7 +16,8 @@ import { TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
 // reports". Against a real registry that wants credentials (htpasswd): the worker pushes with
 // REGISTRY_USERNAME/PASSWORD, lists and deletes with them, and hands them to Swarm with the
 // service, so the node pulls; a Swarm service written without them cannot pull, and the release
-// is image_unavailable. Without credentials every step is refused.
+// is image_unavailable. Without credentials every step is refused. A service left with an old
+// password gets the current one with its next write (a restore, start or restart).
 let registry: AuthRegistry;
 const engine = createDockerRuntime({ socketPath: process.env.DOCKER_SOCKET ?? '/var/run/docker.sock' });
 const prefix = `hostctl/auth-${randomUUID().slice(0, 8)}-`;
@@ -97,5 +101,28 @@ describe('RUNTIME=swarm with a platform registry that wants credentials', { time
     expect(failure).toBeInstanceOf(DomainError);
     expect(failure).toMatchObject({ code: 'image_unavailable' });
     expect((failure as Error).message).toMatch(/could not pull the image/);
+  });
+
+  it('a restore or restart writes the current credentials: a service left with an old password pulls again', async () => {
+    // A password changed since the service was written: Swarm keeps the old one with the spec,
+    // and every node's pull is refused until a write hands it the current one.
+    const target = {
+      repository: `${registry.address}/${prefix}rotated`,
+      tag: 'release-3',
+      auth: registry.auth,
+    };
+    const rotated = await engine.pushImage(TEST_IMAGE, target);
+    const release = releaseOf(rotated);
+    const stale = swarmRuntime({ ...registry.auth, password: 'the-password-before-rotation' });
+    await expect(stale.up(release, log)).rejects.toMatchObject({ code: 'image_unavailable' });
+
+    const docker = createDockerClient(swarmTestSocket());
+    await createSwarmRestarts(docker, instance, registry.auth).restart(release.serviceId, ['web']);
+    const swarm = swarmRuntime(registry.auth);
+    await waitFor(
+      'the restored task to pull and run',
+      async () => (await swarm.observe(release.serviceId))[0]?.runningReplicas === 1,
+      60_000,
+    );
   });
 });

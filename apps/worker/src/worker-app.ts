@@ -127,17 +127,19 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       .catch(() => undefined);
   };
 
-  const swarmOptions = { socketPath: managerSocket, instance, timeoutMs: readiness.timeoutMs };
-  const managerDocker = createDockerClient(managerSocket);
   const registryAuth = registryAuthOf(config);
   const withRegistryAuth = registryAuth ? { registryAuth } : {};
+  // Every write of a Swarm service carries the registry credentials: its tasks pull with them.
+  const swarmOptions = {
+    socketPath: managerSocket,
+    instance,
+    timeoutMs: readiness.timeoutMs,
+    ...withRegistryAuth,
+  };
+  const managerDocker = createDockerClient(managerSocket);
   const swarm =
     config.RUNTIME === 'swarm'
-      ? createSwarmRuntime({
-          ...swarmOptions,
-          monitorMs: config.RELEASE_STABILIZATION_MS,
-          ...withRegistryAuth,
-        })
+      ? createSwarmRuntime({ ...swarmOptions, monitorMs: config.RELEASE_STABILIZATION_MS })
       : undefined;
   // What the worker pushes for the nodes is pruned with the releases and removed with the service.
   const registryImages =
@@ -241,7 +243,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
   });
   const reconciler = createReconciler({
-    ...(swarm ? { swarm, swarmRestarts: createSwarmRestarts(managerDocker, instance) } : {}),
+    ...(swarm ? { swarm, swarmRestarts: createSwarmRestarts(managerDocker, instance, registryAuth) } : {}),
     deployments,
     services,
     producer,

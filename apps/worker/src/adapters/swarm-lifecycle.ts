@@ -35,8 +35,15 @@ export function createSwarmLifecycle(options: SwarmLifecycleOptions): SwarmLifec
         .catch(fail(`cannot list the tasks of ${serviceName}`))) as SwarmTask[]
     ).filter((task) => task.Status?.State === 'running');
 
+  // With the worker's registry credentials: a start or restart pulls with the current password.
   const update = (id: string, change: (spec: Docker.ServiceSpec) => Docker.ServiceSpec) =>
-    updateSwarmService(docker, id, (current) => change(current.Spec ?? {}));
+    updateSwarmService(
+      docker,
+      id,
+      (current) => change(current.Spec ?? {}),
+      `update Swarm service ${id}`,
+      options.registryAuth,
+    );
 
   async function settle(name: string, done: (tasks: SwarmTask[]) => boolean, what: string) {
     const deadline = Date.now() + options.timeoutMs;

@@ -1,6 +1,7 @@
 import type Docker from 'dockerode';
 import { COMPONENT_LABEL, INSTANCE_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { fail } from './docker-errors.js';
+import type { RegistryAuth } from './registry-auth.js';
 import { updateSwarmService } from './swarm-update.js';
 import { isReplacingTasks, type SwarmService, type SwarmTask } from './swarm-tasks.js';
 
@@ -46,7 +47,15 @@ export function stoppedComponentsOf(
   return stopped;
 }
 
-export function createSwarmRestarts(docker: Docker, instance: string): SwarmRestarts {
+/**
+ * `registryAuth`: the worker's registry credentials, sent with each forced update, so a restored
+ * task pulls with the current password rather than the one the service was last written with.
+ */
+export function createSwarmRestarts(
+  docker: Docker,
+  instance: string,
+  registryAuth?: RegistryAuth,
+): SwarmRestarts {
   const filters = (serviceId?: string) => ({
     label: [serviceId ? `${SERVICE_LABEL}=${serviceId}` : `${INSTANCE_LABEL}=${instance}`],
   });
@@ -75,6 +84,7 @@ export function createSwarmRestarts(docker: Docker, instance: string): SwarmRest
             },
           }),
           `restart Swarm service ${service.Spec?.Name}`,
+          registryAuth,
         );
       }
     },
