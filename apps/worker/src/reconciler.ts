@@ -5,9 +5,10 @@ import type { Logger } from 'pino';
 import type { ServiceRouter } from './adapters/router.js';
 import { type ContainerRuntime } from './adapters/runtime.js';
 import type { ServiceRuntime } from './adapters/service-runtime.js';
+import type { SwarmStandby } from './adapters/swarm-standby.js';
 import { removeAll } from './processors/delete.processor.js';
 import { messageOf } from './pipeline/step-errors.js';
-import { removeStraySetsOfServices } from './release/stray-sets.js';
+import { removeLeftoverStandbys, removeStraySetsOfServices } from './release/stray-sets.js';
 import { repairRunningServices, type RestorerDeps } from './service-restorer.js';
 import { syncRoutes } from './network/route-sync.js';
 
@@ -38,6 +39,8 @@ export interface ReconcilerDeps extends RestorerDeps {
    * that moved (a node died, a task was rescheduled).
    */
   swarm?: ServiceRuntime;
+  /** RUNTIME=swarm: the standbys of deployments that are over are removed like stray sets. */
+  swarmStandby?: Pick<SwarmStandby, 'held' | 'release'>;
   /** Re-installs the egress firewall rules a Docker or firewall restart may have removed (every replica, no lease). */
   egress?: { ensure(): Promise<void> };
   /** Sees each sweep: metrics. */
@@ -48,7 +51,10 @@ export interface Repairs {
   deploysRequeued: number;
   deletesRequeued: number;
   orphansRemoved: number;
-  /** Container sets of neither the current release nor a deployment in flight (a crash's leftovers). */
+  /**
+   * Container sets of neither the current release nor a deployment in flight (a crash's
+   * leftovers); under Swarm, standbys of deployments that are over.
+   */
   straySetsRemoved: number;
   servicesRestored: number;
   servicesFailed: number;
@@ -85,7 +91,11 @@ export function createReconciler(deps: ReconcilerDeps) {
         if (await ensureJob(deps, { name: 'delete', payload: { serviceId } })) repairs.deletesRequeued += 1;
       }
       repairs.orphansRemoved = await removeOrphans(deps);
-      if (!deps.swarm) repairs.straySetsRemoved = await removeStraySetsOfServices(deps);
+      repairs.straySetsRemoved = deps.swarmStandby
+        ? await removeLeftoverStandbys({ ...deps, standby: deps.swarmStandby })
+        : deps.swarm
+          ? 0
+          : await removeStraySetsOfServices(deps);
       const services = await repairRunningServices(deps);
       repairs.servicesRestored = services.restored;
       repairs.servicesFailed = services.failed;

@@ -168,6 +168,29 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
   });
 
+  it('a release that crashes within Swarm’s monitor: a standby of the previous one answers until the rollback runs', async () => {
+    // Runs (no healthcheck: at once), so Swarm stops the old task; exits 1 s later, within the
+    // 2 s monitor, so Swarm rolls back and must start the previous release again from nothing.
+    await db.service.update({
+      where: { id: service.serviceId },
+      data: { compose: compose({ command: 'httpd -p 8080 -h /www; sleep 1; exit 3' }) },
+    });
+    const watching = visitor(host);
+    const deploymentId = await redeploy(service.serviceId);
+    const deployment = await waitForDeployment(db, deploymentId, 150_000);
+    const seen = await watching.stop();
+    const log = (await deploymentLog(db, deploymentId)).join('\n');
+    expect(deployment.status, log).toBe('failed');
+    expect(log).toMatch(/Standby of the serving release runs \(hostctl-[0-9a-f]{12}--standby\)/);
+    expect(seen.failures).toEqual([]);
+    expect(seen.answers).toBeGreaterThan(5);
+    // The standby goes with the deployment; the previous release runs again in the web component.
+    const left = await swarmServicesOf(service.serviceId);
+    expect(left.map((item) => item.Spec?.Labels?.[DEPLOYMENT_LABEL])).toEqual([first]);
+    expect(left.map((item) => item.Spec?.Name)).toEqual([expect.stringMatching(/-web$/)]);
+    expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
+  });
+
   it('a deployment cancelled while Swarm updates is rolled back: the previous release keeps answering', async () => {
     // Never healthy: the new task stays "starting", so the update is still running when cancelled.
     await db.service.update({

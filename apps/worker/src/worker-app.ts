@@ -20,6 +20,7 @@ import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
 import { createDockerClient } from './adapters/docker-client.js';
 import { createSwarmRestarts } from './adapters/swarm-restarts.js';
 import { createSwarmRuntime } from './adapters/swarm-runtime.js';
+import { createSwarmStandby } from './adapters/swarm-standby.js';
 import { createSwarmUpdates } from './adapters/swarm-updates.js';
 import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
@@ -137,6 +138,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     ...withRegistryAuth,
   };
   const managerDocker = createDockerClient(managerSocket);
+  const swarmStandby = createSwarmStandby(managerDocker, swarmOptions);
   const swarm =
     config.RUNTIME === 'swarm'
       ? createSwarmRuntime({ ...swarmOptions, monitorMs: config.RELEASE_STABILIZATION_MS })
@@ -165,6 +167,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
           ? {
               swarm: {
                 runtime: swarm,
+                standby: swarmStandby,
                 ...(config.REGISTRY ? { registry: config.REGISTRY, ...withRegistryAuth } : {}),
               },
             }
@@ -243,7 +246,13 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
   });
   const reconciler = createReconciler({
-    ...(swarm ? { swarm, swarmRestarts: createSwarmRestarts(managerDocker, instance, registryAuth) } : {}),
+    ...(swarm
+      ? {
+          swarm,
+          swarmRestarts: createSwarmRestarts(managerDocker, instance, registryAuth),
+          swarmStandby,
+        }
+      : {}),
     deployments,
     services,
     producer,

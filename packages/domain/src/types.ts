@@ -82,6 +82,11 @@ export const INSTANCE_LABEL = 'io.hostctl.instance';
 export const SERVICE_LABEL = 'io.hostctl.service-id';
 export const DEPLOYMENT_LABEL = 'io.hostctl.deployment-id';
 export const COMPONENT_LABEL = 'io.hostctl.component';
+/**
+ * RUNTIME=swarm: a Swarm service holding a copy of the serving release's web component while
+ * Swarm updates it (apps/worker/src/adapters/swarm-standby.ts); never a component of the plan.
+ */
+export const STANDBY_LABEL = 'io.hostctl.standby';
 /** How many containers the deployment has: a service with fewer is missing one. */
 export const SET_SIZE_LABEL = 'io.hostctl.set-size';
 export const RESERVED_LABEL_PREFIX = 'io.hostctl.';

@@ -35,6 +35,11 @@ export interface ComponentObservation {
   deploymentId: string;
   desiredReplicas: number;
   runningReplicas: number;
+  /**
+   * Swarm: a standby, the serving release's web component held while Swarm updates it
+   * (swarm-standby.ts). Not a component of any plan: only its endpoints count, while it runs.
+   */
+  standby?: true;
   /** Swarm's UpdateStatus of the last update (absent: never updated, or the docker driver). */
   update?: { state: string; message?: string };
   tasks: TaskObservation[];
@@ -71,7 +76,7 @@ export function endpointsOf(
   deploymentId: string,
 ): { host: string; port: number }[] {
   return components
-    .filter((item) => item.component === component && item.deploymentId === deploymentId)
+    .filter((item) => !item.standby && item.component === component && item.deploymentId === deploymentId)
     .flatMap((item) => item.tasks)
     .flatMap((task) =>
       task.desiredState === 'running' && task.state === 'running' && task.endpoint ? [task.endpoint] : [],

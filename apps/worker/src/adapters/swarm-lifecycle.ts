@@ -8,7 +8,7 @@ import { fail } from './docker-errors.js';
 import type { SwarmRuntimeOptions } from './swarm-runtime.js';
 import { swarmNames } from './swarm-spec.js';
 import { updateSwarmService } from './swarm-update.js';
-import type { SwarmTask } from './swarm-tasks.js';
+import { isStandby, type SwarmTask } from './swarm-tasks.js';
 
 /**
  * stop/start/restart under RUNTIME=swarm. Stopping a task's container would only make Swarm start
@@ -57,11 +57,15 @@ export function createSwarmLifecycle(options: SwarmLifecycleOptions): SwarmLifec
   return {
     async perform(serviceId, action, plan) {
       const names = swarmNames(serviceId, options.instance);
-      const services = await docker
-        .listServices({
-          filters: { label: Object.entries(names.selector).map(([key, value]) => `${key}=${value}`) },
-        })
-        .catch(fail('cannot list Swarm services'));
+      // A standby only lives during a deployment, which holds the lock a lifecycle job waits for:
+      // one found here is a dead deployment's, for the reconciler to remove, not a component.
+      const services = (
+        await docker
+          .listServices({
+            filters: { label: Object.entries(names.selector).map(([key, value]) => `${key}=${value}`) },
+          })
+          .catch(fail('cannot list Swarm services'))
+      ).filter((service) => !isStandby(service));
       if (services.length === 0) {
         if (action === 'stop') return;
         throw new PermanentStepError('the service has no Swarm services to start; redeploy it');

@@ -3,7 +3,7 @@ import { COMPONENT_LABEL, INSTANCE_LABEL, SERVICE_LABEL } from '@hostctl/domain'
 import { fail } from './docker-errors.js';
 import type { RegistryAuth } from './registry-auth.js';
 import { updateSwarmService } from './swarm-update.js';
-import { isReplacingTasks, type SwarmService, type SwarmTask } from './swarm-tasks.js';
+import { isReplacingTasks, isStandby, type SwarmService, type SwarmTask } from './swarm-tasks.js';
 
 /**
  * Swarm replaces a failed task only as its restart policy says: with `restart: "no"` (condition
@@ -38,8 +38,8 @@ export function stoppedComponentsOf(
     const labels = service.Spec?.Labels ?? {};
     const serviceId = labels[SERVICE_LABEL];
     const replicas = service.Spec?.Mode?.Replicated?.Replicas ?? 0;
-    // Swarm replacing the tasks itself is not a component to repair.
-    if (!serviceId || replicas === 0 || isReplacingTasks(service)) continue;
+    // Swarm replacing the tasks itself is not a component to repair, nor is a standby.
+    if (!serviceId || replicas === 0 || isReplacingTasks(service) || isStandby(service)) continue;
     if ((wanted.get(service.ID) ?? 0) >= replicas) continue;
     const component = labels[COMPONENT_LABEL] ?? service.Spec?.Name ?? service.ID;
     stopped.set(serviceId, [...(stopped.get(serviceId) ?? []), component]);

@@ -18,6 +18,7 @@ import { swarmNames, swarmServiceSpec, swarmWarnings, type SwarmNames } from './
 import { updateSwarmService } from './swarm-update.js';
 import {
   failedTaskId,
+  isStandby,
   nodeInfoOf,
   observeComponent,
   rolloutOf,
@@ -155,7 +156,8 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       const warnings = swarmWarnings(release.plan);
       await ensureNetwork(names);
       await log.info(`Overlay network ${names.network} ready`);
-      const existing = await servicesOf(names);
+      // The standby is no component of any plan: never updated, nor removed as one the plan dropped.
+      const existing = (await servicesOf(names)).filter((service) => !isStandby(service));
       const pinned = release.plan.volumes.length > 0 ? await volumeNode(existing) : undefined;
       const written: Written[] = [];
       for (const container of release.plan.containers) {

@@ -28,6 +28,8 @@ const STOP_GRACE_NS = 10_000 * NS_PER_MS;
 export interface SwarmNames {
   network: string;
   service(component: string): string;
+  /** The standby's Swarm service: `--` never appears in a component's name (compose.parser.ts). */
+  standby: string;
   volume(name: string): string;
   /** Labels of everything the service owns (networks, volumes, Swarm services). */
   labels: Labels;
@@ -40,6 +42,7 @@ export function swarmNames(serviceId: string, instance: string): SwarmNames {
   return {
     network: `${prefix}-net`,
     service: (component) => `${prefix}-${component}`,
+    standby: `${prefix}--standby`,
     // The single engine's volume names: a service keeps its data when an installation migrates.
     volume: (name) => `${prefix}-${name}`,
     labels: { [OWNER_LABEL]: 'true', [SERVICE_LABEL]: serviceId, [INSTANCE_LABEL]: instance },

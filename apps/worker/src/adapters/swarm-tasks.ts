@@ -1,5 +1,5 @@
 import type Docker from 'dockerode';
-import { COMPONENT_LABEL, DEPLOYMENT_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, DEPLOYMENT_LABEL, STANDBY_LABEL } from '@hostctl/domain';
 import type { PlanContainer } from '@hostctl/compose';
 import type { ComponentObservation, TaskObservation } from './service-runtime.js';
 
@@ -42,6 +42,9 @@ export type SwarmService = Pick<Docker.Service, 'ID' | 'Spec' | 'UpdateStatus'>;
 
 /** UpdateStatus states in which Swarm is replacing the service's tasks itself. */
 const REPLACING = new Set(['updating', 'rollback_started']);
+
+/** Whether the Swarm service is a standby (swarm-standby.ts) rather than a component of the plan. */
+export const isStandby = (service: SwarmService) => service.Spec?.Labels?.[STANDBY_LABEL] === 'true';
 
 /** Swarm is replacing the service's tasks: an update, or its rollback, is under way. */
 export const isReplacingTasks = (service: SwarmService) => REPLACING.has(service.UpdateStatus?.State ?? '');
@@ -152,6 +155,7 @@ export function observeComponent(
   });
   return {
     component: labels[COMPONENT_LABEL] ?? service.Spec?.Name ?? service.ID,
+    ...(labels[STANDBY_LABEL] === 'true' ? { standby: true as const } : {}),
     deploymentId: labels[DEPLOYMENT_LABEL] ?? '',
     desiredReplicas: service.Spec?.Mode?.Replicated?.Replicas ?? 0,
     runningReplicas: observed.filter((task) => task.desiredState === 'running' && task.state === 'running')

@@ -17,6 +17,7 @@ import { builtImageRepositories } from '../sources/build-images.js';
 import { planFromRepository, type RepositorySourceDeps } from '../sources/repository-source.js';
 import { serviceObjects } from './service-objects.js';
 import type { ServiceRuntime } from '../adapters/service-runtime.js';
+import type { SwarmStandby } from '../adapters/swarm-standby.js';
 import { isServingOnSwarm, swarmRelease } from '../release/swarm-release.js';
 import { dockerWarnings } from '../release/docker-service-runtime.js';
 import { distributeImages } from '../release/image-distribution.js';
@@ -41,9 +42,15 @@ export interface PipelineDeps extends ReleaseDeps {
   /**
    * RUNTIME=swarm: the release runs as Swarm services (release/swarm-release.ts) instead of the
    * single engine's cutover. `runtime` still pulls and builds; with `registry` set, the plan's
-   * images are pushed there for the nodes (release/image-distribution.ts).
+   * images are pushed there for the nodes (release/image-distribution.ts); `standby` holds the
+   * serving release's web component during an update (adapters/swarm-standby.ts).
    */
-  swarm?: { runtime: ServiceRuntime; registry?: string; registryAuth?: RegistryAuth };
+  swarm?: {
+    runtime: ServiceRuntime;
+    registry?: string;
+    registryAuth?: RegistryAuth;
+    standby?: SwarmStandby;
+  };
 }
 
 export interface PipelineRun {
@@ -105,7 +112,7 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
 
 async function runOnSwarm(
   deps: PipelineDeps,
-  { runtime: swarm, registry, registryAuth }: NonNullable<PipelineDeps['swarm']>,
+  { runtime: swarm, registry, registryAuth, standby }: NonNullable<PipelineDeps['swarm']>,
   run: PipelineRun,
 ): Promise<PipelineResult> {
   const last = await deps.store.lastSucceeded(run.service.id);
@@ -124,7 +131,7 @@ async function runOnSwarm(
         })
       : prepared.runnable;
     await swarmRelease(
-      { serviceRuntime: swarm, router: deps.router },
+      { serviceRuntime: swarm, router: deps.router, drainMs: deps.drainMs, ...(standby ? { standby } : {}) },
       {
         service: run.service,
         deploymentId: run.deployment.id,

@@ -2,6 +2,7 @@ import { DEPLOYMENT_LABEL, INSTANCE_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@h
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
 import type { ContainerRuntime } from '../adapters/runtime.js';
+import type { SwarmStandby } from '../adapters/swarm-standby.js';
 import { messageOf } from '../pipeline/step-errors.js';
 import { removeSet } from './container-sets.js';
 
@@ -64,6 +65,35 @@ export async function removeStraySetsOfServices(deps: StraySetDeps): Promise<num
       deps.logger.warn(
         { serviceId, err: messageOf(error) },
         'reconciler: could not remove a stray set; next sweep retries',
+      );
+    } finally {
+      await lease.release();
+    }
+  }
+  return removed;
+}
+
+/**
+ * RUNTIME=swarm: the same for a standby (adapters/swarm-standby.ts) that outlived its deployment
+ * (its worker died, and the job was not resumed). One of a deployment still in flight stays: the
+ * resumed job removes it at its end, and until then it answers while Swarm carries the update on.
+ */
+export async function removeLeftoverStandbys(
+  deps: Omit<StraySetDeps, 'runtime'> & { standby: Pick<SwarmStandby, 'held' | 'release'> },
+): Promise<number> {
+  let removed = 0;
+  for (const serviceId of await deps.standby.held()) {
+    const lease = await deps.locks.tryAcquire(serviceId);
+    if (!lease) continue;
+    try {
+      if ((await deps.deployments.inFlightIds(serviceId)).length > 0) continue;
+      await deps.standby.release(serviceId);
+      removed += 1;
+      deps.logger.info({ serviceId }, 'reconciler: removed the standby of a deployment that is over');
+    } catch (error) {
+      deps.logger.warn(
+        { serviceId, err: messageOf(error) },
+        'reconciler: could not remove a standby; next sweep retries',
       );
     } finally {
       await lease.release();

@@ -1,8 +1,13 @@
 import type { Plan } from '@hostctl/compose';
 import { dialAddress, upstreamKey, type RouteTarget, type ServiceRouter } from '../adapters/router.js';
 import { runningWebEndpoints, type ServiceRuntime } from '../adapters/service-runtime.js';
+import type { SwarmStandby } from '../adapters/swarm-standby.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
+import { messageOf } from '../pipeline/step-errors.js';
 import type { ReleaseStep, ServiceRef } from './release-engine.js';
+
+/** How often a follower reads the tasks while Swarm replaces them. */
+export const TASK_FOLLOW_MS = 500;
 
 /**
  * A release under RUNTIME=swarm (docs/swarm-runtime.md). Swarm replaces the tasks itself
@@ -11,13 +16,19 @@ import type { ReleaseStep, ServiceRef } from './release-engine.js';
  * tasks (`route`). While Swarm swaps tasks, a follower keeps the route on every running web task,
  * old and new, so the proxy always has a task that answers (and Caddy retries another on a refused
  * dial: caddy-routes.ts). A first release is routed only once it runs, as on the single engine.
+ *
+ * Before an update, a standby of the serving release's web component starts (swarm-standby.ts):
+ * Swarm stops the old task as soon as the new one runs, so without it a release that crashes
+ * within Swarm's monitor leaves nothing that answers until the rollback's task runs. It stays
+ * through the drain after a success, and goes once the rolled-back tasks run after a failure.
  */
-/** How often a follower reads the tasks while Swarm replaces them. */
-export const TASK_FOLLOW_MS = 500;
-
 export interface SwarmReleaseDeps {
   serviceRuntime: ServiceRuntime;
   router: ServiceRouter;
+  /** Holds the serving release's web component during an update (absent: no standby). */
+  standby?: SwarmStandby;
+  /** How long the standby keeps answering requests already sent to it after the switch (RELEASE_DRAIN_MS). */
+  drainMs?: number;
   /** How often the follower reads the tasks while Swarm updates (default TASK_FOLLOW_MS). */
   followMs?: number;
 }
@@ -37,18 +48,54 @@ export async function swarmRelease(deps: SwarmReleaseDeps, run: SwarmReleaseRun)
   const release = { serviceId: run.service.id, deploymentId: run.deploymentId, plan: run.plan };
   const web = run.plan.web;
   await run.checkpoint('create');
-  const follower = web && run.hasPrevious ? followRunningTasks(deps, run) : undefined;
+  const isHeld = web && run.hasPrevious ? await holdStandby(deps, run, web.container) : false;
   try {
-    await run.checkpoint('stabilize');
-    await deps.serviceRuntime.up(release, run.log, run.signal);
+    const follower = web && run.hasPrevious ? followRunningTasks(deps, run) : undefined;
+    try {
+      await run.checkpoint('stabilize');
+      await deps.serviceRuntime.up(release, run.log, run.signal);
+    } catch (error) {
+      // Swarm rolled back and the previous release's tasks run again (swarm-tasks.ts waits for
+      // that): the standby goes before the follower routes the proxy one last time.
+      if (isHeld) await releaseStandby(deps, run);
+      throw error;
+    } finally {
+      await follower?.stop();
+    }
+    if (!web) return;
+    await run.checkpoint('route');
+    const targets = await deps.serviceRuntime.webEndpoints(release);
+    if (targets.length === 0) throw new Error(`no running task of ${web.container} publishes its port`);
+    await route(deps.router, run, targets);
+    // Requests the proxy sent to the standby before the switch finish there.
+    if (isHeld && deps.drainMs) await new Promise((resolve) => setTimeout(resolve, deps.drainMs));
   } finally {
-    await follower?.stop();
+    if (isHeld) await releaseStandby(deps, run);
   }
-  if (!web) return;
-  await run.checkpoint('route');
-  const targets = await deps.serviceRuntime.webEndpoints(release);
-  if (targets.length === 0) throw new Error(`no running task of ${web.container} publishes its port`);
-  await route(deps.router, run, targets);
+}
+
+/** A standby is a safety net: when it cannot be had, the release goes on without one. */
+async function holdStandby(
+  deps: SwarmReleaseDeps,
+  run: SwarmReleaseRun,
+  component: string,
+): Promise<boolean> {
+  const web = run.plan.containers.find((container) => container.name === component);
+  if (!deps.standby || !web) return false;
+  try {
+    return await deps.standby.hold(run.service.id, web, run.deploymentId, run.log, run.signal);
+  } catch (error) {
+    if (run.signal.aborted) throw error;
+    await run.log.info(`No standby of the serving release: ${messageOf(error)}`);
+    return false;
+  }
+}
+
+/** Idempotent; one left behind (the engine refused) is removed by the reconciler. */
+async function releaseStandby(deps: SwarmReleaseDeps, run: SwarmReleaseRun): Promise<void> {
+  await deps.standby
+    ?.release(run.service.id)
+    .catch((error: unknown) => run.log.info(`Could not remove the standby yet: ${messageOf(error)}`));
 }
 
 /** Whether the release's components run (after a failed update Swarm rolled back to it). */
@@ -59,8 +106,10 @@ export async function isServingOnSwarm(
 ): Promise<boolean> {
   const components = await serviceRuntime.observe(serviceId);
   return (
-    components.length > 0 &&
-    components.every((item) => item.deploymentId === deploymentId && item.runningReplicas > 0)
+    components.some((item) => !item.standby) &&
+    components.every(
+      (item) => item.standby || (item.deploymentId === deploymentId && item.runningReplicas > 0),
+    )
   );
 }
 
