@@ -77,18 +77,27 @@ export function standbySpec(serving: Docker.ServiceSpec, name: string): Docker.S
   };
 }
 
+/** Task states a task of the standby never leaves (its restart condition is `none`). */
+const ENDED = new Set(['failed', 'rejected', 'shutdown', 'complete', 'orphaned', 'remove']);
+
 export function createSwarmStandby(docker: Docker, options: SwarmStandbyOptions): SwarmStandby {
   const pollMs = options.pollMs ?? 250;
   const byName = async (name: string) =>
     (await docker.listServices({ filters: { name: [name] } }).catch(fail('cannot list Swarm services'))).find(
       (service) => service.Spec?.Name === name,
     );
-  const runningTask = async (name: string) =>
-    (
-      (await docker
-        .listTasks({ filters: { service: [name], 'desired-state': ['running'] } })
-        .catch(fail(`cannot list the tasks of ${name}`))) as SwarmTask[]
-    ).find((task) => task.Status?.State === 'running');
+  /** Whether the standby runs, ended (it is never restarted: its task's error) or is still coming. */
+  const standbyState = async (
+    name: string,
+  ): Promise<{ state: 'running' | 'pending' } | { state: 'failed'; error: string }> => {
+    const tasks = (await docker
+      .listTasks({ filters: { service: [name] } })
+      .catch(fail(`cannot list the tasks of ${name}`))) as SwarmTask[];
+    if (tasks.some((task) => task.Status?.State === 'running')) return { state: 'running' };
+    const ended = tasks.find((task) => ENDED.has(task.Status?.State ?? ''));
+    if (!ended) return { state: 'pending' };
+    return { state: 'failed', error: ended.Status?.Err || ended.Status?.Message || 'no reason given' };
+  };
   const remove = async (name: string) => {
     const service = await byName(name);
     if (service)
@@ -121,20 +130,26 @@ export function createSwarmStandby(docker: Docker, options: SwarmStandbyOptions)
       ).catch(ignoreStatus(409, fail(`cannot create Swarm service ${names.standby}`)));
     }
     const deadline = Date.now() + options.timeoutMs;
+    let why = `it did not run within ${options.timeoutMs} ms`;
     while (Date.now() < deadline) {
       signal?.throwIfAborted();
-      if (await runningTask(names.standby)) {
+      const now = await standbyState(names.standby);
+      if (now.state === 'running') {
         await log.info(
           `Standby of the serving release runs (${names.standby}) while Swarm updates ${web.name}`,
         );
         return true;
+      }
+      if (now.state === 'failed') {
+        why = `its task ended (${now.error})`;
+        break;
       }
       await sleep(pollMs);
     }
     await remove(names.standby).catch((error: unknown) =>
       log.info(`Could not remove the standby that did not run: ${messageOf(error)}`),
     );
-    await log.info(`No standby of the serving release: it did not run within ${options.timeoutMs} ms`);
+    await log.info(`No standby of the serving release: ${why}`);
     return false;
   }
 

@@ -48,8 +48,10 @@ export async function swarmRelease(deps: SwarmReleaseDeps, run: SwarmReleaseRun)
   const release = { serviceId: run.service.id, deploymentId: run.deploymentId, plan: run.plan };
   const web = run.plan.web;
   await run.checkpoint('create');
-  const isHeld = web && run.hasPrevious ? await holdStandby(deps, run, web.container) : false;
+  const mayHold = Boolean(web && run.hasPrevious && deps.standby);
+  let isHeld = false;
   try {
+    if (web && mayHold) isHeld = await holdStandby(deps, run, web.container);
     const follower = web && run.hasPrevious ? followRunningTasks(deps, run) : undefined;
     try {
       await run.checkpoint('stabilize');
@@ -70,7 +72,8 @@ export async function swarmRelease(deps: SwarmReleaseDeps, run: SwarmReleaseRun)
     // Requests the proxy sent to the standby before the switch finish there.
     if (isHeld && deps.drainMs) await new Promise((resolve) => setTimeout(resolve, deps.drainMs));
   } finally {
-    if (isHeld) await releaseStandby(deps, run);
+    // Also when holding one was cut short (a cancel): it may exist all the same.
+    if (mayHold) await releaseStandby(deps, run);
   }
 }
 
