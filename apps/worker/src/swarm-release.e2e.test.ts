@@ -1,6 +1,6 @@
 import Docker from 'dockerode';
 import { createDeploymentsStore } from '@hostctl/db';
-import { SERVICE_LABEL, DEPLOYMENT_LABEL } from '@hostctl/domain';
+import { SERVICE_LABEL, DEPLOYMENT_LABEL, STANDBY_LABEL } from '@hostctl/domain';
 import type { LifecycleResult } from '@hostctl/queue';
 import { describe, expect, it } from 'vitest';
 import {
@@ -36,8 +36,12 @@ const compose = (options: { command?: string; replicas?: number } = {}) =>
   `services:\n  web:\n    image: ${TEST_IMAGE}\n    ports: ["8080"]\n    deploy: {replicas: ${options.replicas ?? 1}}\n` +
   (options.command ? `    command: ["sh", "-c", "${options.command}"]\n    restart: "no"\n` : '');
 
-const swarmServicesOf = async (serviceId: string) =>
+/** Every Swarm service of the hostctl service, a standby (held during an update) too. */
+const allSwarmServicesOf = async (serviceId: string) =>
   swarmEngine.listServices({ filters: { label: [`${SERVICE_LABEL}=${serviceId}`] } });
+/** The Swarm services of the plan's components. */
+const swarmServicesOf = async (serviceId: string) =>
+  (await allSwarmServicesOf(serviceId)).filter((service) => !service.Spec?.Labels?.[STANDBY_LABEL]);
 
 async function lifecycle(serviceId: string, action: 'start' | 'stop' | 'restart') {
   const job = await app.producer.enqueue('lifecycle', { serviceId, action });
@@ -185,7 +189,7 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     expect(seen.failures).toEqual([]);
     expect(seen.answers).toBeGreaterThan(5);
     // The standby goes with the deployment; the previous release runs again in the web component.
-    const left = await swarmServicesOf(service.serviceId);
+    const left = await allSwarmServicesOf(service.serviceId);
     expect(left.map((item) => item.Spec?.Labels?.[DEPLOYMENT_LABEL])).toEqual([first]);
     expect(left.map((item) => item.Spec?.Name)).toEqual([expect.stringMatching(/-web$/)]);
     expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
@@ -279,7 +283,7 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
       async () => (await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).purgedAt,
       60_000,
     );
-    expect(await swarmServicesOf(service.serviceId)).toEqual([]);
+    expect(await allSwarmServicesOf(service.serviceId)).toEqual([]);
     expect(
       await swarmEngine.listNetworks({ filters: { label: [`${SERVICE_LABEL}=${service.serviceId}`] } }),
     ).toEqual([]);
