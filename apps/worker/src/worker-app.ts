@@ -141,7 +141,12 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   const swarmStandby = createSwarmStandby(managerDocker, swarmOptions);
   const swarm =
     config.RUNTIME === 'swarm'
-      ? createSwarmRuntime({ ...swarmOptions, monitorMs: config.RELEASE_STABILIZATION_MS })
+      ? createSwarmRuntime({
+          ...swarmOptions,
+          // Swarm watches after the switch what the single engine watches before it and during
+          // its drain: a release that fails within the whole window is rolled back under both.
+          monitorMs: config.RELEASE_STABILIZATION_MS + config.RELEASE_DRAIN_MS,
+        })
       : undefined;
   // What the worker pushes for the nodes is pruned with the releases and removed with the service.
   const registryImages =

@@ -231,7 +231,7 @@ export const WorkerConfigSchema = Type.Object({
   ),
   RELEASE_DRAIN_MS: describe(
     Type.Integer({ default: 10000, minimum: 0 }),
-    'How long the previous release keeps running after the switch while the new one is still watched; a failure meanwhile rolls back.',
+    'How long the previous release keeps running after the switch while the new one is still watched; a failure meanwhile rolls back. Under RUNTIME=swarm, Swarm watches an update for RELEASE_STABILIZATION_MS + RELEASE_DRAIN_MS (docs/swarm-runtime.md).',
   ),
   RELEASES_KEPT: describe(
     Type.Integer({ default: 5, minimum: 1 }),

@@ -28,7 +28,7 @@ import { unitsOf } from './workloads.js';
  * the only thing that can save the visitors.
  *
  * Under E2E_RUNTIME=swarm Swarm replaces the task (start-first) and watches it for its update
- * monitor, RELEASE_STABILIZATION_MS, set to 12 s here; there is no drain. The release exits 9 s
+ * monitor, RELEASE_STABILIZATION_MS + RELEASE_DRAIN_MS, 12.5 s here. The release exits 9 s
  * after its start, once it has taken traffic and within the monitor: Swarm rolls the update back
  * itself, and the worker reports the deployment failed (not rolled_back) with the task's error once
  * the previous release runs again (apps/worker/src/adapters/swarm-tasks.ts).
@@ -50,7 +50,7 @@ const CUTOVER_TIMEOUT_MS = 300_000;
 
 const isSwarm = E2E_RUNTIME === 'swarm';
 const WINDOWS: Record<string, string> = isSwarm
-  ? { RELEASE_STABILIZATION_MS: '12000' }
+  ? { RELEASE_STABILIZATION_MS: '12000', RELEASE_DRAIN_MS: '500' }
   : { RELEASE_STABILIZATION_MS: '1500', RELEASE_DRAIN_MS: '12000' };
 /** How the crash-looping release ends (above): status, and what its error names under Swarm. */
 const CRASHED = isSwarm

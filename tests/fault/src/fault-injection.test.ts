@@ -16,7 +16,7 @@ import { notificationDurabilityPhase } from './notification-phase.js';
 import { releaseCutoverKillsPhase } from './release-kills.js';
 import { findRoutingLeftovers, removeInstallationRoutes } from './routing-leftovers.js';
 import { startFaultStack, type FaultStack } from './fault-stack.js';
-import { findOwnedLeftovers, sampleContainerSets } from './invariants.js';
+import { findOwnedLeftovers, sampleContainerSets, waitForNoStandby } from './invariants.js';
 import { startPgProxy, type PgProxy } from './pg-proxy.js';
 import { startRedisServer, type RedisServer } from './redis-server.js';
 import { createLedger, waitFinal, type Ledger } from './request-ledger.js';
@@ -149,7 +149,7 @@ describe('fault injection', () => {
       );
       const sets = await sampler.stop();
       report.note(
-        `container sets: ${sets.samples} samples, at most ${sets.maxSetsPerService} set(s) per service and ${sets.maxContainersPerComponent} container(s) per component`,
+        `container sets: ${sets.samples} samples, at most ${sets.maxSetsPerService} set(s) per service, ${sets.maxContainersPerComponent} container(s) per component and ${sets.maxStandbysPerService} standby task(s) per service`,
       );
       // Start-first: the old set and the new one side by side during a cutover, never a third.
       report.check(
@@ -159,6 +159,13 @@ describe('fault injection', () => {
       report.check(
         sets.maxContainersPerComponent <= 2,
         'more than two containers for one service component at once',
+      );
+      // Swarm: one standby of the serving release during a release, and none once all are over.
+      report.check(sets.maxStandbysPerService <= 1, 'more than one standby for one service at once');
+      const standbys = await waitForNoStandby(workloads, stack.env.QUEUE_PREFIX!, 60_000);
+      report.check(
+        standbys.length === 0,
+        `standbys left after every deployment ended: ${standbys.join(', ')}`,
       );
     });
 

@@ -204,7 +204,7 @@ async function runningServices(db: Db, ledger: Ledger): Promise<string[]> {
 async function isRestored(db: Db, workloads: Workloads, serviceId: string): Promise<boolean> {
   const service = await db.service.findUnique({ where: { id: serviceId }, select: { status: true } });
   const units = await workloads.units({ serviceId }).catch(() => []);
-  return service?.status === 'running' && units.some((unit) => unit.state === 'running');
+  return service?.status === 'running' && units.some((unit) => unit.state === 'running' && !unit.standby);
 }
 
 export async function removedContainerPhase({ db, workloads, ledger, report }: PhaseContext): Promise<void> {

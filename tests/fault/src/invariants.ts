@@ -10,8 +10,10 @@ import type { Workloads } from './workloads.js';
 export interface SetSample {
   /** Most distinct deployments seen at once among one service's containers. */
   maxSetsPerService: number;
-  /** Most containers seen at once for one service component. */
+  /** Most containers seen at once for one service component (a standby's aside). */
   maxContainersPerComponent: number;
+  /** Swarm: most standby tasks seen at once for one service (one at most, during a release). */
+  maxStandbysPerService: number;
   samples: number;
   violations: string[];
 }
@@ -21,6 +23,7 @@ export function sampleContainerSets(workloads: Workloads, instance: string, ever
   const result: SetSample = {
     maxSetsPerService: 0,
     maxContainersPerComponent: 0,
+    maxStandbysPerService: 0,
     samples: 0,
     violations: [],
   };
@@ -30,7 +33,12 @@ export function sampleContainerSets(workloads: Workloads, instance: string, ever
       try {
         const sets = new Map<string, Set<string>>();
         const components = new Map<string, number>();
+        const standbys = new Map<string, number>();
         for (const unit of await workloads.units({ instance })) {
+          if (unit.standby) {
+            standbys.set(unit.service, (standbys.get(unit.service) ?? 0) + 1);
+            continue;
+          }
           const deployments = sets.get(unit.service) ?? new Set<string>();
           deployments.add(unit.deployment);
           sets.set(unit.service, deployments);
@@ -46,6 +54,8 @@ export function sampleContainerSets(workloads: Workloads, instance: string, ever
         }
         for (const count of components.values())
           result.maxContainersPerComponent = Math.max(result.maxContainersPerComponent, count);
+        for (const count of standbys.values())
+          result.maxStandbysPerService = Math.max(result.maxStandbysPerService, count);
         result.samples += 1;
       } catch {
         // The engine is restarting: nothing to sample.
@@ -75,4 +85,23 @@ export async function findOwnedLeftovers(workloads: Workloads, db: Db, instance:
   return objects
     .filter((object) => !object.service || !live.has(object.service))
     .map((object) => object.what);
+}
+
+/**
+ * Swarm: the services that still have a standby task once `withinMs` passed; [] when none is
+ * left. Every deployment has ended by then: its job removed its standby, or the reconciler did.
+ */
+export async function waitForNoStandby(
+  workloads: Workloads,
+  instance: string,
+  withinMs: number,
+): Promise<string[]> {
+  const deadline = Date.now() + withinMs;
+  for (;;) {
+    const held = (await workloads.units({ instance }))
+      .filter((unit) => unit.standby)
+      .map((unit) => unit.service);
+    if (held.length === 0 || Date.now() > deadline) return [...new Set(held)];
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
 }

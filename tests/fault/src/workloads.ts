@@ -1,5 +1,11 @@
 import Docker from 'dockerode';
-import { COMPONENT_LABEL, DEPLOYMENT_LABEL, INSTANCE_LABEL, SERVICE_LABEL } from '@hostctl/domain';
+import {
+  COMPONENT_LABEL,
+  DEPLOYMENT_LABEL,
+  INSTANCE_LABEL,
+  SERVICE_LABEL,
+  STANDBY_LABEL,
+} from '@hostctl/domain';
 import { DEV_ENGINE, SWARM_ENGINE, restartDockerEngine } from './docker-engine.js';
 import { DOCKER_SOCKET, FAULT_RUNTIME, swarmSocketPath, type Runtime } from './fault-env.js';
 
@@ -16,6 +22,11 @@ export interface Unit {
   deployment: string;
   /** Docker's container state, or the task's state on Swarm. */
   state: string;
+  /**
+   * Swarm: a task of a standby, the serving release's web component held while Swarm updates it
+   * (apps/worker/src/adapters/swarm-standby.ts). A copy kept by design, not a set of a release.
+   */
+  standby?: true;
 }
 
 export interface OwnedObject {
@@ -56,6 +67,7 @@ const unitOf = (id: string, labels: Record<string, string> | undefined, state: s
   component: labels?.[COMPONENT_LABEL] ?? '?',
   deployment: labels?.[DEPLOYMENT_LABEL] ?? '?',
   state,
+  ...(labels?.[STANDBY_LABEL] === 'true' ? { standby: true as const } : {}),
 });
 
 /** Containers, networks and volumes of an engine carrying the installation's label. */
@@ -117,7 +129,7 @@ async function removeRunningContainer(
   units: (scope: Scope) => Promise<Unit[]>,
   serviceId: string,
 ): Promise<string | undefined> {
-  const running = (await units({ serviceId })).find((unit) => unit.state === 'running');
+  const running = (await units({ serviceId })).find((unit) => unit.state === 'running' && !unit.standby);
   if (running) await engine.getContainer(running.id).remove({ force: true });
   return running?.id;
 }
@@ -222,9 +234,10 @@ export function workloadsFor(runtime: Runtime = FAULT_RUNTIME): Workloads {
   return swarmWorkloads(new Docker({ socketPath: swarmSocketPath() }));
 }
 
-/** Units grouped by deployment: one set per release. */
+/** Units grouped by deployment: one set per release (a standby is none). */
 export function setsOf(units: Unit[]): Map<string, Unit[]> {
   const sets = new Map<string, Unit[]>();
-  for (const unit of units) sets.set(unit.deployment, [...(sets.get(unit.deployment) ?? []), unit]);
+  for (const unit of units.filter((item) => !item.standby))
+    sets.set(unit.deployment, [...(sets.get(unit.deployment) ?? []), unit]);
   return sets;
 }

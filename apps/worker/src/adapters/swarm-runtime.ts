@@ -39,7 +39,10 @@ export interface SwarmRuntimeOptions {
   instance: string;
   /** How long a release may take to run its replicas (after its image is pulled on the node). */
   timeoutMs: number;
-  /** Swarm's update monitor (RELEASE_STABILIZATION_MS): a task failing within it rolls the update back. */
+  /**
+   * Swarm's update monitor (RELEASE_STABILIZATION_MS + RELEASE_DRAIN_MS): a task failing within it
+   * rolls the update back.
+   */
   monitorMs: number;
   /** The platform registry's credentials, handed to Swarm with each service for its nodes' pulls. */
   registryAuth?: RegistryAuth;

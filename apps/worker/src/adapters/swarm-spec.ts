@@ -52,7 +52,7 @@ export function swarmNames(serviceId: string, instance: string): SwarmNames {
 
 export interface SpecContext {
   names: SwarmNames;
-  /** How long Swarm watches updated tasks before it calls an update done (RELEASE_STABILIZATION_MS). */
+  /** How long Swarm watches updated tasks before it calls an update done (stabilization + drain). */
   monitorMs: number;
   /** Node the service's volumes live on: local volumes pin a stateful component to one node. */
   volumeNode?: string;

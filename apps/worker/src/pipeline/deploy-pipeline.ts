@@ -131,7 +131,7 @@ async function runOnSwarm(
         })
       : prepared.runnable;
     await swarmRelease(
-      { serviceRuntime: swarm, router: deps.router, drainMs: deps.drainMs, ...(standby ? { standby } : {}) },
+      { serviceRuntime: swarm, router: deps.router, ...(standby ? { standby } : {}) },
       {
         service: run.service,
         deploymentId: run.deployment.id,

@@ -19,16 +19,15 @@ export const TASK_FOLLOW_MS = 500;
  *
  * Before an update, a standby of the serving release's web component starts (swarm-standby.ts):
  * Swarm stops the old task as soon as the new one runs, so without it a release that crashes
- * within Swarm's monitor leaves nothing that answers until the rollback's task runs. It stays
- * through the drain after a success, and goes once the rolled-back tasks run after a failure.
+ * within Swarm's monitor leaves nothing that answers until the rollback's task runs. It goes once
+ * the proxy is routed to the new release's tasks, or once the rolled-back tasks run after a failure;
+ * like the old task Swarm stops, it gets the stop grace period to finish what it was sent.
  */
 export interface SwarmReleaseDeps {
   serviceRuntime: ServiceRuntime;
   router: ServiceRouter;
   /** Holds the serving release's web component during an update (absent: no standby). */
   standby?: SwarmStandby;
-  /** How long the standby keeps answering requests already sent to it after the switch (RELEASE_DRAIN_MS). */
-  drainMs?: number;
   /** How often the follower reads the tasks while Swarm updates (default TASK_FOLLOW_MS). */
   followMs?: number;
 }
@@ -69,8 +68,6 @@ export async function swarmRelease(deps: SwarmReleaseDeps, run: SwarmReleaseRun)
     const targets = await deps.serviceRuntime.webEndpoints(release);
     if (targets.length === 0) throw new Error(`no running task of ${web.container} publishes its port`);
     await route(deps.router, run, targets);
-    // Requests the proxy sent to the standby before the switch finish there.
-    if (isHeld && deps.drainMs) await new Promise((resolve) => setTimeout(resolve, deps.drainMs));
   } finally {
     // Also when holding one was cut short (a cancel): it may exist all the same.
     if (mayHold) await releaseStandby(deps, run);
