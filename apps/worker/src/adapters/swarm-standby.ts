@@ -6,7 +6,7 @@ import type { DeployLog } from '../pipeline/deploy-log.js';
 import { messageOf } from '../pipeline/step-errors.js';
 import { fail, ignoreStatus } from './docker-errors.js';
 import type { RegistryAuth } from './registry-auth.js';
-import { swarmNames } from './swarm-spec.js';
+import { STOP_GRACE_MS, swarmNames } from './swarm-spec.js';
 import type { SwarmTask } from './swarm-tasks.js';
 
 /**
@@ -35,7 +35,7 @@ export interface SwarmStandby {
     log: DeployLog,
     signal?: AbortSignal,
   ): Promise<boolean>;
-  /** Removes the service's standby; removing none is success. */
+  /** Removes the service's standby and waits until its task stopped; removing none is success. */
   release(serviceId: string): Promise<void>;
   /** hostctl service ids of the installation that have a standby (a dead deployment's, maybe). */
   held(): Promise<string[]>;
@@ -77,6 +77,9 @@ export function standbySpec(serving: Docker.ServiceSpec, name: string): Docker.S
   };
 }
 
+/** The stop grace period of every task, and some room. */
+const STOP_WAIT_MS = STOP_GRACE_MS + 5000;
+
 /** Task states a task of the standby never leaves (its restart condition is `none`). */
 const ENDED = new Set(['failed', 'rejected', 'shutdown', 'complete', 'orphaned', 'remove']);
 
@@ -106,6 +109,13 @@ export function createSwarmStandby(docker: Docker, options: SwarmStandbyOptions)
         .remove()
         .catch(ignoreStatus(404, fail(`cannot remove ${name}`)));
   };
+
+  const runningStandbyTasks = async (serviceId: string) =>
+    (
+      (await docker
+        .listTasks({ filters: { label: [`${SERVICE_LABEL}=${serviceId}`, `${STANDBY_LABEL}=true`] } })
+        .catch(fail('cannot list the standby tasks'))) as SwarmTask[]
+    ).filter((task) => task.Status?.State === 'running').length;
 
   async function hold(
     serviceId: string,
@@ -155,7 +165,13 @@ export function createSwarmStandby(docker: Docker, options: SwarmStandbyOptions)
 
   return {
     hold,
-    release: (serviceId) => remove(swarmNames(serviceId, options.instance).standby),
+    async release(serviceId) {
+      await remove(swarmNames(serviceId, options.instance).standby);
+      // Like the single engine's old set: gone when the deployment ends, not still stopping. Its
+      // task gets the stop grace period; waiting longer than that only delays the deployment.
+      const deadline = Date.now() + STOP_WAIT_MS;
+      while ((await runningStandbyTasks(serviceId)) > 0 && Date.now() < deadline) await sleep(pollMs);
+    },
     async held() {
       const services = await docker
         .listServices({

@@ -6,6 +6,7 @@ import { upstreamKey, type RoutedService, type ServiceRouter } from '../adapters
 import type { ServiceRuntime } from '../adapters/service-runtime.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { messageOf } from '../pipeline/step-errors.js';
+import { repairWhileUnlocked } from '../processors/service-lock.js';
 
 /**
  * The reconciler's half of routing: Caddy keeps routes in memory only, so after a Caddy restart
@@ -38,10 +39,11 @@ export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number
     });
   }
   for (const serviceId of await deps.services.listRunningIds()) {
-    const lease = await deps.locks.tryAcquire(serviceId);
-    if (!lease) continue;
-    try {
-      await attempt(deps, serviceId, 'restore a route', async () => {
+    await repairWhileUnlocked(
+      deps.locks,
+      serviceId,
+      { logger: deps.logger, message: 'reconciler: could not restore a route; next sweep retries' },
+      async () => {
         const wanted = await webTarget(deps, serviceId);
         if (!wanted) return;
         const why = repairReason(routed.get(serviceId), wanted.upstream);
@@ -49,10 +51,8 @@ export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number
         await deps.router.upsert(wanted.route);
         outcome.applied += 1;
         deps.logger.info({ serviceId, upstream: wanted.upstream, why }, 'reconciler: route (re)applied');
-      });
-    } finally {
-      await lease.release();
-    }
+      },
+    );
   }
   return outcome;
 }

@@ -4,7 +4,7 @@ import { upstreamKey, type ServiceRouter } from '../adapters/router.js';
 import { runningWebEndpoints, type ServiceRuntime } from '../adapters/service-runtime.js';
 import type { SwarmUpdates } from '../adapters/swarm-updates.js';
 import { createPeriodic } from '../health/periodic.js';
-import { messageOf } from '../pipeline/step-errors.js';
+import { repairWhileUnlocked } from '../processors/service-lock.js';
 
 /**
  * RUNTIME=swarm: keeps the route of a service Swarm is updating on its running web tasks when no
@@ -37,25 +37,21 @@ export function createUpdateRouteFollower(deps: UpdateRouteFollowerDeps) {
     let moved = 0;
     // A service without a route is not serving yet (or stopped): its deploy or the reconciler routes it.
     for (const serviceId of replacing.filter((id) => routed.has(id))) {
-      const lease = await deps.locks.tryAcquire(serviceId);
-      if (!lease) continue;
-      try {
-        const service = await deps.services.findById(serviceId);
-        if (!service || service.deletedAt) continue;
-        const targets = runningWebEndpoints(await deps.serviceRuntime.observe(serviceId));
-        const upstream = upstreamKey(targets);
-        if (targets.length === 0 || upstream === routed.get(serviceId)) continue;
-        await deps.router.upsert({ serviceId, serviceName: service.name, url: service.url, targets });
-        moved += 1;
-        logger.info({ serviceId, upstream }, 'route moved to the running tasks of a Swarm update');
-      } catch (error) {
-        logger.warn(
-          { serviceId, err: messageOf(error) },
-          'could not follow a Swarm update; next look retries',
-        );
-      } finally {
-        await lease.release();
-      }
+      await repairWhileUnlocked(
+        deps.locks,
+        serviceId,
+        { logger, message: 'could not follow a Swarm update; next look retries' },
+        async () => {
+          const service = await deps.services.findById(serviceId);
+          if (!service || service.deletedAt) return;
+          const targets = runningWebEndpoints(await deps.serviceRuntime.observe(serviceId));
+          const upstream = upstreamKey(targets);
+          if (targets.length === 0 || upstream === routed.get(serviceId)) return;
+          await deps.router.upsert({ serviceId, serviceName: service.name, url: service.url, targets });
+          moved += 1;
+          logger.info({ serviceId, upstream }, 'route moved to the running tasks of a Swarm update');
+        },
+      );
     }
     return moved;
   };

@@ -3,7 +3,7 @@ import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@
 import type { Logger } from 'pino';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { SwarmStandby } from '../adapters/swarm-standby.js';
-import { messageOf } from '../pipeline/step-errors.js';
+import { repairWhileUnlocked } from '../processors/service-lock.js';
 import { removeSet } from './container-sets.js';
 
 /**
@@ -38,37 +38,33 @@ export async function removeStraySetsOfServices(deps: StraySetDeps): Promise<num
   const live = await deps.services.listLiveIds(crowded);
   let removed = 0;
   for (const serviceId of crowded.filter((id) => live.has(id))) {
-    const lease = await deps.locks.tryAcquire(serviceId);
-    if (!lease) continue;
-    try {
-      const current = (await deps.deployments.lastSucceeded(serviceId))?.id;
-      const keep = new Set([
-        ...(current ? [current] : []),
-        ...(await deps.deployments.inFlightIds(serviceId)),
-      ]);
-      for (const deploymentId of setsOf.get(serviceId) ?? []) {
-        if (keep.has(deploymentId)) continue;
-        // No traffic goes to a stray set: no stop grace needed.
-        await removeSet(
-          deps.runtime,
-          { selector: { [SERVICE_LABEL]: serviceId, [DEPLOYMENT_LABEL]: deploymentId } },
-          undefined,
-          false,
-        );
-        removed += 1;
-        deps.logger.info(
-          { serviceId, deploymentId, currentRelease: current },
-          'reconciler: removed a stray container set',
-        );
-      }
-    } catch (error) {
-      deps.logger.warn(
-        { serviceId, err: messageOf(error) },
-        'reconciler: could not remove a stray set; next sweep retries',
-      );
-    } finally {
-      await lease.release();
-    }
+    await repairWhileUnlocked(
+      deps.locks,
+      serviceId,
+      { logger: deps.logger, message: 'reconciler: could not remove a stray set; next sweep retries' },
+      async () => {
+        const current = (await deps.deployments.lastSucceeded(serviceId))?.id;
+        const keep = new Set([
+          ...(current ? [current] : []),
+          ...(await deps.deployments.inFlightIds(serviceId)),
+        ]);
+        for (const deploymentId of setsOf.get(serviceId) ?? []) {
+          if (keep.has(deploymentId)) continue;
+          // No traffic goes to a stray set: no stop grace needed.
+          await removeSet(
+            deps.runtime,
+            { selector: { [SERVICE_LABEL]: serviceId, [DEPLOYMENT_LABEL]: deploymentId } },
+            undefined,
+            false,
+          );
+          removed += 1;
+          deps.logger.info(
+            { serviceId, deploymentId, currentRelease: current },
+            'reconciler: removed a stray container set',
+          );
+        }
+      },
+    );
   }
   return removed;
 }
@@ -83,21 +79,17 @@ export async function removeLeftoverStandbys(
 ): Promise<number> {
   let removed = 0;
   for (const serviceId of await deps.standby.held()) {
-    const lease = await deps.locks.tryAcquire(serviceId);
-    if (!lease) continue;
-    try {
-      if ((await deps.deployments.inFlightIds(serviceId)).length > 0) continue;
-      await deps.standby.release(serviceId);
-      removed += 1;
-      deps.logger.info({ serviceId }, 'reconciler: removed the standby of a deployment that is over');
-    } catch (error) {
-      deps.logger.warn(
-        { serviceId, err: messageOf(error) },
-        'reconciler: could not remove a standby; next sweep retries',
-      );
-    } finally {
-      await lease.release();
-    }
+    await repairWhileUnlocked(
+      deps.locks,
+      serviceId,
+      { logger: deps.logger, message: 'reconciler: could not remove a standby; next sweep retries' },
+      async () => {
+        if ((await deps.deployments.inFlightIds(serviceId)).length > 0) return;
+        await deps.standby.release(serviceId);
+        removed += 1;
+        deps.logger.info({ serviceId }, 'reconciler: removed the standby of a deployment that is over');
+      },
+    );
   }
   return removed;
 }
