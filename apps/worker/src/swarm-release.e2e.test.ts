@@ -275,6 +275,17 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
   });
 
+  it('a redeploy of a stopped service holds no standby: nothing serves that it could stand in for', async () => {
+    expect(await lifecycle(service.serviceId, 'stop')).toMatchObject({ status: 'stopped' });
+    const deploymentId = await redeploy(service.serviceId);
+    const deployment = await waitForDeployment(db, deploymentId, 120_000);
+    const log = (await deploymentLog(db, deploymentId)).join('\n');
+    expect(deployment.status, log).toBe('succeeded');
+    expect(log).not.toMatch(/Standby of the serving release runs/);
+    expect(await allSwarmServicesOf(service.serviceId)).toHaveLength(1);
+    expect(await viaCaddy(host)).toEqual({ status: 200, body: 'hello from busybox\n' });
+  });
+
   it('delete removes the Swarm service, its network and its route', async () => {
     await db.service.update({ where: { id: service.serviceId }, data: { deletedAt: new Date() } });
     await app.producer.enqueue('delete', { serviceId: service.serviceId });

@@ -23,9 +23,7 @@ import type { Release } from './service-runtime.js';
  * the start-first replacement, the monitoring and the rollback (docs/multi-host.md).
  */
 const NS_PER_MS = 1_000_000;
-/** How long a task has to stop on SIGTERM before Swarm kills it. */
-export const STOP_GRACE_MS = 10_000;
-const STOP_GRACE_NS = STOP_GRACE_MS * NS_PER_MS;
+const STOP_GRACE_NS = 10_000 * NS_PER_MS;
 
 export interface SwarmNames {
   network: string;
