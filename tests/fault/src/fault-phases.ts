@@ -201,10 +201,19 @@ async function runningServices(db: Db, ledger: Ledger): Promise<string[]> {
   return rows.map((row) => row.id);
 }
 
-async function isRestored(db: Db, workloads: Workloads, serviceId: string): Promise<boolean> {
+/** The service runs again: a running unit that is not one of `stale` (units from before a restart). */
+async function isRestored(
+  db: Db,
+  workloads: Workloads,
+  serviceId: string,
+  stale: ReadonlySet<string> = new Set(),
+): Promise<boolean> {
   const service = await db.service.findUnique({ where: { id: serviceId }, select: { status: true } });
   const units = await workloads.units({ serviceId }).catch(() => []);
-  return service?.status === 'running' && units.some((unit) => unit.state === 'running' && !unit.standby);
+  return (
+    service?.status === 'running' &&
+    units.some((unit) => unit.state === 'running' && !unit.standby && !stale.has(unit.id))
+  );
 }
 
 export async function removedContainerPhase({ db, workloads, ledger, report }: PhaseContext): Promise<void> {
@@ -235,6 +244,15 @@ export async function dockerRestartPhase({
   report,
 }: PhaseContext): Promise<void> {
   const running = await runningServices(db, ledger);
+  // Swarm: no live-restore, so every task's container stops with the engine, and the manager may
+  // still report the old tasks running for a moment after it returns (seen: "all up 0.1 s after
+  // the engine returned"). A restored service runs a new task. The single engine restarts the
+  // same containers (same ids), and its own state is current once it answers.
+  const stale = new Set(
+    workloads.runtime === 'swarm'
+      ? (await workloads.units({ instance: stack.env.QUEUE_PREFIX! })).map((unit) => unit.id)
+      : [],
+  );
   const { downMs } = await workloads.restartEngine(stack.env.QUEUE_PREFIX!);
   report.note(
     `Docker restarted: engine answered again after ${seconds(downMs)}; ${running.length} running services to restore`,
@@ -243,7 +261,7 @@ export async function dockerRestartPhase({
   const restoredIn = await until(
     'running services restored after the Docker restart',
     async () => {
-      for (const serviceId of running) if (!(await isRestored(db, workloads, serviceId))) return false;
+      for (const serviceId of running) if (!(await isRestored(db, workloads, serviceId, stale))) return false;
       return true;
     },
     120_000,
@@ -254,7 +272,7 @@ export async function dockerRestartPhase({
     });
     const down: string[] = [];
     for (const serviceId of running)
-      if (!(await isRestored(db, workloads, serviceId)))
+      if (!(await isRestored(db, workloads, serviceId, stale)))
         down.push(`${serviceId}: ${await workloads.describe(serviceId).catch((e: Error) => e.message)}`);
     throw new Error(
       `${error.message} (${failed.length} marked failed); not restored: ${down.slice(0, 3).join(' | ')}`,
