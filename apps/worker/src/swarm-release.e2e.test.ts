@@ -186,7 +186,10 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     const log = (await deploymentLog(db, deploymentId)).join('\n');
     expect(deployment.status, log).toBe('failed');
     expect(log).toMatch(/Standby of the serving release runs \(hostctl-[0-9a-f]{12}--standby\)/);
-    expect(seen.failures).toEqual([]);
+    // The visitor sends one request at a time: the one in flight on the task when it dies can
+    // fail (Caddy retries a refused dial, not a request already sent; seen once in 3 runs). Any
+    // more would mean nothing answered meanwhile: without the standby, 21 of 51 failed.
+    expect(seen.failures.length, seen.failures.join('; ')).toBeLessThanOrEqual(1);
     expect(seen.answers).toBeGreaterThan(5);
     // The standby goes with the deployment; the previous release runs again in the web component.
     const left = await allSwarmServicesOf(service.serviceId);
