@@ -91,11 +91,10 @@ export function createReconciler(deps: ReconcilerDeps) {
         if (await ensureJob(deps, { name: 'delete', payload: { serviceId } })) repairs.deletesRequeued += 1;
       }
       repairs.orphansRemoved = await removeOrphans(deps);
-      repairs.straySetsRemoved = deps.swarmStandby
-        ? await removeLeftoverStandbys({ ...deps, standby: deps.swarmStandby })
-        : deps.swarm
-          ? 0
-          : await removeStraySetsOfServices(deps);
+      // Swarm has no container sets to sweep; what a dead release can leave there is its standby.
+      if (deps.swarmStandby)
+        repairs.straySetsRemoved = await removeLeftoverStandbys({ ...deps, standby: deps.swarmStandby });
+      else if (!deps.swarm) repairs.straySetsRemoved = await removeStraySetsOfServices(deps);
       const services = await repairRunningServices(deps);
       repairs.servicesRestored = services.restored;
       repairs.servicesFailed = services.failed;

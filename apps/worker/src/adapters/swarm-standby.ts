@@ -18,8 +18,9 @@ import type { SwarmTask } from './swarm-tasks.js';
  * 4,161 requests, where the single engine, whose old set still runs, lost 24 of 2,164). The
  * standby is one more task of the old release, started before the update and routed with the
  * other running tasks (every running web task has an endpoint), so the proxy always has a task of
- * a release that worked. It goes once the release is decided: after the drain when it succeeded,
- * once the rolled-back tasks run when it failed. The reconciler removes one whose deployment died.
+ * a release that worked. It goes once the release is decided: once the proxy is routed to the new
+ * release's tasks, or once the rolled-back tasks run when it failed. The reconciler removes one
+ * whose deployment died.
  */
 export interface SwarmStandby {
   /**

@@ -155,7 +155,7 @@ export function observeComponent(
   });
   return {
     component: labels[COMPONENT_LABEL] ?? service.Spec?.Name ?? service.ID,
-    ...(labels[STANDBY_LABEL] === 'true' ? { standby: true as const } : {}),
+    ...(isStandby(service) ? { standby: true as const } : {}),
     deploymentId: labels[DEPLOYMENT_LABEL] ?? '',
     desiredReplicas: service.Spec?.Mode?.Replicated?.Replicas ?? 0,
     runningReplicas: observed.filter((task) => task.desiredState === 'running' && task.state === 'running')
