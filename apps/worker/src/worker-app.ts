@@ -21,6 +21,7 @@ import { createDockerClient } from './adapters/docker-client.js';
 import { createSwarmRestarts } from './adapters/swarm-restarts.js';
 import { createSwarmRuntime } from './adapters/swarm-runtime.js';
 import { createSwarmStandby } from './adapters/swarm-standby.js';
+import { createNodeEngines, parseNodeEngines } from './adapters/swarm-node-engines.js';
 import { createSwarmUpdates } from './adapters/swarm-updates.js';
 import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
@@ -300,7 +301,12 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     runtime,
     services,
     logger,
-    ...(swarm ? { swarmManagerSocket: managerSocket } : {}),
+    ...(swarm
+      ? {
+          swarmManagerSocket: managerSocket,
+          swarmNodeEngines: createNodeEngines(parseNodeEngines(config.SWARM_NODE_ENGINES)),
+        }
+      : {}),
   });
   const relay = createNotificationRelay({
     store: notifications,

@@ -52,6 +52,9 @@ const platformImages = describe(
 
 // Shared by the API (refuses a compose asking above a ceiling at create) and the worker (applies
 // the defaults): one definition. See docs/limits.md.
+/** One SWARM_NODE_ENGINES entry: a node hostname and the unix socket of its engine. */
+const NODE_ENGINE = '[A-Za-z0-9][A-Za-z0-9.-]{0,252}=unix:///[^,=]+';
+
 const containerLimits = {
   CONTAINER_DEFAULT_MEMORY_MB: describe(
     Type.Integer({ default: 512, minimum: 6 }),
@@ -179,6 +182,10 @@ export const WorkerConfigSchema = Type.Object({
   SWARM_DOCKER_HOST: describe(
     Type.String({ default: '', pattern: '^(unix:///.+)?$' }),
     'unix:// socket of the swarm manager engine when RUNTIME=swarm (empty: DOCKER_SOCKET). Images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.',
+  ),
+  SWARM_NODE_ENGINES: describe(
+    Type.String({ default: '', pattern: `^(${NODE_ENGINE}(,${NODE_ENGINE})*)?$` }),
+    'RUNTIME=swarm: the engines of nodes other than the manager, as `<node hostname>=unix:///<socket>` pairs separated by commas (a socket forwarded over SSH, for instance). The observers read CPU, memory, disk usage and health output of tasks there; a node not listed shows no usage (docs/multi-host.md#usage-of-tasks-on-other-nodes).',
   ),
   REGISTRY: describe(
     Type.String({ default: '', pattern: '^([a-z0-9.-]+(:[0-9]{1,5})?)?$' }),

@@ -21,8 +21,12 @@ import { parseImageReference } from '@hostctl/source-policy';
 // only an import lets the bundler see the module and share one instance with docker-modem's own.
 modemHttp.maxRedirects = 0;
 
-export function createDockerClient(socketPath: string): Docker {
-  return new Docker({ socketPath });
+/**
+ * `timeoutMs`: a request whose socket stays silent that long fails (docker-modem's idle timeout);
+ * for engines reached through a forwarded socket, where a dead node would otherwise hang a caller.
+ */
+export function createDockerClient(socketPath: string, options: { timeoutMs?: number } = {}): Docker {
+  return new Docker({ socketPath, ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}) });
 }
 
 // Container, network and volume names and ids (hex, or `sha256:<hex>` for images), as Docker allows them.

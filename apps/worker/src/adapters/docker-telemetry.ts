@@ -18,8 +18,11 @@ import { statusOf, toRuntimeError, fail } from './docker-errors.js';
  * adapters; docker-client.ts is where clients are made and names encoded). Reads only: it never changes a container. Failures become runtime_error
  * DomainErrors; a container that is already gone is `null`, not an error.
  */
-export function createDockerTelemetry(options: { socketPath: string }): ContainerTelemetry {
-  const docker = createDockerClient(options.socketPath);
+export function createDockerTelemetry(options: {
+  socketPath: string;
+  timeoutMs?: number;
+}): ContainerTelemetry {
+  const docker = createDockerClient(options.socketPath, options);
 
   return {
     async engineInfo() {

@@ -5,9 +5,10 @@ import { createDockerClient, objectSegment } from './docker-client.js';
 import { fail, statusOf } from './docker-errors.js';
 import { createDockerTelemetry, followLogOptions, followOutput } from './docker-telemetry.js';
 import type { ContainerRuntime, Labels } from './runtime.js';
+import type { NodeEngines } from './swarm-node-engines.js';
 import { currentTasks, taskContainerState, taskSummary } from './swarm-task-containers.js';
 import { nodeInfoOf, type SwarmNodeInfo, type SwarmTask } from './swarm-tasks.js';
-import type { ContainerTelemetry } from './telemetry.js';
+import type { ContainerTelemetry, ContainerUsage, DiskUsage } from './telemetry.js';
 
 /** What the observers read of the containers they watch: on a swarm, the tasks. */
 export type ObservedContainers = Pick<ContainerRuntime, 'listContainers' | 'inspectContainer'>;
@@ -22,11 +23,17 @@ export interface SwarmObservation {
  * containers.ts), output comes from the manager's task logs (which reach every node), and Docker's
  * container events, which a manager does not have for tasks, are replaced by polling the task list.
  * Usage samples, disk usage and health check output exist only on the engine running the
- * container: they are read for tasks on the manager's own node; elsewhere a sample is `null`.
+ * container: they are read from the manager's own engine for its tasks and from `nodeEngines`
+ * (SWARM_NODE_ENGINES) for tasks on the nodes listed there; a task on any other node has no sample.
  */
-export function createSwarmObservation(options: { socketPath: string; pollMs?: number }): SwarmObservation {
+export function createSwarmObservation(options: {
+  socketPath: string;
+  pollMs?: number;
+  nodeEngines?: NodeEngines;
+}): SwarmObservation {
   const docker = createDockerClient(options.socketPath);
   const local = createDockerTelemetry({ socketPath: options.socketPath });
+  const nodeEngines: NodeEngines = options.nodeEngines ?? new Map();
   const pollMs = options.pollMs ?? 1000;
 
   const listTasks = async (labels: Labels): Promise<SwarmTask[]> =>
@@ -53,11 +60,34 @@ export function createSwarmObservation(options: { socketPath: string; pollMs?: n
       MemTotal?: number;
       Swarm?: { NodeID?: string; Cluster?: { ID?: string } };
     };
-  /** The task's container when it runs on the manager's own engine (the only one reachable here). */
-  const localContainer = async (taskId: string): Promise<string | undefined> => {
+  /** The task's container and the engine running it, when that engine is one the worker reaches. */
+  const containerOf = async (
+    taskId: string,
+  ): Promise<{ engine: ContainerTelemetry; containerId: string } | undefined> => {
     ownNode ??= swarmInfo().then((info) => info.Swarm?.NodeID ?? '');
     const [task, nodeId] = await Promise.all([inspectTask(taskId), ownNode]);
-    return task && task.NodeID === nodeId ? task.Status?.ContainerStatus?.ContainerID : undefined;
+    const containerId = task?.Status?.ContainerStatus?.ContainerID;
+    if (!task || !containerId) return undefined;
+    if (task.NodeID === nodeId) return { engine: local, containerId };
+    const engine = nodeEngines.get((await nodeOf(task.NodeID))?.hostname ?? '');
+    return engine ? { engine, containerId } : undefined;
+  };
+  // A container without a memory limit reports its node's memory as the limit; the sampler knows
+  // only the manager's, so another node's "limit" is made unmistakable here (see noLimitOn).
+  const nodeMemory = new Map<ContainerTelemetry, Promise<number>>();
+  const memoryOf = (engine: ContainerTelemetry): Promise<number> => {
+    let memory = nodeMemory.get(engine);
+    if (!memory) {
+      memory = engine.engineInfo().then(
+        (info) => info.memoryBytes,
+        () => {
+          nodeMemory.delete(engine);
+          return Number.POSITIVE_INFINITY;
+        },
+      );
+      nodeMemory.set(engine, memory);
+    }
+    return memory;
   };
 
   const containers: ObservedContainers = {
@@ -113,17 +143,38 @@ export function createSwarmObservation(options: { socketPath: string; pollMs?: n
     },
 
     async sampleUsage(taskId) {
-      const container = await localContainer(taskId);
-      return container ? local.sampleUsage(container) : null;
+      const container = await containerOf(taskId);
+      if (!container) return null;
+      const usage = await container.engine.sampleUsage(container.containerId);
+      return usage && noLimitOn(usage, await memoryOf(container.engine));
     },
 
-    diskUsage: () => local.diskUsage(),
+    async diskUsage() {
+      // An unreachable node's part is left out rather than failing the whole swarm's sample.
+      const parts = await Promise.all([
+        local.diskUsage(),
+        ...[...nodeEngines.values()].map((engine) => engine.diskUsage().catch(() => NO_DISK_USAGE)),
+      ]);
+      return {
+        volumes: parts.flatMap((part) => part.volumes),
+        containers: parts.flatMap((part) => part.containers),
+      };
+    },
 
     async lastHealthOutput(taskId) {
-      const container = await localContainer(taskId).catch(() => undefined);
-      return container ? local.lastHealthOutput(container) : undefined;
+      const container = await containerOf(taskId).catch(() => undefined);
+      return container ? container.engine.lastHealthOutput(container.containerId) : undefined;
     },
   };
 
   return { containers, telemetry };
+}
+
+const NO_DISK_USAGE: DiskUsage = { volumes: [], containers: [] };
+
+/** A limit at or above the node's memory is no limit: said as Infinity, whichever node it ran on. */
+function noLimitOn(usage: ContainerUsage, nodeMemoryBytes: number): ContainerUsage {
+  return usage.memoryLimitBytes >= nodeMemoryBytes
+    ? { ...usage, memoryLimitBytes: Number.POSITIVE_INFINITY }
+    : usage;
 }

@@ -40,6 +40,7 @@ export interface ContainerUsage {
   cpuPercent: number;
   /** Working set: usage minus reclaimable page cache, as `docker stats` shows it. */
   memoryBytes: number;
+  /** At or above the host's memory (Infinity from the Swarm observer) when the container has none. */
   memoryLimitBytes: number;
 }
 

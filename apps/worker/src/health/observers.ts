@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { createSwarmObservation, type ObservedContainers } from '../adapters/swarm-telemetry.js';
+import type { NodeEngines } from '../adapters/swarm-node-engines.js';
 import type { ContainerTelemetry } from '../adapters/telemetry.js';
 import { createLogShipper, type LogShipper } from '../logs/log-shipper.js';
 import { createResourceSampler } from '../resources/resource-sampler.js';
@@ -38,13 +39,18 @@ export interface ObserversDeps {
    * nodes, so the observers watch the manager's tasks instead of `runtime`'s containers.
    */
   swarmManagerSocket?: string;
+  /** RUNTIME=swarm: the engines of other nodes, where their tasks' usage is read (SWARM_NODE_ENGINES). */
+  swarmNodeEngines?: NodeEngines;
 }
 
 export function createObservers(deps: ObserversDeps) {
   const { config, logger, locks } = deps;
   const instance = config.QUEUE_PREFIX;
   const swarm = deps.swarmManagerSocket
-    ? createSwarmObservation({ socketPath: deps.swarmManagerSocket })
+    ? createSwarmObservation({
+        socketPath: deps.swarmManagerSocket,
+        ...(deps.swarmNodeEngines ? { nodeEngines: deps.swarmNodeEngines } : {}),
+      })
     : undefined;
   const runtime: ObservedContainers = swarm?.containers ?? deps.runtime;
   const telemetry =

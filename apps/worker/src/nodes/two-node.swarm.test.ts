@@ -11,7 +11,9 @@ import { COMPONENT_LABEL, INSTANCE_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@ho
 import { createNodesStore, createWorkerNodesStore, type Db, type NodeWithTasks } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import { createCaddyRoutes } from '../adapters/caddy-routes.js';
+import { createNodeEngines } from '../adapters/swarm-node-engines.js';
 import { createSwarmNodes } from '../adapters/swarm-nodes.js';
+import { createSwarmObservation } from '../adapters/swarm-telemetry.js';
 import { createTestDb, silentLogger, uniquePrefix } from '../testing/fixtures.js';
 import { startNetnsSwarm, type NetnsSwarm } from '../testing/netns-swarm.js';
 import { CADDY_ADMIN_URL, viaCaddy } from '../testing/network-fixtures.js';
@@ -41,7 +43,7 @@ beforeAll(async () => {
     TaskTemplate: {
       ContainerSpec: {
         Image: TEST_IMAGE,
-        Labels: { [SERVICE_LABEL]: serviceId, [COMPONENT_LABEL]: 'web' },
+        Labels: { [OWNER_LABEL]: 'true', [SERVICE_LABEL]: serviceId, [COMPONENT_LABEL]: 'web' },
         // Each task answers with its container's hostname, so an answer names the task it came from.
         Command: ['sh', '-c', 'mkdir -p /w && hostname > /w/index.html && exec httpd -f -p 8080 -h /w'],
       },
@@ -67,6 +69,14 @@ const observe = async () => {
   const engineIds = new Set(nodes.map((node) => node.engineId));
   return (await createNodesStore(db, instance).list()).filter((node) => engineIds.has(node.engineId));
 };
+/** The observers' view through the manager, reading node 2's engine too when `withNode2Engine`. */
+const observation = (withNode2Engine: boolean) =>
+  createSwarmObservation({
+    socketPath: swarm.nodes[0]!.socketPath,
+    ...(withNode2Engine
+      ? { nodeEngines: createNodeEngines(new Map([[swarm.nodes[1]!.hostname, swarm.nodes[1]!.socketPath]])) }
+      : {}),
+  });
 const nodeNamed = (nodes: NodeWithTasks[], index: number) =>
   nodes.find((node) => node.hostname === swarm.nodes[index - 1]!.hostname)!;
 const running = (node: NodeWithTasks) => node.tasks.filter((task) => task.state === 'running');
@@ -144,6 +154,33 @@ describe('two Swarm nodes in network namespaces', () => {
     for (const task of tasks) expect(await answerThroughCaddy(task)).toBe(true);
   });
 
+  it('reads the usage and disk of a task on another node from that node’s engine (SWARM_NODE_ENGINES)', async () => {
+    const second = swarm.nodes[1]!;
+    const [managerOnly, withEngines] = [observation(false), observation(true)];
+    const secondNodeId = [...nodeAddress].find(([, address]) => address === second.hostAddress)![0];
+    const tasks = (await swarm.manager.listTasks({
+      filters: { service: [service.id], 'desired-state': ['running'] },
+    })) as { ID: string; NodeID: string; Status: { ContainerStatus?: { ContainerID?: string } } }[];
+    const remote = tasks.find((task) => task.NodeID === secondNodeId)!;
+    const local = tasks.find((task) => task.NodeID !== secondNodeId)!;
+
+    expect(await managerOnly.telemetry.sampleUsage(remote.ID)).toBeNull();
+    const sample = await withEngines.telemetry.sampleUsage(remote.ID);
+    expect(sample?.memoryBytes).toBeGreaterThan(0);
+    // The task has no memory limit: its node's memory as "limit" must not read as one.
+    expect(sample?.memoryLimitBytes).toBe(Number.POSITIVE_INFINITY);
+    expect((await withEngines.telemetry.sampleUsage(local.ID))?.memoryBytes).toBeGreaterThan(0);
+
+    const containersOf = async (observed: typeof managerOnly) =>
+      (await observed.telemetry.diskUsage()).containers
+        .filter((container) => container.labels[SERVICE_LABEL] === serviceId)
+        .map((container) => container.id);
+    const remoteContainer = remote.Status.ContainerStatus!.ContainerID!;
+    expect(await containersOf(managerOnly)).not.toContain(remoteContainer);
+    expect(await containersOf(withEngines)).toContain(remoteContainer);
+    expect(await containersOf(withEngines)).toContain(local.Status.ContainerStatus!.ContainerID!);
+  });
+
   it('a drained node empties: its task moves to the other node; activate takes new tasks again', async () => {
     const second = nodeNamed(await observe(), 2);
     await setAvailability(second.id, 'drain');
@@ -190,6 +227,12 @@ describe('two Swarm nodes in network namespaces', () => {
       ),
     ).toBe(true);
     const answeredAfter = Date.now() - killedAt;
+    // The dead node's engine is still configured: its part of the disk usage is left out, the
+    // rest of the swarm's is still read.
+    const disk = await observation(true).telemetry.diskUsage();
+    expect(
+      disk.containers.filter((container) => container.labels[SERVICE_LABEL] === serviceId).length,
+    ).toBeGreaterThanOrEqual(4);
     console.info(
       `node kill: marked down after ${(downAfter / 1000).toFixed(1)} s, tasks rescheduled after ${(rescheduledAfter / 1000).toFixed(1)} s, answering through Caddy after ${(answeredAfter / 1000).toFixed(1)} s`,
     );

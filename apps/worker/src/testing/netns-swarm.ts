@@ -35,6 +35,8 @@ export interface SwarmNode {
   swarmAddress: string;
   /** The node's address as the host reaches it (published task ports answer here). */
   hostAddress: string;
+  /** The node's engine socket on the host. */
+  socketPath: string;
   docker: Docker;
 }
 
@@ -80,6 +82,7 @@ export async function startNetnsSwarm(options: { nodes: number; images: string[]
       await ip('link', 'add', host, 'type', 'veth', 'peer', 'name', `hs${id}i${index}`);
       await ip('link', 'set', `hs${id}i${index}`, 'netns', name);
       const hostAddress = `10.214.${octet}.${index * 4 + 2}`;
+      const socketPath = `${base}/n${index}.sock`;
       await ip('addr', 'add', `10.214.${octet}.${index * 4 + 1}/30`, 'dev', host);
       await ip('link', 'set', host, 'up');
       await ip('-n', name, 'addr', 'add', `${hostAddress}/30`, 'dev', `hs${id}i${index}`);
@@ -91,7 +94,8 @@ export async function startNetnsSwarm(options: { nodes: number; images: string[]
         netns: name,
         swarmAddress: `10.213.${octet}.${index}`,
         hostAddress,
-        docker: new Docker({ socketPath: `${base}/n${index}.sock` }),
+        socketPath,
+        docker: new Docker({ socketPath }),
         cgroup: name,
       });
     }
@@ -128,7 +132,7 @@ async function startEngine(base: string, node: SwarmNode & { cgroup: string }): 
     // Short: containerd's socket path under the exec-root must fit a unix socket name.
     '--exec-root', `${base}/e${node.index}`,
     '--pidfile', `${base}/n${node.index}.pid`,
-    '-H', `unix://${base}/n${node.index}.sock`,
+    '-H', `unix://${node.socketPath}`,
     '--cgroup-parent', `/${node.cgroup}`,
     '--live-restore=false',
   ]; // prettier-ignore
