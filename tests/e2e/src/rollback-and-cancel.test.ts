@@ -30,8 +30,8 @@ import { unitsOf } from './workloads.js';
  * Under E2E_RUNTIME=swarm Swarm replaces the task (start-first) and watches it for its update
  * monitor, RELEASE_STABILIZATION_MS + RELEASE_DRAIN_MS, 12.5 s here. The release exits 9 s
  * after its start, once it has taken traffic and within the monitor: Swarm rolls the update back
- * itself, and the worker reports the deployment failed (not rolled_back) with the task's error once
- * the previous release runs again (apps/worker/src/adapters/swarm-tasks.ts).
+ * itself, and once the previous release runs again the worker reports the deployment rolled_back,
+ * as the single engine does, with the task's error (apps/worker/src/adapters/swarm-tasks.ts).
  */
 let stack: Stack;
 let api: Api;
@@ -53,9 +53,10 @@ const WINDOWS: Record<string, string> = isSwarm
   ? { RELEASE_STABILIZATION_MS: '12000', RELEASE_DRAIN_MS: '500' }
   : { RELEASE_STABILIZATION_MS: '1500', RELEASE_DRAIN_MS: '12000' };
 /** How the crash-looping release ends (above): status, and what its error names under Swarm. */
-const CRASHED = isSwarm
-  ? { status: 'failed', error: /non-zero exit \(3\).*Swarm rolled back to the previous release/ }
-  : { status: 'rolled_back', error: /./ };
+const CRASHED = {
+  status: 'rolled_back',
+  error: isSwarm ? /non-zero exit \(3\).*Swarm rolled back to the previous release/ : /./,
+};
 
 /**
  * The release is waiting for its health check: the single engine's verify step; under Swarm the

@@ -20,6 +20,8 @@ export interface TaskObservation {
   /** running, starting, failed, rejected, shutdown, … (Swarm's task states; containers map onto them). */
   state: string;
   desiredState: 'running' | 'shutdown';
+  /** The deployment whose definition the task runs: during an update, old and new tasks differ. */
+  deploymentId?: string;
   /** Why the task failed or was rejected (e.g. the image could not be pulled on its node). */
   error?: string;
   /**

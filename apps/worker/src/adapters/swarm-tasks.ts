@@ -142,11 +142,13 @@ export function observeComponent(
     const published = task.Status?.PortStatus?.Ports?.find(
       (port) => port.PublishMode === 'host' && port.PublishedPort,
     );
+    const deploymentId = task.Spec?.ContainerSpec?.Labels?.[DEPLOYMENT_LABEL];
     return {
       id: task.ID,
       node: node?.hostname ?? task.NodeID ?? '',
       state: task.Status?.State ?? 'unknown',
       desiredState: task.DesiredState === 'running' ? 'running' : 'shutdown',
+      ...(deploymentId ? { deploymentId } : {}),
       ...(task.Status?.Err ? { error: task.Status.Err } : {}),
       ...(node && published?.PublishedPort && task.Status?.State === 'running'
         ? { endpoint: { host: node.address, port: published.PublishedPort } }

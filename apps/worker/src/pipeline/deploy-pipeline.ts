@@ -117,6 +117,7 @@ async function runOnSwarm(
 ): Promise<PipelineResult> {
   const last = await deps.store.lastSucceeded(run.service.id);
   const serving = last && (await swarm.observe(run.service.id)).length > 0 ? last.id : undefined;
+  let hasTakenTraffic = false;
   try {
     const prepared = await preparePlan(deps, run);
     await recordWarnings(deps, run, swarm.warnings(prepared.runnable));
@@ -140,14 +141,18 @@ async function runOnSwarm(
         log: run.log,
         signal: run.signal,
         checkpoint: run.checkpoint,
+        onRouted: () => {
+          hasTakenTraffic = true;
+        },
       },
     );
     return { plan: prepared.plan };
   } catch (error) {
     if (!run.isFinal(error)) throw error;
-    // Swarm rolled a failed update back by itself (swarm-tasks.ts waits until it has).
+    // Swarm rolled a failed update back by itself (swarm-tasks.ts waits until it has); when the
+    // release had taken traffic, that is a rollback after the switch.
     throw new ReleaseUndone(error, {
-      switched: false,
+      switched: hasTakenTraffic,
       ...(serving && (await isServingOnSwarm(swarm, run.service.id, serving))
         ? { keptRelease: serving }
         : {}),

@@ -1,6 +1,10 @@
 import type { Plan } from '@hostctl/compose';
 import { dialAddress, upstreamKey, type RouteTarget, type ServiceRouter } from '../adapters/router.js';
-import { runningWebEndpoints, type ServiceRuntime } from '../adapters/service-runtime.js';
+import {
+  runningWebEndpoints,
+  type ComponentObservation,
+  type ServiceRuntime,
+} from '../adapters/service-runtime.js';
 import type { SwarmStandby } from '../adapters/swarm-standby.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import { messageOf } from '../pipeline/step-errors.js';
@@ -22,6 +26,9 @@ export const TASK_FOLLOW_MS = 500;
  * within Swarm's monitor leaves nothing that answers until the rollback's task runs. It goes once
  * the proxy is routed to the new release's tasks, or once the rolled-back tasks run after a failure;
  * like the old task Swarm stops, it gets the stop grace period to finish what it was sent.
+ *
+ * The switch, in the single engine's sense, is the first route that includes a task of the new
+ * release: a release that fails before any of its tasks ran never took traffic (`failed`).
  */
 export interface SwarmReleaseDeps {
   serviceRuntime: ServiceRuntime;
@@ -41,6 +48,11 @@ export interface SwarmReleaseRun {
   log: DeployLog;
   signal: AbortSignal;
   checkpoint(step: ReleaseStep): Promise<void>;
+  /**
+   * The proxy was sent to a task of this release: from then on visitors reached it, and a failure
+   * is a rollback after the switch (`rolled_back`), as on the single engine.
+   */
+  onRouted?: () => void;
 }
 
 export async function swarmRelease(deps: SwarmReleaseDeps, run: SwarmReleaseRun): Promise<void> {
@@ -68,6 +80,7 @@ export async function swarmRelease(deps: SwarmReleaseDeps, run: SwarmReleaseRun)
     const targets = await deps.serviceRuntime.webEndpoints(release);
     if (targets.length === 0) throw new Error(`no running task of ${web.container} publishes its port`);
     await route(deps.router, run, targets);
+    run.onRouted?.();
   } finally {
     // Also when holding one was cut short (a cancel): it may exist all the same.
     if (mayHold) await releaseStandby(deps, run);
@@ -121,11 +134,13 @@ function followRunningTasks(deps: SwarmReleaseDeps, run: SwarmReleaseRun) {
   let routed = '';
   let stopped = false;
   const sync = async () => {
-    const targets = runningWebEndpoints(await deps.serviceRuntime.observe(run.service.id));
+    const components = await deps.serviceRuntime.observe(run.service.id);
+    const targets = runningWebEndpoints(components);
     const key = upstreamKey(targets);
     if (targets.length === 0 || key === routed) return;
     await route(deps.router, run, targets);
     routed = key;
+    if (routesRelease(components, run.deploymentId)) run.onRouted?.();
   };
   const loop = (async () => {
     while (!stopped) {
@@ -141,6 +156,17 @@ function followRunningTasks(deps: SwarmReleaseDeps, run: SwarmReleaseRun) {
       await sync().catch(() => undefined);
     },
   };
+}
+
+/** Whether a running task of the release is among the web endpoints (runningWebEndpoints). */
+function routesRelease(components: ComponentObservation[], deploymentId: string): boolean {
+  return components.some(
+    (item) =>
+      !item.standby &&
+      item.tasks.some(
+        (task) => task.deploymentId === deploymentId && task.state === 'running' && task.endpoint,
+      ),
+  );
 }
 
 async function route(router: ServiceRouter, run: SwarmReleaseRun, targets: RouteTarget[]) {
