@@ -1,8 +1,6 @@
-import { existsSync } from 'node:fs';
 import { containerLimitPolicy } from '@hostctl/compose';
 import type { Worker } from 'bullmq';
 import type { WorkerConfig } from '@hostctl/config';
-import { OWNER_LABEL } from '@hostctl/domain';
 import {
   createAdvisoryLocks,
   createDb,
@@ -15,7 +13,6 @@ import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { createImageRegistry } from './adapters/image-registry.js';
 import { registryAuthOf } from './adapters/registry-auth.js';
-import { swarmGatewayBridge } from './adapters/swarm-gateway.js';
 import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
 import { createDockerClient } from './adapters/docker-client.js';
 import { createSwarmRestarts } from './adapters/swarm-restarts.js';
@@ -42,9 +39,8 @@ import { TASK_FOLLOW_MS } from './release/swarm-release.js';
 import { createUpdateRouteFollower } from './network/update-route-follower.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
-import { createIptables } from './adapters/iptables.js';
-import { assertDockerNetworkNamespace, createEgressPolicy } from './egress/egress-policy.js';
-import { SANDBOX_BRIDGE_PREFIX } from './egress/sandbox-bridges.js';
+import { assertDockerNetworkNamespace } from './egress/egress-policy.js';
+import { createWorkerEgress } from './egress/worker-egress.js';
 
 /**
  * Composition root: builds every dependency once from the validated config and wires them by
@@ -105,21 +101,16 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   // RUNTIME=swarm: releases run as Swarm services on the manager (SWARM_DOCKER_HOST, else
   // DOCKER_SOCKET); images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.
   const managerSocket = config.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '') || config.DOCKER_SOCKET;
-  const egress = createEgressPolicy({
-    iptables: createIptables(),
-    ...(existsSync('/proc/net/if_inet6')
-      ? { ip6tables: createIptables({ binary: 'ip6tables', restoreBinary: 'ip6tables-restore' }) }
-      : {}),
-    mode: config.EGRESS_POLICY,
-    denyCidrs: config.EGRESS_DENY_CIDRS,
-    otherBridges: async () => [
-      // Service networks created before bridges were named `hct…` keep Docker's `br-…` name.
-      ...(await runtime.listNetworks({ [OWNER_LABEL]: 'true' }))
-        .map((network) => network.bridge ?? '')
-        .filter((bridge) => bridge !== '' && !bridge.startsWith(SANDBOX_BRIDGE_PREFIX)),
-      // Swarm tasks reach the host and the outside through the manager's gateway bridge.
-      ...(config.RUNTIME === 'swarm' ? [await swarmGatewayBridge(managerSocket)] : []),
-    ],
+  // RUNTIME=swarm: the other nodes' engines (SWARM_NODE_ENGINES), for their tasks' usage and
+  // for the egress firewall there.
+  const nodeEngineSockets =
+    config.RUNTIME === 'swarm' ? parseNodeEngines(config.SWARM_NODE_ENGINES) : new Map<string, string>();
+  const egress = createWorkerEgress({
+    config,
+    runtime,
+    managerSocket,
+    nodeSockets: nodeEngineSockets,
+    logger,
   });
 
   const notifications = createWorkerNotificationStore(db);
@@ -302,10 +293,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     services,
     logger,
     ...(swarm
-      ? {
-          swarmManagerSocket: managerSocket,
-          swarmNodeEngines: createNodeEngines(parseNodeEngines(config.SWARM_NODE_ENGINES)),
-        }
+      ? { swarmManagerSocket: managerSocket, swarmNodeEngines: createNodeEngines(nodeEngineSockets) }
       : {}),
   });
   const relay = createNotificationRelay({

@@ -333,17 +333,33 @@ function toState(info: Docker.ContainerInspectInfo): ContainerState {
   };
 }
 
-/** Non-TTY container output is multiplexed in 8-byte-header frames; keep the payloads. */
-function demux(raw: Buffer): string {
-  if (!Buffer.isBuffer(raw)) return String(raw);
-  const chunks: Buffer[] = [];
+/** Non-TTY container output is multiplexed in 8-byte-header frames (byte 0: 1 stdout, 2 stderr). */
+function frames(raw: Buffer): { stream: number; payload: Buffer }[] {
+  const found: { stream: number; payload: Buffer }[] = [];
   let offset = 0;
   while (offset + 8 <= raw.length) {
     const size = raw.readUInt32BE(offset + 4);
-    chunks.push(raw.subarray(offset + 8, offset + 8 + size));
+    found.push({ stream: raw[offset]!, payload: raw.subarray(offset + 8, offset + 8 + size) });
     offset += 8 + size;
   }
-  return Buffer.concat(chunks).toString('utf8');
+  return found;
+}
+
+/** The output of both streams, in the order it was written. */
+function demux(raw: Buffer): string {
+  if (!Buffer.isBuffer(raw)) return String(raw);
+  return Buffer.concat(frames(raw).map((frame) => frame.payload)).toString('utf8');
+}
+
+/** stdout and stderr apart (for a program whose exit and error text are read separately). */
+export function demuxStreams(raw: Buffer): { stdout: string; stderr: string } {
+  const of = (stream: number) =>
+    Buffer.concat(
+      frames(raw)
+        .filter((frame) => frame.stream === stream)
+        .map((frame) => frame.payload),
+    ).toString('utf8');
+  return { stdout: of(1), stderr: of(2) };
 }
 
 /** `host:5000/app:1` → `host:5000/app`; `app@sha256:…` → `app`. */

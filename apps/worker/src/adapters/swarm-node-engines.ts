@@ -14,7 +14,7 @@ export type NodeEngines = ReadonlyMap<string, ContainerTelemetry>;
  * A request to another node's engine that stays silent this long fails: the node may be dead
  * behind a forwarded socket, and one hung read must not stall every later usage sample.
  */
-const NODE_ENGINE_TIMEOUT_MS = 10_000;
+export const NODE_ENGINE_TIMEOUT_MS = 10_000;
 
 /**
  * `<hostname>=unix:///<socket>` pairs, comma-separated, as the config schema admits them, to the

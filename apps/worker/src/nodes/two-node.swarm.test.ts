@@ -3,7 +3,9 @@
 // Caddy; the nodes API's snapshot shows where each task runs; drain (through the same store and
 // job processor the API and worker use) empties a node; a killed node's tasks are rescheduled
 // and the service answers again: the time it took is printed, as the figure the docs report.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
 import type { Job } from 'bullmq';
 import type Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,12 +16,15 @@ import { createCaddyRoutes } from '../adapters/caddy-routes.js';
 import { createNodeEngines } from '../adapters/swarm-node-engines.js';
 import { createSwarmNodes } from '../adapters/swarm-nodes.js';
 import { createSwarmObservation } from '../adapters/swarm-telemetry.js';
+import { createNodesEgress } from '../egress/node-egress.js';
+import { probeFrom } from '../testing/egress-probe.js';
 import { createTestDb, silentLogger, uniquePrefix } from '../testing/fixtures.js';
 import { startNetnsSwarm, type NetnsSwarm } from '../testing/netns-swarm.js';
 import { CADDY_ADMIN_URL, viaCaddy } from '../testing/network-fixtures.js';
 import { TEST_IMAGE } from '../testing/test-env.js';
 import { createNodeAvailabilityProcessor } from './node-availability.processor.js';
 
+const run = promisify(execFile);
 const instance = uniquePrefix('swarm-nodes');
 const serviceId = randomUUID();
 const host = `swn-${serviceId.slice(0, 8)}.apps.localhost`;
@@ -33,6 +38,12 @@ const caddy = createCaddyRoutes({ adminUrl: CADDY_ADMIN_URL, serverName: 'hostct
 beforeAll(async () => {
   db = createTestDb();
   swarm = await startNetnsSwarm({ nodes: 2, images: [TEST_IMAGE] });
+  // On an overlay network of its own, as every hostctl service: its tasks then leave the overlay
+  // through their node's docker_gwbridge (a task on no network would sit on docker0).
+  const network = await swarm.manager.createNetwork({
+    Name: `hostctl-swn-${serviceId.slice(0, 8)}`,
+    Driver: 'overlay',
+  });
   for (const node of swarm.nodes) {
     const info = (await node.docker.info()) as { Swarm: { NodeID: string } };
     nodeAddress.set(info.Swarm.NodeID, node.hostAddress);
@@ -48,6 +59,7 @@ beforeAll(async () => {
         Command: ['sh', '-c', 'mkdir -p /w && hostname > /w/index.html && exec httpd -f -p 8080 -h /w'],
       },
       RestartPolicy: { Condition: 'any', Delay: 1_000_000_000 },
+      Networks: [{ Target: network.id }],
     },
     Mode: { Replicated: { Replicas: 2 } },
     // No IPVS here: DNS round robin, and each task publishes on its own node (a random port).
@@ -179,6 +191,46 @@ describe('two Swarm nodes in network namespaces', () => {
     expect(await containersOf(managerOnly)).not.toContain(remoteContainer);
     expect(await containersOf(withEngines)).toContain(remoteContainer);
     expect(await containersOf(withEngines)).toContain(local.Status.ContainerStatus!.ContainerID!);
+  });
+
+  it('installs the egress policy on the other node through its engine: its task no longer reaches that node', async () => {
+    const second = swarm.nodes[1]!;
+    const secondNodeId = [...nodeAddress].find(([, address]) => address === second.hostAddress)![0];
+    const task = (await endpoints()).find((endpoint) => endpoint.node === secondNodeId)!;
+    // The task's own port published on its node: a local address of the node, as its host's
+    // services are. The answer names the task, so "reached" cannot be anything else.
+    const probe = async () =>
+      (await probeFrom(second.docker, task.container, task.upstream.replace(':', ' '), task.container))
+        .reached;
+    expect(await probe()).toBe(true);
+
+    const warnings: string[] = [];
+    const egress = createNodesEgress({
+      sockets: new Map([[second.hostname, second.socketPath]]),
+      image: TEST_IMAGE,
+      denyCidrs: '',
+      logger: {
+        ...silentLogger,
+        warn: (...args: unknown[]) => void warnings.push(JSON.stringify(args)),
+      } as never,
+      recheckMs: 0,
+    });
+    await egress.ensure();
+    expect(warnings).toEqual([]);
+    expect(await probe()).toBe(false);
+
+    // Idempotent: a second sweep adds no second jump.
+    await egress.ensure();
+    const { stdout } = await run('nsenter', [`--net=/run/netns/${second.netns}`, 'iptables', '-w', '-S']);
+    const rules = stdout.split('\n');
+    expect(
+      rules.filter((rule) => rule === '-A DOCKER-USER -i docker_gwbridge -j HOSTCTL-EGRESS'),
+    ).toHaveLength(1);
+    expect(rules.filter((rule) => rule === '-A INPUT -i docker_gwbridge -j HOSTCTL-HOST')).toHaveLength(1);
+    // Nothing of the node commands is left on the node.
+    expect(
+      await second.docker.listContainers({ all: true, filters: { label: ['io.hostctl.node-command'] } }),
+    ).toEqual([]);
   });
 
   it('a drained node empties: its task moves to the other node; activate takes new tasks again', async () => {

@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import { createIptables } from '../adapters/iptables.js';
+import { createNodeCommand, type NodeCommand } from '../adapters/node-command.js';
+import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
+import { NODE_ENGINE_TIMEOUT_MS } from '../adapters/swarm-node-engines.js';
+import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
+
+/** A node whose rules were installed is checked again after this long (a reboot or a firewall reload drops them). */
+const NODE_RECHECK_MS = 60_000;
+
+export interface NodesEgressOptions {
+  /** SWARM_NODE_ENGINES: node hostname → its engine's socket. */
+  sockets: ReadonlyMap<string, string>;
+  /** SWARM_NODE_COMMAND_IMAGE. */
+  image: string;
+  /** EGRESS_DENY_CIDRS, raw. */
+  denyCidrs: string;
+  logger: Logger;
+  recheckMs?: number;
+}
+
+/**
+ * The egress policy on the swarm's other nodes (docs/security/egress.md#other-nodes): the same
+ * chains and jumps egress-policy.ts installs on the worker's machine, for the node's
+ * docker_gwbridge, written by the node's own iptables through a node command (node-command.ts).
+ * A node that cannot be reached is logged and tried again at the next sweep; it never stops the
+ * worker, whose own machine's policy is installed first and does not depend on it.
+ */
+export function createNodesEgress(options: NodesEgressOptions): EgressPolicy {
+  const nodes = [...options.sockets].map(([hostname, socketPath]) => {
+    const command = createNodeCommand({
+      socketPath,
+      image: options.image,
+      timeoutMs: NODE_ENGINE_TIMEOUT_MS,
+    });
+    return { hostname, socketPath, command, policy: undefined as EgressPolicy | undefined, ensuredAt: 0 };
+  });
+
+  const policyOf = async (node: (typeof nodes)[number]): Promise<EgressPolicy> =>
+    (node.policy ??= createEgressPolicy({
+      iptables: createIptables({ runner: node.command }),
+      ...((await hasIpv6(node.command))
+        ? {
+            ip6tables: createIptables({
+              binary: 'ip6tables',
+              restoreBinary: 'ip6tables-restore',
+              runner: node.command,
+            }),
+          }
+        : {}),
+      mode: 'enforce',
+      denyCidrs: options.denyCidrs,
+      otherBridges: async () => [await swarmGatewayBridge(node.socketPath)],
+    }));
+
+  return {
+    async ensure() {
+      const due = nodes.filter(
+        (node) => Date.now() - node.ensuredAt >= (options.recheckMs ?? NODE_RECHECK_MS),
+      );
+      await Promise.all(
+        due.map(async (node) => {
+          try {
+            await (await policyOf(node)).ensure();
+            node.ensuredAt = Date.now();
+          } catch (error) {
+            options.logger.warn(
+              { node: node.hostname, err: error },
+              'cannot install the egress policy on a swarm node; tasks there can reach its host until it is',
+            );
+          }
+        }),
+      );
+    },
+  };
+}
+
+/** Whether the node has IPv6 (the file lists the interfaces' IPv6 addresses of its network namespace). */
+async function hasIpv6(command: NodeCommand): Promise<boolean> {
+  return (await command(['test', '-e', '/proc/net/if_inet6'])).code === 0;
+}

@@ -1,0 +1,61 @@
+import { existsSync } from 'node:fs';
+import type { WorkerConfig } from '@hostctl/config';
+import { OWNER_LABEL } from '@hostctl/domain';
+import type { Logger } from 'pino';
+import { createIptables } from '../adapters/iptables.js';
+import type { ContainerRuntime } from '../adapters/runtime.js';
+import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
+import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
+import { createNodesEgress } from './node-egress.js';
+import { SANDBOX_BRIDGE_PREFIX } from './sandbox-bridges.js';
+
+export interface WorkerEgressDeps {
+  config: Pick<WorkerConfig, 'EGRESS_POLICY' | 'EGRESS_DENY_CIDRS' | 'RUNTIME' | 'SWARM_NODE_COMMAND_IMAGE'>;
+  runtime: Pick<ContainerRuntime, 'listNetworks'>;
+  /** RUNTIME=swarm: the manager's socket, whose docker_gwbridge carries the tasks of this machine. */
+  managerSocket: string;
+  /** RUNTIME=swarm: SWARM_NODE_ENGINES, the other nodes the policy is installed on. */
+  nodeSockets: ReadonlyMap<string, string>;
+  logger: Logger;
+}
+
+/**
+ * The worker's egress firewall (docs/security/egress.md): on its own machine, for every bridge
+ * carrying tenant code, and under RUNTIME=swarm on the nodes of SWARM_NODE_ENGINES too. The
+ * worker's own machine comes first, and a failure there is the worker's (it must not run tenant
+ * code unprotected); another node's failure is logged and tried again (node-egress.ts).
+ */
+export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
+  const { config } = deps;
+  const local = createEgressPolicy({
+    iptables: createIptables(),
+    ...(existsSync('/proc/net/if_inet6')
+      ? { ip6tables: createIptables({ binary: 'ip6tables', restoreBinary: 'ip6tables-restore' }) }
+      : {}),
+    mode: config.EGRESS_POLICY,
+    denyCidrs: config.EGRESS_DENY_CIDRS,
+    otherBridges: async () => [
+      // Service networks created before bridges were named `hct…` keep Docker's `br-…` name.
+      ...(await deps.runtime.listNetworks({ [OWNER_LABEL]: 'true' }))
+        .map((network) => network.bridge ?? '')
+        .filter((bridge) => bridge !== '' && !bridge.startsWith(SANDBOX_BRIDGE_PREFIX)),
+      // Swarm tasks reach the host and the outside through the manager's gateway bridge.
+      ...(config.RUNTIME === 'swarm' ? [await swarmGatewayBridge(deps.managerSocket)] : []),
+    ],
+  });
+  const nodes =
+    config.EGRESS_POLICY === 'enforce' && deps.nodeSockets.size > 0
+      ? createNodesEgress({
+          sockets: deps.nodeSockets,
+          image: config.SWARM_NODE_COMMAND_IMAGE,
+          denyCidrs: config.EGRESS_DENY_CIDRS,
+          logger: deps.logger,
+        })
+      : undefined;
+  return {
+    async ensure() {
+      await local.ensure();
+      await nodes?.ensure();
+    },
+  };
+}
