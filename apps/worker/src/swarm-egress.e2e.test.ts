@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { SERVICE_LABEL } from '@hostctl/domain';
 import { describe, expect, it } from 'vitest';
+import { EGRESS_NODE_LABEL, EGRESS_PLACEMENT } from './adapters/swarm-egress-label.js';
 import { SWARM_GATEWAY_NETWORK } from './adapters/swarm-gateway.js';
 import { EGRESS_CHAIN, HOST_CHAIN } from './egress/egress-policy.js';
 import { probeFrom } from './testing/egress-probe.js';
@@ -29,10 +30,27 @@ const worker = useSwarmWorkerApp('swarm-egress', {
   hookTimeoutMs: 60_000,
   beforeStart: async () => {
     standIn = await startStandIn();
+    // The worker's start must label the node itself: an earlier run's label is taken away first.
+    await unlabelManagerNode();
   },
   cleanup: async () => standIn?.close(),
 });
 const { db, app } = worker;
+
+async function managerNode() {
+  const info = (await swarmEngine.info()) as { Swarm: { NodeID: string } };
+  return (await swarmEngine.getNode(info.Swarm.NodeID).inspect()) as {
+    ID: string;
+    Version: { Index: number };
+    Spec: { Labels?: Record<string, string> };
+  };
+}
+
+async function unlabelManagerNode(): Promise<void> {
+  const node = await managerNode();
+  const { [EGRESS_NODE_LABEL]: _removed, ...labels } = node.Spec.Labels ?? {};
+  await swarmEngine.getNode(node.ID).update({ version: node.Version.Index, ...node.Spec, Labels: labels });
+}
 
 async function gatewayNetwork(): Promise<{ bridge: string; gateway: string; subnet: string }> {
   const info = (await swarmEngine.getNetwork(SWARM_GATEWAY_NETWORK).inspect()) as {
@@ -78,6 +96,14 @@ describe('RUNTIME=swarm: the egress policy covers Swarm tasks', { timeout: 180_0
   it('jumps to the policy from DOCKER-USER and INPUT for the gateway bridge', async () => {
     await iptables(['-C', 'DOCKER-USER', '-i', gateway.bridge, '-j', EGRESS_CHAIN]);
     await iptables(['-C', 'INPUT', '-i', gateway.bridge, '-j', HOST_CHAIN]);
+  });
+
+  it('labels the manager’s node as protected and places the service on protected nodes only', async () => {
+    expect((await managerNode()).Spec.Labels?.[EGRESS_NODE_LABEL]).toBe('enforced');
+    const [service] = await swarmEngine.listServices({
+      filters: { label: [`${SERVICE_LABEL}=${worker.created[0]!.serviceId}`] },
+    });
+    expect(service?.Spec?.TaskTemplate?.Placement?.Constraints).toContain(EGRESS_PLACEMENT);
   });
 
   const targets = () => ({

@@ -18,6 +18,8 @@ import { createDockerClient } from './adapters/docker-client.js';
 import { createSwarmRestarts } from './adapters/swarm-restarts.js';
 import { createSwarmRuntime } from './adapters/swarm-runtime.js';
 import { createSwarmStandby } from './adapters/swarm-standby.js';
+import { createEgressNodeMarker, EGRESS_PLACEMENT } from './adapters/swarm-egress-label.js';
+import { createSwarmNodes } from './adapters/swarm-nodes.js';
 import { createNodeEngines, parseNodeEngines } from './adapters/swarm-node-engines.js';
 import { createSwarmUpdates } from './adapters/swarm-updates.js';
 import type { ServiceRouter } from './adapters/router.js';
@@ -101,6 +103,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   // RUNTIME=swarm: releases run as Swarm services on the manager (SWARM_DOCKER_HOST, else
   // DOCKER_SOCKET); images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.
   const managerSocket = config.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '') || config.DOCKER_SOCKET;
+  const managerDocker = createDockerClient(managerSocket);
   // RUNTIME=swarm: the other nodes' engines (SWARM_NODE_ENGINES), for their tasks' usage and
   // for the egress firewall there.
   const nodeEngineSockets =
@@ -110,6 +113,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     runtime,
     managerSocket,
     nodeSockets: nodeEngineSockets,
+    ...(config.RUNTIME === 'swarm'
+      ? { markNode: createEgressNodeMarker(createSwarmNodes(managerDocker, instance)) }
+      : {}),
     logger,
   });
 
@@ -129,7 +135,6 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     timeoutMs: readiness.timeoutMs,
     ...withRegistryAuth,
   };
-  const managerDocker = createDockerClient(managerSocket);
   const swarmStandby = createSwarmStandby(managerDocker, swarmOptions);
   const swarm =
     config.RUNTIME === 'swarm'
@@ -138,6 +143,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
           // Swarm watches after the switch what the single engine watches before it and during
           // its drain: a release that fails within the whole window is rolled back under both.
           monitorMs: config.RELEASE_STABILIZATION_MS + config.RELEASE_DRAIN_MS,
+          // Tenant code runs only on nodes whose egress firewall is in (worker-egress.ts).
+          ...(config.EGRESS_POLICY === 'enforce' ? { platformConstraints: [EGRESS_PLACEMENT] } : {}),
         })
       : undefined;
   // What the worker pushes for the nodes is pruned with the releases and removed with the service.

@@ -12,6 +12,8 @@ import { objectSegment } from './docker-client.js';
 export interface SwarmNodes {
   observe(): Promise<{ nodes: ObservedNode[]; tasks: ObservedTask[] }>;
   setAvailability(engineId: string, availability: NodeAvailabilityRequest): Promise<void>;
+  /** Sets one label of the node's spec (e.g. EGRESS_NODE_LABEL); nothing when it already has that value. */
+  setLabel(engineId: string, key: string, value: string): Promise<void>;
 }
 
 interface NodeInfo {
@@ -91,6 +93,31 @@ export function createSwarmNodes(docker: Docker, instance: string): SwarmNodes {
     return new Map(services.map((service) => [service.ID, service.Spec?.Labels ?? {}]));
   }
 
+  /**
+   * Writes the node's spec changed by `change` (undefined: nothing to change). The whole spec goes
+   * back, since Swarm replaces it, with the version it was read at; a stale version answers 500
+   * "update out of sequence" (STACK-NOTES, Docker Swarm) and is read again.
+   */
+  async function updateSpec(
+    engineId: string,
+    what: string,
+    change: (spec: NonNullable<NodeInfo['Spec']>) => NodeInfo['Spec'] | undefined,
+  ): Promise<void> {
+    const node = docker.getNode(objectSegment(engineId, 'node id'));
+    for (let attempt = 1; ; attempt += 1) {
+      const info = (await node.inspect().catch(fail(`inspecting node ${engineId}`))) as NodeInfo;
+      const spec = change(info.Spec ?? {});
+      if (!spec) return;
+      try {
+        await node.update({ version: info.Version?.Index, ...spec });
+        return;
+      } catch (error) {
+        const outOfSequence = statusOf(error) === 500 && /out of sequence/i.test(String(error));
+        if (!outOfSequence || attempt >= VERSION_RETRIES) throw toRuntimeError(error, what);
+      }
+    }
+  }
+
   return {
     async observe() {
       const [nodes, tasks, labels] = await Promise.all([
@@ -104,23 +131,14 @@ export function createSwarmNodes(docker: Docker, instance: string): SwarmNodes {
       };
     },
 
-    async setAvailability(engineId, availability) {
-      const node = docker.getNode(objectSegment(engineId, 'node id'));
-      for (let attempt = 1; ; attempt += 1) {
-        const info = (await node.inspect().catch(fail(`inspecting node ${engineId}`))) as NodeInfo;
-        if (info.Spec?.Availability === availability) return;
-        try {
-          // The whole spec goes back with only the availability changed: Swarm replaces the spec.
-          await node.update({ version: info.Version?.Index, ...info.Spec, Availability: availability });
-          return;
-        } catch (error) {
-          // A stale version answers 500 "update out of sequence" (STACK-NOTES, Docker Swarm).
-          const outOfSequence = statusOf(error) === 500 && /out of sequence/i.test(String(error));
-          if (!outOfSequence || attempt >= VERSION_RETRIES) {
-            throw toRuntimeError(error, `setting node ${engineId} to ${availability}`);
-          }
-        }
-      }
-    },
+    setAvailability: (engineId, availability) =>
+      updateSpec(engineId, `setting node ${engineId} to ${availability}`, (spec) =>
+        spec.Availability === availability ? undefined : { ...spec, Availability: availability },
+      ),
+
+    setLabel: (engineId, key, value) =>
+      updateSpec(engineId, `labelling node ${engineId}`, (spec) =>
+        spec.Labels?.[key] === value ? undefined : { ...spec, Labels: { ...spec.Labels, [key]: value } },
+      ),
   };
 }

@@ -46,6 +46,8 @@ export interface SwarmRuntimeOptions {
   monitorMs: number;
   /** The platform registry's credentials, handed to Swarm with each service for its nodes' pulls. */
   registryAuth?: RegistryAuth;
+  /** Placement constraints of every service (EGRESS_PLACEMENT under EGRESS_POLICY=enforce). */
+  platformConstraints?: string[];
   pollMs?: number;
 }
 
@@ -168,6 +170,7 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
           names,
           monitorMs: options.monitorMs,
           ...(pinned ? { volumeNode: pinned } : {}),
+          ...(options.platformConstraints ? { platformConstraints: options.platformConstraints } : {}),
         });
         const applied = await apply(spec, release);
         written.push(applied);

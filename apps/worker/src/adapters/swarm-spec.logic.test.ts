@@ -2,6 +2,7 @@ import type Docker from 'dockerode';
 import type { PlanContainer } from '@hostctl/compose';
 import { DEPLOYMENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { describe, expect, it } from 'vitest';
+import { EGRESS_PLACEMENT } from './swarm-egress-label.js';
 import { swarmNames, swarmServiceSpec, swarmWarnings } from './swarm-spec.js';
 import { failedTaskId, rolloutOf, type SwarmService, type SwarmTask } from './swarm-tasks.js';
 
@@ -93,6 +94,21 @@ describe('swarmServiceSpec', () => {
     });
     expect(task.Resources?.Reservations).toEqual({ MemoryBytes: 1024 });
     expect(task.ContainerSpec?.Mounts?.[0]).toMatchObject({ Source: names.volume('data'), Target: '/data' });
+  });
+
+  it('places every component on protected nodes first; a tenant constraint can only narrow that', () => {
+    const container = web({ placement: { constraints: ['node.role==manager'], preferences: [] } });
+    const spec = (platformConstraints?: string[]) =>
+      swarmServiceSpec(container, release, {
+        names,
+        monitorMs: 0,
+        ...(platformConstraints ? { platformConstraints } : {}),
+      }).TaskTemplate as ContainerTask;
+    expect(spec([EGRESS_PLACEMENT]).Placement?.Constraints).toEqual([
+      'node.labels.io.hostctl.egress==enforced',
+      'node.role==manager',
+    ]);
+    expect(spec().Placement?.Constraints).toEqual(['node.role==manager']);
   });
 
   it('maps restart policies onto Swarm conditions', () => {

@@ -56,6 +56,8 @@ export interface SpecContext {
   monitorMs: number;
   /** Node the service's volumes live on: local volumes pin a stateful component to one node. */
   volumeNode?: string;
+  /** The platform's own placement constraints (EGRESS_PLACEMENT), before the compose file's. */
+  platformConstraints?: string[];
 }
 
 export function swarmServiceSpec(
@@ -77,7 +79,8 @@ export function swarmServiceSpec(
     Monitor: context.monitorMs * NS_PER_MS,
     MaxFailureRatio: 0,
   };
-  const constraints = [...(container.placement?.constraints ?? [])];
+  // Swarm requires every constraint: the compose file's can narrow the platform's, never widen them.
+  const constraints = [...(context.platformConstraints ?? []), ...(container.placement?.constraints ?? [])];
   if (container.volumes.length > 0 && context.volumeNode) constraints.push(`node.id==${context.volumeNode}`);
   return {
     Name: names.service(container.name),

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { createIptables } from '../adapters/iptables.js';
 import { createNodeCommand, type NodeCommand } from '../adapters/node-command.js';
 import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
+import type { EgressNodeMarker } from '../adapters/swarm-egress-label.js';
 import { NODE_ENGINE_TIMEOUT_MS } from '../adapters/swarm-node-engines.js';
 import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
 
@@ -17,6 +18,8 @@ export interface NodesEgressOptions {
   denyCidrs: string;
   logger: Logger;
   recheckMs?: number;
+  /** Called once a node's rules are in (worker-egress.ts labels it for Swarm's placement). */
+  markNode?: EgressNodeMarker;
 }
 
 /**
@@ -62,11 +65,12 @@ export function createNodesEgress(options: NodesEgressOptions): EgressPolicy {
         due.map(async (node) => {
           try {
             await (await policyOf(node)).ensure();
+            await options.markNode?.(node.socketPath);
             node.ensuredAt = Date.now();
           } catch (error) {
             options.logger.warn(
               { node: node.hostname, err: error },
-              'cannot install the egress policy on a swarm node; tasks there can reach its host until it is',
+              'cannot install the egress policy on a swarm node; tried again at the next sweep',
             );
           }
         }),

@@ -4,6 +4,7 @@ import { OWNER_LABEL } from '@hostctl/domain';
 import type { Logger } from 'pino';
 import { createIptables } from '../adapters/iptables.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
+import type { EgressNodeMarker } from '../adapters/swarm-egress-label.js';
 import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
 import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
 import { createNodesEgress } from './node-egress.js';
@@ -16,6 +17,8 @@ export interface WorkerEgressDeps {
   managerSocket: string;
   /** RUNTIME=swarm: SWARM_NODE_ENGINES, the other nodes the policy is installed on. */
   nodeSockets: ReadonlyMap<string, string>;
+  /** RUNTIME=swarm: labels a node whose rules are in, so Swarm may place tasks there (EGRESS_PLACEMENT). */
+  markNode?: EgressNodeMarker;
   logger: Logger;
 }
 
@@ -23,7 +26,9 @@ export interface WorkerEgressDeps {
  * The worker's egress firewall (docs/security/egress.md): on its own machine, for every bridge
  * carrying tenant code, and under RUNTIME=swarm on the nodes of SWARM_NODE_ENGINES too. The
  * worker's own machine comes first, and a failure there is the worker's (it must not run tenant
- * code unprotected); another node's failure is logged and tried again (node-egress.ts).
+ * code unprotected); another node's failure is logged and tried again (node-egress.ts). Under
+ * RUNTIME=swarm each node whose rules are in is labelled (the manager's, which is the worker's
+ * machine, first), and Swarm places tasks on labelled nodes only (EGRESS_PLACEMENT).
  */
 export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
   const { config } = deps;
@@ -50,11 +55,13 @@ export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
           image: config.SWARM_NODE_COMMAND_IMAGE,
           denyCidrs: config.EGRESS_DENY_CIDRS,
           logger: deps.logger,
+          ...(deps.markNode ? { markNode: deps.markNode } : {}),
         })
       : undefined;
   return {
     async ensure() {
       await local.ensure();
+      if (config.EGRESS_POLICY === 'enforce') await deps.markNode?.(deps.managerSocket);
       await nodes?.ensure();
     },
   };

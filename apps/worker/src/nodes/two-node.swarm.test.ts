@@ -17,6 +17,11 @@ import { createNodeEngines } from '../adapters/swarm-node-engines.js';
 import { createSwarmNodes } from '../adapters/swarm-nodes.js';
 import { createSwarmObservation } from '../adapters/swarm-telemetry.js';
 import { createNodesEgress } from '../egress/node-egress.js';
+import {
+  createEgressNodeMarker,
+  EGRESS_NODE_LABEL,
+  EGRESS_PLACEMENT,
+} from '../adapters/swarm-egress-label.js';
 import { probeFrom } from '../testing/egress-probe.js';
 import { createTestDb, silentLogger, uniquePrefix } from '../testing/fixtures.js';
 import { startNetnsSwarm, type NetnsSwarm } from '../testing/netns-swarm.js';
@@ -204,6 +209,24 @@ describe('two Swarm nodes in network namespaces', () => {
         .reached;
     expect(await probe()).toBe(true);
 
+    // A service placed as hostctl places them under EGRESS_POLICY=enforce waits for a protected node.
+    const guarded = await swarm.manager.createService({
+      Name: `hostctl-swg-${serviceId.slice(0, 8)}`,
+      TaskTemplate: {
+        ContainerSpec: { Image: TEST_IMAGE, Command: ['sleep', '3600'] },
+        Placement: { Constraints: [EGRESS_PLACEMENT] },
+      },
+      Mode: { Replicated: { Replicas: 1 } },
+    });
+    const guardedTasks = async () =>
+      (await swarm.manager.listTasks({ filters: { service: [guarded.id] } })) as {
+        NodeID?: string;
+        Status: { State: string; Err?: string };
+      }[];
+    await until('the guarded task to wait for a protected node', async () =>
+      (await guardedTasks()).some((item) => /constraint/i.test(item.Status.Err ?? '')) ? true : undefined,
+    );
+
     const warnings: string[] = [];
     const egress = createNodesEgress({
       sockets: new Map([[second.hostname, second.socketPath]]),
@@ -214,10 +237,18 @@ describe('two Swarm nodes in network namespaces', () => {
         warn: (...args: unknown[]) => void warnings.push(JSON.stringify(args)),
       } as never,
       recheckMs: 0,
+      markNode: createEgressNodeMarker(swarmNodes()),
     });
     await egress.ensure();
     expect(warnings).toEqual([]);
     expect(await probe()).toBe(false);
+    // Labelled once its rules are in: the guarded task runs there, and only there.
+    expect(nodeNamed(await observe(), 2).labels).toMatchObject({ [EGRESS_NODE_LABEL]: 'enforced' });
+    const placed = await until('the guarded task to run on the protected node', async () =>
+      (await guardedTasks()).find((item) => item.Status.State === 'running'),
+    );
+    expect(placed.NodeID).toBe(secondNodeId);
+    await guarded.remove();
 
     // Idempotent: a second sweep adds no second jump.
     await egress.ensure();
