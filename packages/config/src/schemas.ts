@@ -187,6 +187,10 @@ export const WorkerConfigSchema = Type.Object({
     Type.String({ default: '', pattern: `^(${NODE_ENGINE}(,${NODE_ENGINE})*)?$` }),
     'RUNTIME=swarm: the engines of nodes other than the manager, as `<node hostname>=unix:///<socket>` pairs separated by commas (a socket forwarded over SSH, for instance). The observers read CPU, memory, disk usage and health output of tasks there; a node not listed shows no usage (docs/multi-host.md#usage-of-tasks-on-other-nodes).',
   ),
+  SWARM_PROXY_SOURCES: describe(
+    Type.String({ default: '' }),
+    "RUNTIME=swarm with EGRESS_POLICY=enforce: IPv4 addresses or CIDR ranges, comma-separated, allowed to dial the ports web tasks publish on their nodes: the proxy's and the worker's addresses as the other nodes see them. Connections from anywhere else are dropped on the worker's machine and the nodes of SWARM_NODE_ENGINES. Empty: the ports are open to every address, as Docker leaves them (docs/multi-host.md#published-task-ports).",
+  ),
   SWARM_NODE_COMMAND_IMAGE: describe(
     Type.String({ default: 'busybox:1.36', minLength: 1 }),
     "RUNTIME=swarm with EGRESS_POLICY=enforce: the image the worker runs on each node of SWARM_NODE_ENGINES (host network, CAP_NET_ADMIN, the node's root filesystem read-only) to install the egress firewall with the node's own iptables; only its `chroot` (busybox) is used. Pulled on a node that lacks it (docs/security/egress.md#other-nodes).",

@@ -4,11 +4,12 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { Iptables } from '../adapters/iptables.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from '../testing/test-env.js';
-import { createEgressPolicy, egressRuleset, egressRuleset6, parseDenyCidrs } from './egress-policy.js';
+import { createEgressPolicy, egressRuleset, egressRuleset6, parseIpv4Cidrs } from './egress-policy.js';
+import { publishedPortsRuleset } from './published-ports.js';
 
 describe('EGRESS_DENY_CIDRS', () => {
   it('accepts IPv4 addresses and ranges', () => {
-    expect(parseDenyCidrs(' 10.0.0.0/8, 192.168.1.7 ,,172.16.0.0/12')).toEqual([
+    expect(parseIpv4Cidrs(' 10.0.0.0/8, 192.168.1.7 ,,172.16.0.0/12', 'EGRESS_DENY_CIDRS')).toEqual([
       '10.0.0.0/8',
       '192.168.1.7',
       '172.16.0.0/12',
@@ -18,7 +19,7 @@ describe('EGRESS_DENY_CIDRS', () => {
   it.each(['fd00::/8', '10.0.0.0/33', '10.0.0.0/8/1', 'intranet', '10.0.0/8', '10.0.0.0/-1', '1.2.3.4/x'])(
     'refuses %s, naming the variable',
     (value) => {
-      expect(() => parseDenyCidrs(value)).toThrow(/EGRESS_DENY_CIDRS/);
+      expect(() => parseIpv4Cidrs(value, 'EGRESS_DENY_CIDRS')).toThrow(/EGRESS_DENY_CIDRS/);
     },
   );
 });
@@ -39,6 +40,13 @@ describe('the rule set', () => {
     expect(input).toContain('-A HOSTCTL-EGRESS -d 10.0.0.0/8 -j REJECT');
     // Replies first: Caddy → service and health probes must keep working.
     expect(input.indexOf('RELATED,ESTABLISHED')).toBeLessThan(input.indexOf('-d 169.254.0.0/16'));
+  });
+
+  it('closing published task ports to all but the proxy is accepted too, replies and the proxy first', async () => {
+    const input = publishedPortsRuleset(['10.0.0.5', '192.0.2.0/24']);
+    expect(await restoreTest('iptables-restore', input)).toEqual({ code: 0, stderr: '' });
+    expect(input.indexOf('RELATED,ESTABLISHED')).toBeLessThan(input.indexOf('-s 10.0.0.5 -j RETURN'));
+    expect(input.indexOf('-s 192.0.2.0/24 -j RETURN')).toBeLessThan(input.indexOf('--ctstate DNAT -j DROP'));
   });
 
   it('is not touched with EGRESS_POLICY=off', async () => {

@@ -50,7 +50,8 @@ export class EgressPolicyError extends Error {
   }
 }
 
-export function parseDenyCidrs(raw: string): string[] {
+/** IPv4 addresses and ranges of a comma-separated variable (EGRESS_DENY_CIDRS, SWARM_PROXY_SOURCES). */
+export function parseIpv4Cidrs(raw: string, variable: string): string[] {
   const cidrs = raw
     .split(',')
     .map((entry) => entry.trim())
@@ -60,7 +61,7 @@ export function parseDenyCidrs(raw: string): string[] {
     const prefix = bits === undefined ? 32 : Number(bits);
     if (extra.length > 0 || !net.isIPv4(address) || !Number.isInteger(prefix) || prefix < 0 || prefix > 32)
       throw new EgressPolicyError(
-        `EGRESS_DENY_CIDRS: "${cidr}" is not an IPv4 address or CIDR range (IPv6 needs ip6tables rules: docs/security/egress.md)`,
+        `${variable}: "${cidr}" is not an IPv4 address or CIDR range (IPv6 needs ip6tables rules: docs/security/egress.md)`,
       );
   }
   return cidrs;
@@ -104,16 +105,12 @@ export function egressRuleset(denyCidrs: string[]): string {
 }
 
 export function createEgressPolicy(options: EgressPolicyOptions): EgressPolicy {
-  const denyCidrs = parseDenyCidrs(options.denyCidrs);
+  const denyCidrs = parseIpv4Cidrs(options.denyCidrs, 'EGRESS_DENY_CIDRS');
   const { iptables } = options;
   const ruleset = egressRuleset(denyCidrs);
 
-  const ensureJump = async (parent: string, bridge: string, target: string, tables = iptables) => {
-    const rule = ['-i', bridge, '-j', target];
-    if (await tables.check(['-C', parent, ...rule])) return;
-    // First in the chain: an operator's earlier ACCEPT must not bypass the policy.
-    await tables.run(['-I', parent, '1', ...rule]);
-  };
+  const ensureJump = (parent: string, bridge: string, target: string, tables = iptables) =>
+    ensureFirstRule(tables, parent, ['-i', bridge, '-j', target]);
 
   return {
     async ensure() {
@@ -144,6 +141,12 @@ export function createEgressPolicy(options: EgressPolicyOptions): EgressPolicy {
       }
     },
   };
+}
+
+/** Puts `rule` first in `chain` unless it is there: an operator's earlier ACCEPT must not bypass it. */
+export async function ensureFirstRule(tables: Iptables, chain: string, rule: string[]): Promise<void> {
+  if (await tables.check(['-C', chain, ...rule])) return;
+  await tables.run(['-I', chain, '1', ...rule]);
 }
 
 /**

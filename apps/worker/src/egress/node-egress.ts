@@ -5,17 +5,20 @@ import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
 import type { EgressNodeMarker } from '../adapters/swarm-egress-label.js';
 import { NODE_ENGINE_TIMEOUT_MS } from '../adapters/swarm-node-engines.js';
 import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
+import { createPublishedPortsGuard } from './published-ports.js';
 
 /** A node whose rules were installed is checked again after this long (a reboot or a firewall reload drops them). */
 const NODE_RECHECK_MS = 60_000;
 
-export interface NodesEgressOptions {
+interface NodesEgressOptions {
   /** SWARM_NODE_ENGINES: node hostname → its engine's socket. */
   sockets: ReadonlyMap<string, string>;
   /** SWARM_NODE_COMMAND_IMAGE. */
   image: string;
   /** EGRESS_DENY_CIDRS, raw. */
   denyCidrs: string;
+  /** SWARM_PROXY_SOURCES, parsed: with any, published task ports are closed to other sources. */
+  proxySources?: string[];
   logger: Logger;
   recheckMs?: number;
   /** Called once a node's rules are in (worker-egress.ts labels it for Swarm's placement). */
@@ -39,9 +42,12 @@ export function createNodesEgress(options: NodesEgressOptions): EgressPolicy {
     return { hostname, socketPath, command, policy: undefined as EgressPolicy | undefined, ensuredAt: 0 };
   });
 
-  const policyOf = async (node: (typeof nodes)[number]): Promise<EgressPolicy> =>
-    (node.policy ??= createEgressPolicy({
-      iptables: createIptables({ runner: node.command }),
+  const policyOf = async (node: (typeof nodes)[number]): Promise<EgressPolicy> => {
+    if (node.policy) return node.policy;
+    const iptables = createIptables({ runner: node.command });
+    const gateway = async () => [await swarmGatewayBridge(node.socketPath)];
+    const egress = createEgressPolicy({
+      iptables,
       ...((await hasIpv6(node.command))
         ? {
             ip6tables: createIptables({
@@ -53,8 +59,18 @@ export function createNodesEgress(options: NodesEgressOptions): EgressPolicy {
         : {}),
       mode: 'enforce',
       denyCidrs: options.denyCidrs,
-      otherBridges: async () => [await swarmGatewayBridge(node.socketPath)],
-    }));
+      otherBridges: gateway,
+    });
+    const sources = options.proxySources ?? [];
+    const publishedPorts =
+      sources.length > 0 ? createPublishedPortsGuard({ iptables, sources, bridges: gateway }) : undefined;
+    return (node.policy = {
+      async ensure() {
+        await egress.ensure();
+        await publishedPorts?.ensure();
+      },
+    });
+  };
 
   return {
     async ensure() {

@@ -6,12 +6,16 @@ import { createIptables } from '../adapters/iptables.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { EgressNodeMarker } from '../adapters/swarm-egress-label.js';
 import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
-import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
+import { createEgressPolicy, parseIpv4Cidrs, type EgressPolicy } from './egress-policy.js';
 import { createNodesEgress } from './node-egress.js';
+import { createPublishedPortsGuard } from './published-ports.js';
 import { SANDBOX_BRIDGE_PREFIX } from './sandbox-bridges.js';
 
 export interface WorkerEgressDeps {
-  config: Pick<WorkerConfig, 'EGRESS_POLICY' | 'EGRESS_DENY_CIDRS' | 'RUNTIME' | 'SWARM_NODE_COMMAND_IMAGE'>;
+  config: Pick<
+    WorkerConfig,
+    'EGRESS_POLICY' | 'EGRESS_DENY_CIDRS' | 'RUNTIME' | 'SWARM_NODE_COMMAND_IMAGE' | 'SWARM_PROXY_SOURCES'
+  >;
   runtime: Pick<ContainerRuntime, 'listNetworks'>;
   /** RUNTIME=swarm: the manager's socket, whose docker_gwbridge carries the tasks of this machine. */
   managerSocket: string;
@@ -48,12 +52,25 @@ export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
       ...(config.RUNTIME === 'swarm' ? [await swarmGatewayBridge(deps.managerSocket)] : []),
     ],
   });
+  const isSwarmGuarded = config.EGRESS_POLICY === 'enforce' && config.RUNTIME === 'swarm';
+  const proxySources = isSwarmGuarded
+    ? parseIpv4Cidrs(config.SWARM_PROXY_SOURCES, 'SWARM_PROXY_SOURCES')
+    : [];
+  const publishedPorts =
+    proxySources.length > 0
+      ? createPublishedPortsGuard({
+          iptables: createIptables(),
+          sources: proxySources,
+          bridges: async () => [await swarmGatewayBridge(deps.managerSocket)],
+        })
+      : undefined;
   const nodes =
     config.EGRESS_POLICY === 'enforce' && deps.nodeSockets.size > 0
       ? createNodesEgress({
           sockets: deps.nodeSockets,
           image: config.SWARM_NODE_COMMAND_IMAGE,
           denyCidrs: config.EGRESS_DENY_CIDRS,
+          proxySources,
           logger: deps.logger,
           ...(deps.markNode ? { markNode: deps.markNode } : {}),
         })
@@ -61,6 +78,7 @@ export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
   return {
     async ensure() {
       await local.ensure();
+      await publishedPorts?.ensure();
       if (config.EGRESS_POLICY === 'enforce') await deps.markNode?.(deps.managerSocket);
       await nodes?.ensure();
     },

@@ -86,6 +86,20 @@ const observe = async () => {
   const engineIds = new Set(nodes.map((node) => node.engineId));
   return (await createNodesStore(db, instance).list()).filter((node) => engineIds.has(node.engineId));
 };
+/** An HTTP GET from node 1's network namespace (a source other than the proxy's); '' when unanswered. */
+const fromNode1 = (address: string, port: string): Promise<string> =>
+  run('nsenter', [
+    `--net=/run/netns/${swarm.nodes[0]!.netns}`,
+    'curl',
+    '-s',
+    '-m',
+    '3',
+    `http://${address}:${port}/`,
+  ]).then(
+    (result) => result.stdout,
+    () => '',
+  );
+
 /** The observers' view through the manager, reading node 2's engine too when `withNode2Engine`. */
 const observation = (withNode2Engine: boolean) =>
   createSwarmObservation({
@@ -208,6 +222,9 @@ describe('two Swarm nodes in network namespaces', () => {
       (await probeFrom(second.docker, task.container, task.upstream.replace(':', ' '), task.container))
         .reached;
     expect(await probe()).toBe(true);
+    // The same port dialled from node 1 (not the proxy's address): open, as Docker leaves it.
+    const port = task.upstream.split(':')[1]!;
+    expect(await fromNode1(second.swarmAddress, port)).toContain(task.container);
 
     // A service placed as hostctl places them under EGRESS_POLICY=enforce waits for a protected node.
     const guarded = await swarm.manager.createService({
@@ -232,6 +249,8 @@ describe('two Swarm nodes in network namespaces', () => {
       sockets: new Map([[second.hostname, second.socketPath]]),
       image: TEST_IMAGE,
       denyCidrs: '',
+      // The proxy (Caddy on the host) reaches node 2 from the host's end of their link.
+      proxySources: [second.hostLinkAddress],
       logger: {
         ...silentLogger,
         warn: (...args: unknown[]) => void warnings.push(JSON.stringify(args)),
@@ -242,6 +261,9 @@ describe('two Swarm nodes in network namespaces', () => {
     await egress.ensure();
     expect(warnings).toEqual([]);
     expect(await probe()).toBe(false);
+    // Published task ports answer the proxy only.
+    expect(await fromNode1(second.swarmAddress, port)).toBe('');
+    expect(await answerThroughCaddy(task)).toBe(true);
     // Labelled once its rules are in: the guarded task runs there, and only there.
     expect(nodeNamed(await observe(), 2).labels).toMatchObject({ [EGRESS_NODE_LABEL]: 'enforced' });
     const placed = await until('the guarded task to run on the protected node', async () =>
@@ -258,6 +280,9 @@ describe('two Swarm nodes in network namespaces', () => {
       rules.filter((rule) => rule === '-A DOCKER-USER -i docker_gwbridge -j HOSTCTL-EGRESS'),
     ).toHaveLength(1);
     expect(rules.filter((rule) => rule === '-A INPUT -i docker_gwbridge -j HOSTCTL-HOST')).toHaveLength(1);
+    expect(
+      rules.filter((rule) => rule === '-A DOCKER-USER -o docker_gwbridge -j HOSTCTL-PUBLISHED'),
+    ).toHaveLength(1);
     // Nothing of the node commands is left on the node.
     expect(
       await second.docker.listContainers({ all: true, filters: { label: ['io.hostctl.node-command'] } }),

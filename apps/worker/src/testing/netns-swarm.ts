@@ -35,6 +35,8 @@ export interface SwarmNode {
   swarmAddress: string;
   /** The node's address as the host reaches it (published task ports answer here). */
   hostAddress: string;
+  /** The host's end of that link: the source of the host's connections (Caddy's) as the node sees them. */
+  hostLinkAddress: string;
   /** The node's engine socket on the host. */
   socketPath: string;
   docker: Docker;
@@ -83,7 +85,8 @@ export async function startNetnsSwarm(options: { nodes: number; images: string[]
       await ip('link', 'set', `hs${id}i${index}`, 'netns', name);
       const hostAddress = `10.214.${octet}.${index * 4 + 2}`;
       const socketPath = `${base}/n${index}.sock`;
-      await ip('addr', 'add', `10.214.${octet}.${index * 4 + 1}/30`, 'dev', host);
+      const hostLinkAddress = `10.214.${octet}.${index * 4 + 1}`;
+      await ip('addr', 'add', `${hostLinkAddress}/30`, 'dev', host);
       await ip('link', 'set', host, 'up');
       await ip('-n', name, 'addr', 'add', `${hostAddress}/30`, 'dev', `hs${id}i${index}`);
       await ip('-n', name, 'link', 'set', `hs${id}i${index}`, 'up');
@@ -94,6 +97,7 @@ export async function startNetnsSwarm(options: { nodes: number; images: string[]
         netns: name,
         swarmAddress: `10.213.${octet}.${index}`,
         hostAddress,
+        hostLinkAddress,
         socketPath,
         docker: new Docker({ socketPath }),
         cgroup: name,
