@@ -5,6 +5,8 @@ import { createDockerRuntime, demuxStreams } from './docker-runtime.js';
 /** Marks the one-shot containers of node commands, so an operator can tell what left one behind. */
 const NODE_COMMAND_LABEL = 'io.hostctl.node-command';
 const SYSTEM_PATH = 'PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+/** A command container older than this that is not running was left by a worker that died. */
+const LEFTOVER_AGE_S = 300;
 /** Pulling the command image may take a while; a command itself answers in well under a second. */
 const PULL_TIMEOUT_MS = 120_000;
 
@@ -33,21 +35,38 @@ export function createNodeCommand(options: {
   socketPath: string;
   image: string;
   timeoutMs: number;
+  /** How old a stopped command container must be to count as left over (default 5 minutes). */
+  leftoverAgeS?: number;
 }): NodeCommand {
   const docker = createDockerClient(options.socketPath, options);
   const runtime = createDockerRuntime(options);
-  let imageReady: Promise<void> | undefined;
-  const ensureImage = (): Promise<void> =>
-    (imageReady ??= (async () => {
+  // Once per worker process: a command container is removed after each run, so one left over
+  // was a worker's that died mid-run, long enough ago that no live worker is still reading it.
+  const removeLeftovers = async () => {
+    const stale = await docker.listContainers({
+      all: true,
+      filters: { label: [`${NODE_COMMAND_LABEL}=true`], status: ['exited', 'created', 'dead'] },
+    });
+    for (const container of stale)
+      if (Date.now() / 1000 - container.Created >= (options.leftoverAgeS ?? LEFTOVER_AGE_S))
+        await docker
+          .getContainer(container.Id)
+          .remove({ force: true })
+          .catch(() => undefined);
+  };
+  let prepared: Promise<void> | undefined;
+  const prepare = (): Promise<void> =>
+    (prepared ??= (async () => {
+      await removeLeftovers();
       if (await runtime.inspectImage(options.image)) return;
       await runtime.pullImage(options.image, () => undefined, AbortSignal.timeout(PULL_TIMEOUT_MS));
     })().catch((error: unknown) => {
-      imageReady = undefined;
+      prepared = undefined;
       throw error;
     }));
 
   return async (argv, input) => {
-    await ensureImage();
+    await prepare();
     const program =
       input === undefined ? argv : ['sh', '-c', 'printf "%s" "$HOSTCTL_INPUT" | "$@"', 'sh', ...argv];
     const container = await docker

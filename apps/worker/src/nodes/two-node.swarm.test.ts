@@ -16,6 +16,7 @@ import { createCaddyRoutes } from '../adapters/caddy-routes.js';
 import { createNodeEngines } from '../adapters/swarm-node-engines.js';
 import { createSwarmNodes } from '../adapters/swarm-nodes.js';
 import { createSwarmObservation } from '../adapters/swarm-telemetry.js';
+import { createNodeCommand } from '../adapters/node-command.js';
 import { createNodesEgress } from '../egress/node-egress.js';
 import {
   createEgressNodeMarker,
@@ -283,10 +284,24 @@ describe('two Swarm nodes in network namespaces', () => {
     expect(
       rules.filter((rule) => rule === '-A DOCKER-USER -o docker_gwbridge -j HOSTCTL-PUBLISHED'),
     ).toHaveLength(1);
-    // Nothing of the node commands is left on the node.
-    expect(
-      await second.docker.listContainers({ all: true, filters: { label: ['io.hostctl.node-command'] } }),
-    ).toEqual([]);
+    // Nothing of the node commands is left on the node; one a dead worker left goes at the next start.
+    const commandContainers = () =>
+      second.docker.listContainers({ all: true, filters: { label: ['io.hostctl.node-command=true'] } });
+    expect(await commandContainers()).toEqual([]);
+    const leftover = await second.docker.createContainer({
+      Image: TEST_IMAGE,
+      Cmd: ['true'],
+      Labels: { 'io.hostctl.node-command': 'true' },
+    });
+    expect((await commandContainers()).map((container) => container.Id)).toContain(leftover.id);
+    const command = createNodeCommand({
+      socketPath: second.socketPath,
+      image: TEST_IMAGE,
+      timeoutMs: 10_000,
+      leftoverAgeS: 0,
+    });
+    expect(await command(['iptables', '-w', '-S', 'HOSTCTL-PUBLISHED'])).toMatchObject({ code: 0 });
+    expect(await commandContainers()).toEqual([]);
   });
 
   it('a drained node empties: its task moves to the other node; activate takes new tasks again', async () => {
