@@ -27,6 +27,8 @@
 # - insecure-registries: the platform registry; nodes pull images built here from it. Loopback is
 #   insecure by default already; a node in a network namespace reaches the registry by another
 #   address, which SWARM_INSECURE_REGISTRIES adds.
+# - no-new-privileges: the engine's API (1.41) has no field for it in a service spec, so the
+#   daemon sets it on every container it runs, Swarm tasks included (docs/multi-host.md).
 # - The manager listens on SWARM_ADVERTISE_ADDR (loopback unless a multi-node set-up asks
 #   otherwise); services use endpoint_mode dnsrr since this kernel has no IPVS for virtual IPs.
 #
@@ -61,6 +63,7 @@ swarm_daemon_config() {
   "iptables": false,
   "ip-masq": false,
   "live-restore": false,
+  "no-new-privileges": true,
   "insecure-registries": [$registries],
   "log-driver": "json-file",
   "log-opts": { "max-size": "10m", "max-file": "3" }
@@ -137,10 +140,30 @@ ensure_swarm_registry_image() {
   say "swarm engine: pulled $image from the platform registry"
 }
 
-# ensure_swarm_engine: idempotent; leaves a running engine (and its swarm) as it is.
+swarm_engine_down() { ! swarm_engine_up; }
+
+# restart_swarm_engine: stops the running engine through the pid file dockerd writes itself (any
+# checkout may have started it), then starts it again with the current daemon.json. The swarm and
+# its services are kept in the data-root; their tasks start again.
+restart_swarm_engine() {
+  local pid
+  pid=$(cat "$SWARM_DIR/dockerd.pid" 2>/dev/null || true)
+  [[ $pid =~ ^[0-9]+$ && $(cat "/proc/$pid/comm" 2>/dev/null) == dockerd ]] ||
+    die "the swarm engine's configuration changed but no dockerd pid is in $SWARM_DIR/dockerd.pid"
+  kill -TERM "$pid"
+  wait_until 60 swarm_engine_down || die "the swarm engine (pid $pid) did not stop within 60s"
+  wait_until 30 test ! -e "/proc/$pid" || die "the swarm engine (pid $pid) did not exit within 30s"
+  start_swarm_engine
+}
+
+# ensure_swarm_engine: idempotent; leaves a running engine (and its swarm) as it is, unless its
+# daemon.json changed (a setting added by a newer checkout): then the engine restarts with it.
 ensure_swarm_engine() {
-  if swarm_engine_up; then
+  if swarm_engine_up && swarm_daemon_config | cmp -s - "$SWARM_DIR/daemon.json"; then
     say "swarm engine: running on $SWARM_SOCKET"
+  elif swarm_engine_up; then
+    say "swarm engine: its daemon.json changed; restarting it"
+    restart_swarm_engine
   else
     start_swarm_engine
   fi

@@ -1,7 +1,7 @@
-import { PassThrough } from 'node:stream';
 import Docker from 'dockerode';
 import { COMPONENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { execIn } from './testing/container-exec.js';
 import { createComposeService, waitFor, waitForDeployment, type CreatedService } from './testing/fixtures.js';
 import { useWorkerApp } from './testing/worker-fixture.js';
 
@@ -35,20 +35,7 @@ const inspectOf = async (component: string) => {
   return docker.getContainer(found.id).inspect();
 };
 
-async function exec(component: string, cmd: string[]): Promise<{ code: number; output: string }> {
-  const info = await inspectOf(component);
-  const execution = await docker
-    .getContainer(info.Id)
-    .exec({ Cmd: cmd, AttachStdout: true, AttachStderr: true });
-  const stream = await execution.start({ hijack: true, stdin: false });
-  const sink = new PassThrough();
-  let output = '';
-  sink.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  docker.modem.demuxStream(stream, sink, sink);
-  await new Promise((resolve) => stream.on('end', resolve));
-  const { ExitCode } = await execution.inspect();
-  return { code: ExitCode ?? -1, output };
-}
+const exec = async (component: string, cmd: string[]) => execIn(docker, (await inspectOf(component)).Id, cmd);
 
 beforeAll(async () => {
   service = await createComposeService(db, { compose: COMPOSE });

@@ -11,6 +11,7 @@ import {
   type CreatedService,
 } from './testing/fixtures.js';
 import { createSwarmRestarts } from './adapters/swarm-restarts.js';
+import { execIn } from './testing/container-exec.js';
 import { viaCaddy } from './testing/network-fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
 import { TEST_IMAGE, swarmTestSocket } from './testing/test-env.js';
@@ -127,6 +128,15 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
     const [swarmService] = await swarmServicesOf(service.serviceId);
     expect(swarmService?.Spec?.Labels?.[DEPLOYMENT_LABEL]).toBe(deploymentId);
     first = deploymentId;
+  });
+
+  it('its task runs with no_new_privs, which the swarm engine’s daemon.json sets for every container', async () => {
+    // API 1.41 has no field for it in a service spec (docs/multi-host.md, Limits).
+    const [container] = await swarmEngine.listContainers({
+      filters: { label: [`${SERVICE_LABEL}=${service.serviceId}`], status: ['running'] },
+    });
+    const status = await execIn(swarmEngine, container!.Id, ['grep', 'NoNewPrivs', '/proc/1/status']);
+    expect(status.output).toMatch(/NoNewPrivs:\s*1/);
   });
 
   it('an update no job follows (its worker died) keeps answering: every worker follows Swarm’s updates', async () => {

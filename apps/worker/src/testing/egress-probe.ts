@@ -1,5 +1,5 @@
-import { PassThrough } from 'node:stream';
 import type Docker from 'dockerode';
+import { execIn } from './container-exec.js';
 
 /**
  * An HTTP request with busybox `nc` inside a container (its network namespace); busybox's static
@@ -17,16 +17,6 @@ export async function probeFrom(
   target: string,
   body: string,
 ): Promise<{ reached: boolean; output: string }> {
-  const exec = await docker.getContainer(container).exec({
-    Cmd: ['sh', '-c', requestCommand(target)],
-    AttachStdout: true,
-    AttachStderr: true,
-  });
-  const stream = await exec.start({ hijack: true, stdin: false });
-  const out = new PassThrough();
-  let output = '';
-  out.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  docker.modem.demuxStream(stream, out, out);
-  await new Promise((resolve) => stream.on('end', resolve));
+  const { output } = await execIn(docker, container, ['sh', '-c', requestCommand(target)]);
   return { reached: output.includes(body), output };
 }
