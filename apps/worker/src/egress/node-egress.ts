@@ -7,7 +7,7 @@ import { NODE_ENGINE_TIMEOUT_MS } from '../adapters/swarm-node-engines.js';
 import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
 import { createPublishedPortsGuard } from './published-ports.js';
 
-/** A node whose rules were installed is checked again after this long (a reboot or a firewall reload drops them). */
+/** A node whose rules are in is checked again after this long: a reboot or a firewall reload drops them. */
 const NODE_RECHECK_MS = 60_000;
 
 interface NodesEgressOptions {
@@ -28,7 +28,8 @@ interface NodesEgressOptions {
 /**
  * The egress policy on the swarm's other nodes (docs/security/egress.md#other-nodes): the same
  * chains and jumps egress-policy.ts installs on the worker's machine, for the node's
- * docker_gwbridge, written by the node's own iptables through a node command (node-command.ts).
+ * docker_gwbridge, written by the node's own iptables through a node command (node-command.ts),
+ * and with SWARM_PROXY_SOURCES the guard of its published task ports (published-ports.ts).
  * A node that cannot be reached is logged and tried again at the next sweep; it never stops the
  * worker, whose own machine's policy is installed first and does not depend on it.
  */
