@@ -23,16 +23,27 @@ export function createDockerTelemetry(options: {
   timeoutMs?: number;
 }): ContainerTelemetry {
   const docker = createDockerClient(options.socketPath, options);
+  const engineInfo = async () => {
+    const info = (await docker.info().catch(fail('cannot read the Docker engine info'))) as {
+      ID?: string;
+      MemTotal?: number;
+    };
+    if (!info.ID) throw new DomainError('runtime_error', 'the Docker engine reported no ID');
+    return { id: info.ID, memoryBytes: info.MemTotal ?? 0 };
+  };
+  // Read once: a container without a memory limit reports this engine's memory as its limit.
+  let hostMemory: Promise<number> | undefined;
+  const hostMemoryBytes = (): Promise<number> =>
+    (hostMemory ??= engineInfo().then(
+      (info) => info.memoryBytes,
+      (error: unknown) => {
+        hostMemory = undefined;
+        throw error;
+      },
+    ));
 
   return {
-    async engineInfo() {
-      const info = (await docker.info().catch(fail('cannot read the Docker engine info'))) as {
-        ID?: string;
-        MemTotal?: number;
-      };
-      if (!info.ID) throw new DomainError('runtime_error', 'the Docker engine reported no ID');
-      return { id: info.ID, memoryBytes: info.MemTotal ?? 0 };
-    },
+    engineInfo,
 
     async followLogs(containerId, { since, tail }, onChunk, signal) {
       const raw = (await docker
@@ -81,6 +92,7 @@ export function createDockerTelemetry(options: {
       try {
         return toUsage(
           await docker.getContainer(objectSegment(containerId, 'container')).stats({ stream: false }),
+          await hostMemoryBytes(),
         );
       } catch (error) {
         if (statusOf(error) === 404) return null;
@@ -183,7 +195,7 @@ function toEvent(line: string): ContainerEvent | null {
 }
 
 /** The `docker stats` arithmetic: CPU from the two readings' deltas, memory without page cache. */
-function toUsage(stats: Docker.ContainerStats): ContainerUsage {
+function toUsage(stats: Docker.ContainerStats, hostMemoryBytes: number): ContainerUsage {
   const cpu = stats.cpu_stats;
   const pre = stats.precpu_stats;
   const cpuDelta = (cpu?.cpu_usage?.total_usage ?? 0) - (pre?.cpu_usage?.total_usage ?? 0);
@@ -197,6 +209,10 @@ function toUsage(stats: Docker.ContainerStats): ContainerUsage {
   return {
     cpuPercent: cpuDelta > 0 && systemDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0,
     memoryBytes: cache < usage ? usage - cache : usage,
-    memoryLimitBytes: memory.limit ?? 0,
+    // At or above the host's memory: no limit, said as Infinity whichever engine reported it.
+    memoryLimitBytes:
+      hostMemoryBytes > 0 && (memory.limit ?? 0) >= hostMemoryBytes
+        ? Number.POSITIVE_INFINITY
+        : (memory.limit ?? 0),
   };
 }

@@ -8,7 +8,7 @@ import type { ContainerRuntime, Labels } from './runtime.js';
 import type { NodeEngines } from './swarm-node-engines.js';
 import { currentTasks, taskContainerState, taskSummary } from './swarm-task-containers.js';
 import { nodeInfoOf, type SwarmNodeInfo, type SwarmTask } from './swarm-tasks.js';
-import type { ContainerTelemetry, ContainerUsage, DiskUsage } from './telemetry.js';
+import type { ContainerTelemetry, DiskUsage } from './telemetry.js';
 
 /** What the observers read of the containers they watch: on a swarm, the tasks. */
 export type ObservedContainers = Pick<ContainerRuntime, 'listContainers' | 'inspectContainer'>;
@@ -72,23 +72,6 @@ export function createSwarmObservation(options: {
     const engine = nodeEngines.get((await nodeOf(task.NodeID))?.hostname ?? '');
     return engine ? { engine, containerId } : undefined;
   };
-  // A container without a memory limit reports its node's memory as the limit; the sampler knows
-  // only the manager's, so another node's "limit" is made unmistakable here (see noLimitOn).
-  const nodeMemory = new Map<ContainerTelemetry, Promise<number>>();
-  const memoryOf = (engine: ContainerTelemetry): Promise<number> => {
-    let memory = nodeMemory.get(engine);
-    if (!memory) {
-      memory = engine.engineInfo().then(
-        (info) => info.memoryBytes,
-        () => {
-          nodeMemory.delete(engine);
-          return Number.POSITIVE_INFINITY;
-        },
-      );
-      nodeMemory.set(engine, memory);
-    }
-    return memory;
-  };
 
   const containers: ObservedContainers = {
     listContainers: async (labels) => (await listTasks(labels)).map(taskSummary),
@@ -144,9 +127,7 @@ export function createSwarmObservation(options: {
 
     async sampleUsage(taskId) {
       const container = await containerOf(taskId);
-      if (!container) return null;
-      const usage = await container.engine.sampleUsage(container.containerId);
-      return usage && noLimitOn(usage, await memoryOf(container.engine));
+      return container ? container.engine.sampleUsage(container.containerId) : null;
     },
 
     async diskUsage() {
@@ -171,10 +152,3 @@ export function createSwarmObservation(options: {
 }
 
 const NO_DISK_USAGE: DiskUsage = { volumes: [], containers: [] };
-
-/** A limit at or above the node's memory is no limit: said as Infinity, whichever node it ran on. */
-function noLimitOn(usage: ContainerUsage, nodeMemoryBytes: number): ContainerUsage {
-  return usage.memoryLimitBytes >= nodeMemoryBytes
-    ? { ...usage, memoryLimitBytes: Number.POSITIVE_INFINITY }
-    : usage;
-}

@@ -40,7 +40,7 @@ export interface ContainerUsage {
   cpuPercent: number;
   /** Working set: usage minus reclaimable page cache, as `docker stats` shows it. */
   memoryBytes: number;
-  /** At or above the host's memory (Infinity from the Swarm observer) when the container has none. */
+  /** Infinity when the container has no limit (Docker reports the host's memory then). */
   memoryLimitBytes: number;
 }
 

@@ -1,11 +1,10 @@
 import type { Logger } from 'pino';
-import { createIptables } from '../adapters/iptables.js';
 import { createNodeCommand, type NodeCommand } from '../adapters/node-command.js';
 import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
 import type { EgressNodeMarker } from '../adapters/swarm-egress-label.js';
 import { NODE_ENGINE_TIMEOUT_MS } from '../adapters/swarm-node-engines.js';
-import { createEgressPolicy, type EgressPolicy } from './egress-policy.js';
-import { createPublishedPortsGuard } from './published-ports.js';
+import type { EgressPolicy } from './egress-policy.js';
+import { createMachineFirewall } from './machine-firewall.js';
 
 /** A node whose rules are in is checked again after this long: a reboot or a firewall reload drops them. */
 const NODE_RECHECK_MS = 60_000;
@@ -44,33 +43,15 @@ export function createNodesEgress(options: NodesEgressOptions): EgressPolicy {
   });
 
   const policyOf = async (node: (typeof nodes)[number]): Promise<EgressPolicy> => {
-    if (node.policy) return node.policy;
-    const iptables = createIptables({ runner: node.command });
     const gateway = async () => [await swarmGatewayBridge(node.socketPath)];
-    const egress = createEgressPolicy({
-      iptables,
-      ...((await hasIpv6(node.command))
-        ? {
-            ip6tables: createIptables({
-              binary: 'ip6tables',
-              restoreBinary: 'ip6tables-restore',
-              runner: node.command,
-            }),
-          }
-        : {}),
+    return (node.policy ??= createMachineFirewall({
+      runner: node.command,
+      hasIpv6: await hasIpv6(node.command),
       mode: 'enforce',
       denyCidrs: options.denyCidrs,
       otherBridges: gateway,
-    });
-    const sources = options.proxySources ?? [];
-    const publishedPorts =
-      sources.length > 0 ? createPublishedPortsGuard({ iptables, sources, bridges: gateway }) : undefined;
-    return (node.policy = {
-      async ensure() {
-        await egress.ensure();
-        await publishedPorts?.ensure();
-      },
-    });
+      publishedPorts: { sources: options.proxySources ?? [], bridges: gateway },
+    }));
   };
 
   return {

@@ -2,13 +2,12 @@ import { existsSync } from 'node:fs';
 import type { WorkerConfig } from '@hostctl/config';
 import { OWNER_LABEL } from '@hostctl/domain';
 import type { Logger } from 'pino';
-import { createIptables } from '../adapters/iptables.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { EgressNodeMarker } from '../adapters/swarm-egress-label.js';
 import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
-import { createEgressPolicy, parseIpv4Cidrs, type EgressPolicy } from './egress-policy.js';
+import { parseIpv4Cidrs, type EgressPolicy } from './egress-policy.js';
+import { createMachineFirewall } from './machine-firewall.js';
 import { createNodesEgress } from './node-egress.js';
-import { createPublishedPortsGuard } from './published-ports.js';
 import { SANDBOX_BRIDGE_PREFIX } from './sandbox-bridges.js';
 
 export interface WorkerEgressDeps {
@@ -36,11 +35,13 @@ export interface WorkerEgressDeps {
  */
 export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
   const { config } = deps;
-  const local = createEgressPolicy({
-    iptables: createIptables(),
-    ...(existsSync('/proc/net/if_inet6')
-      ? { ip6tables: createIptables({ binary: 'ip6tables', restoreBinary: 'ip6tables-restore' }) }
-      : {}),
+  const isSwarmGuarded = config.EGRESS_POLICY === 'enforce' && config.RUNTIME === 'swarm';
+  const proxySources = isSwarmGuarded
+    ? parseIpv4Cidrs(config.SWARM_PROXY_SOURCES, 'SWARM_PROXY_SOURCES')
+    : [];
+  const gateway = async () => [await swarmGatewayBridge(deps.managerSocket)];
+  const local = createMachineFirewall({
+    hasIpv6: existsSync('/proc/net/if_inet6'),
     mode: config.EGRESS_POLICY,
     denyCidrs: config.EGRESS_DENY_CIDRS,
     otherBridges: async () => [
@@ -49,21 +50,10 @@ export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
         .map((network) => network.bridge ?? '')
         .filter((bridge) => bridge !== '' && !bridge.startsWith(SANDBOX_BRIDGE_PREFIX)),
       // Swarm tasks reach the host and the outside through the manager's gateway bridge.
-      ...(config.RUNTIME === 'swarm' ? [await swarmGatewayBridge(deps.managerSocket)] : []),
+      ...(config.RUNTIME === 'swarm' ? await gateway() : []),
     ],
+    publishedPorts: { sources: proxySources, bridges: gateway },
   });
-  const isSwarmGuarded = config.EGRESS_POLICY === 'enforce' && config.RUNTIME === 'swarm';
-  const proxySources = isSwarmGuarded
-    ? parseIpv4Cidrs(config.SWARM_PROXY_SOURCES, 'SWARM_PROXY_SOURCES')
-    : [];
-  const publishedPorts =
-    proxySources.length > 0
-      ? createPublishedPortsGuard({
-          iptables: createIptables(),
-          sources: proxySources,
-          bridges: async () => [await swarmGatewayBridge(deps.managerSocket)],
-        })
-      : undefined;
   const nodes =
     config.EGRESS_POLICY === 'enforce' && deps.nodeSockets.size > 0
       ? createNodesEgress({
@@ -78,7 +68,6 @@ export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
   return {
     async ensure() {
       await local.ensure();
-      await publishedPorts?.ensure();
       if (config.EGRESS_POLICY === 'enforce') await deps.markNode?.(deps.managerSocket);
       await nodes?.ensure();
     },

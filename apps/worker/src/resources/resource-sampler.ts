@@ -24,7 +24,7 @@ export interface ResourceSamplerDeps {
   store: Pick<WorkerTelemetryStore, 'recordUsage' | 'clearInactiveUsage'>;
   services: Pick<WorkerServiceStore, 'listRunningIds'>;
   runtime: Pick<ContainerRuntime, 'listContainers'>;
-  telemetry: Pick<ContainerTelemetry, 'engineInfo' | 'sampleUsage' | 'diskUsage'>;
+  telemetry: Pick<ContainerTelemetry, 'sampleUsage' | 'diskUsage'>;
   leadership: Leadership;
   intervalMs: number;
   logger: Logger;
@@ -34,11 +34,8 @@ export interface ResourceSamplerDeps {
 const MB = 1024 * 1024;
 
 export function createResourceSampler(deps: ResourceSamplerDeps) {
-  let hostMemoryBytes: number | undefined;
-
   const runOnce = async (): Promise<UsageSample[] | null> => {
     if (!(await deps.leadership.isLeader())) return null;
-    hostMemoryBytes ??= (await deps.telemetry.engineInfo()).memoryBytes;
     const running = new Set(await deps.services.listRunningIds());
     const containers = (await deps.runtime.listContainers({ [OWNER_LABEL]: 'true' })).filter(
       (container) => container.state === 'running' && running.has(container.labels[SERVICE_LABEL] ?? ''),
@@ -54,8 +51,7 @@ export function createResourceSampler(deps: ResourceSamplerDeps) {
     const samples: UsageSample[] = [];
     for (const serviceId of running) {
       const parts = usage.get(serviceId) ?? [];
-      const isLimited =
-        parts.length > 0 && parts.every((part) => part.memoryLimitBytes < (hostMemoryBytes ?? Infinity));
+      const isLimited = parts.length > 0 && parts.every((part) => Number.isFinite(part.memoryLimitBytes));
       samples.push({
         id: serviceId,
         cpuUsage: round(parts.reduce((sum, part) => sum + part.cpuPercent, 0)),
