@@ -95,16 +95,20 @@ describe('cancel by request', () => {
   it('while waiting in the stabilisation window: the poll aborts the wait', async () => {
     const slow = createReleaseHarness({ stabilizationMs: 60_000, drainMs: 0 });
     try {
+      // A first deploy is not held back (nothing serves that the window would protect): the
+      // window is a redeploy's.
       const service = await slow.deploy(compose);
+      expect(await slow.run(service.deploymentId)).toEqual({ status: 'succeeded' });
+      const redeploy = await slow.redeploy(service.serviceId);
       slow.at('stabilize', 'after', async (id) => {
         // Not through setStep: the one-second status poll must notice and abort the wait.
         setTimeout(() => void slow.cancelAsApi(id), 200);
       });
-      expect(await slow.run(service.deploymentId)).toEqual({ status: 'cancelled' });
-      expect(await slow.setsOf(service.serviceId)).toEqual(new Set());
-      // A first deploy has no previous release: the service has nothing serving.
+      expect(await slow.run(redeploy)).toEqual({ status: 'cancelled' });
+      expect(await slow.setsOf(service.serviceId)).toEqual(new Set([service.deploymentId]));
+      // The previous release never stopped serving.
       expect((await slow.db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).status).toBe(
-        'failed',
+        'running',
       );
     } finally {
       await slow.close();

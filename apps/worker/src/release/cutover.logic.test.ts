@@ -132,6 +132,26 @@ describe('start-first cutover', () => {
     expect(await lastEvent(service.serviceId)).toMatchObject({ type: 'redeploy', status: 'rolled_back' });
   });
 
+  it('routes a first deploy as soon as it is verified: no window holds back the only release', async () => {
+    const service = await h.deploy(web());
+    const before = h.switches.length;
+    expect(await h.run(service.deploymentId)).toEqual({ status: 'succeeded' });
+
+    const newWeb = await h.webOf(service.serviceId, service.deploymentId);
+    expect(h.switches.slice(before)).toEqual([
+      expect.objectContaining({
+        route: expect.objectContaining({ targets: [{ host: newWeb!.ip, port: 8080 }] }),
+      }),
+    ]);
+    const logs = await h.db.deploymentLog.findMany({ where: { deploymentId: service.deploymentId } });
+    expect(logs.map((line) => line.message)).toContainEqual(
+      expect.stringContaining('nothing to cut over from'),
+    );
+    expect(logs.map((line) => line.message)).not.toContainEqual(
+      expect.stringContaining('Watching the new release'),
+    );
+  });
+
   it('has nothing to cut over from on a first deploy: a failure leaves the service failed', async () => {
     const service = await h.deploy(web(`\n    environment: {FAKE_EXIT_CODE: "4"}`));
     await h.run(service.deploymentId);

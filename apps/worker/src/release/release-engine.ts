@@ -131,10 +131,12 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     await run.checkpoint('verify');
     const { webIp } = await verifySet(runtime, plan, ids, log, readiness);
     await run.checkpoint('stabilize');
-    // Stop-first has stopped the previous release already: holding the new one back would only
-    // lengthen the gap, so it is routed at once and watched after the switch instead (a failure
-    // there still starts the stopped release again and routes back to it).
-    if (!state.stopped) {
+    // The window protects a release that serves now. With none (a first deploy, a restore) there is
+    // nothing to keep serving meanwhile: holding the new release back only delays it, so it is
+    // routed once verified. Stop-first has stopped the previous release already: holding the new
+    // one back would only lengthen the gap, so it is routed at once and watched after the switch
+    // instead (a failure there still starts the stopped release again and routes back to it).
+    if (previous && !state.stopped) {
       await log.info(`Watching the new release for ${deps.stabilizationMs} ms before it receives traffic`);
       await watchSet(runtime, plan, ids, deps.stabilizationMs, signal, 'while stabilising');
     }
