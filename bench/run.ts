@@ -17,7 +17,7 @@ import {
 } from './lib/data.js';
 import { cleanupDocker } from './lib/docker.js';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { loadAverage, rssMiB, stopAll } from './lib/proc.js';
+import { errorLines, LOG_DIR, loadAverage, rssMiB, stopAll } from './lib/proc.js';
 import { printTable, row } from './lib/report.js';
 import { apiUrl, prepareRuntime, runtimeName, startApi } from './lib/stack.js';
 import { apiSuite } from './suites/api.js';
@@ -110,6 +110,12 @@ try {
 } catch (error) {
   exitCode = 1;
   console.error(`\nbench failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  const errors = errorLines();
+  console.error(
+    errors.length > 0
+      ? `\nerror lines of the bench's processes (whole output in ${path.relative(ROOT, LOG_DIR)}):\n${errors.join('\n')}`
+      : `\nno error lines in the bench's processes' output (${path.relative(ROOT, LOG_DIR)})`,
+  );
 } finally {
   if (!interrupted) {
     await stopAll();

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT } from './config.js';
 
@@ -19,6 +20,28 @@ export interface Proc {
 }
 
 const running = new Set<Proc>();
+
+/**
+ * Every process's whole output, kept for the run under .data/bench/logs-<start time>/<name>.log: a
+ * suite that fails (a 500 from the API, a worker that died) is explained by these files, where the
+ * last lines kept in memory had often scrolled past the cause.
+ */
+export const LOG_DIR = path.join(
+  ROOT,
+  '.data',
+  'bench',
+  `logs-${new Date().toISOString().replace(/[:.]/g, '-')}`,
+);
+const logFiles: { name: string; file: string }[] = [];
+
+function logFileFor(name: string): string {
+  mkdirSync(LOG_DIR, { recursive: true });
+  const base = name.replace(/[^\w.-]+/g, '-');
+  const taken = logFiles.filter((entry) => path.basename(entry.file).startsWith(base)).length;
+  const file = path.join(LOG_DIR, `${base}${taken > 0 ? `-${taken + 1}` : ''}.log`);
+  logFiles.push({ name, file });
+  return file;
+}
 
 /**
  * Only what a Node process needs from the caller's environment: a shell that sourced .data/env
@@ -70,6 +93,10 @@ export function startProcess(
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
+  const logFile = createWriteStream(logFileFor(name));
+  child.stdout?.pipe(logFile, { end: false });
+  child.stderr?.pipe(logFile, { end: false });
+  child.once('close', () => logFile.end());
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const proc: Proc = {
     name,
@@ -92,6 +119,37 @@ export function startProcess(
 /** Stops every process the bench started (on success, failure or Ctrl-C). */
 export async function stopAll(): Promise<void> {
   await Promise.all([...running].map((proc) => proc.stop()));
+}
+
+/**
+ * The error lines of every process the bench started (pino level >= 50, or a line naming an error),
+ * the last `perProcess` of each: what `pnpm bench` prints when a suite fails.
+ */
+export function errorLines(perProcess = 20): string[] {
+  const out: string[] = [];
+  for (const { name, file } of logFiles) {
+    let text = '';
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    const errors = text.split('\n').filter(isErrorLine).slice(-perProcess);
+    if (errors.length > 0)
+      out.push(`${name} (${path.relative(ROOT, file)}):`, ...errors.map((line) => `  ${line}`));
+  }
+  return out;
+}
+
+function isErrorLine(line: string): boolean {
+  if (line.startsWith('{')) {
+    try {
+      return ((JSON.parse(line) as { level?: number }).level ?? 0) >= 50;
+    } catch {
+      // not JSON after all: judged as text
+    }
+  }
+  return /\b(error|exception|fatal)\b/i.test(line);
 }
 
 /** Polls `url` until it answers 200; fails early with the process's output when it exits. */
