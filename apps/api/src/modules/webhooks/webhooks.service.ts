@@ -151,8 +151,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     } catch {
       return skipped('the body is not a JSON push payload');
     }
-    const event = deliveryHeaders(delivery.headers).event;
-    const push = pushRequestOf(provider, event, payload);
+    const push = pushRequestOf(provider, base.event, payload);
     if (push.kind === 'ignored')
       return skipped(push.reason, {
         ...(push.branch ? { branch: push.branch } : {}),
