@@ -131,7 +131,7 @@ export const ApiConfigSchema = Type.Object({
   ),
   WEBHOOK_RATE_LIMIT_PER_MINUTE: describe(
     Type.Integer({ default: 60, minimum: 1 }),
-    'Push webhook deliveries accepted per minute per hook, and again per source address (docs/webhooks.md).',
+    "Push webhook deliveries accepted per minute per hook (ten times that per source address); posts whose signature fails count apart, on a budget of the same size, so they never spend the forge's (docs/webhooks.md).",
   ),
   AUDIT_RETENTION_DAYS: describe(
     Type.Integer({ default: 90, minimum: 1, maximum: 36500 }),

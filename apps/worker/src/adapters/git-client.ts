@@ -36,14 +36,15 @@ export interface GitClient {
   resolveBranch(url: string, branch: string | undefined, options: GitFetchOptions): Promise<ResolvedBranch>;
   /**
    * Shallow, single-branch clone into `dir` (which must not exist); returns the checked-out commit.
-   * With `commit`, exactly that commit is checked out (fetched by id when it is not the branch's
-   * head), or the clone fails with a GitSourceError.
+   * With `commit` (a push's), exactly that commit is checked out, and only when it moves the
+   * service forward on `branch`: it is the branch's head, or it is in the branch's history and a
+   * descendant of `runningCommit`. Anything else fails with a GitSourceError saying why.
    */
   clone(
     url: string,
     dir: string,
     branch: string,
-    options: GitFetchOptions & { maxPackBytes: number; commit?: string },
+    options: GitFetchOptions & { maxPackBytes: number; commit?: string; runningCommit?: string | null },
   ): Promise<string>;
 }
 
@@ -154,7 +155,12 @@ export function createGitClient(): GitClient {
         ]);
         const head = (await gitFor(dir, options, signal).revparse(['HEAD'])).trim();
         if (options.commit === undefined || head === options.commit) return head;
-        return await checkoutCommit(gitFor(dir, options, signal), url, options.commit);
+        return await checkoutForward(gitFor(dir, options, signal), signal, {
+          branch,
+          head,
+          commit: options.commit,
+          running: options.runningCommit ?? null,
+        });
       } catch (error) {
         if (tooBig.signal.aborted)
           throw new GitSourceError(
@@ -169,25 +175,55 @@ export function createGitClient(): GitClient {
 }
 
 /**
- * The branch moved on since the push (or the push is older than the head): fetch the pinned commit
- * by id, one commit deep, and check it out detached. Servers answer "not our ref" for an id they
- * do not have; that is permanent.
+ * The branch's head is not the pushed commit (the branch moved on, or the push is old): the commit
+ * runs only if it lies on the branch between what runs now and the head. The branch's history is
+ * fetched (within the clone's size bound) and the commit is looked for there, never fetched by id:
+ * an id a server hands out is not proof that the commit is on the tracked branch.
  */
-async function checkoutCommit(git: SimpleGit, url: string, commit: string): Promise<string> {
+async function checkoutForward(
+  git: SimpleGit,
+  signal: AbortSignal,
+  at: { branch: string; head: string; commit: string; running: string | null },
+): Promise<string> {
+  const { branch, head, commit, running } = at;
   if (!/^[0-9a-f]{40}([0-9a-f]{24})?$/.test(commit))
     throw new GitSourceError(`commit ${commit} is not a full hexadecimal object id`);
-  try {
-    await git.raw(['fetch', '--depth', '1', '--no-tags', 'origin', commit]);
-  } catch (error) {
-    const detail = error instanceof Error ? error.message : String(error);
-    if (/not our ref|no such remote ref|couldn't find remote ref|unadvertised object/i.test(detail))
-      throw new GitSourceError(`commit ${commit} is not in ${url}`, { cause: error });
-    throw error;
-  }
+  const refused = (why: string) =>
+    new GitSourceError(
+      `commit ${commit} refused: ${why}; the head of ${branch} is ${head}, and a push only moves a service forward on its branch`,
+    );
+  if (running === null) throw refused('it is not the head of the branch and no release runs to move on from');
+  // A branch of one commit comes complete already; git refuses to unshallow that.
+  if ((await git.revparse(['--is-shallow-repository'])).trim() === 'true')
+    await git.raw(['fetch', '--unshallow', '--no-tags', 'origin']);
+  if (!(await isAncestor(git, signal, commit, head))) throw refused(`it is not on branch ${branch}`);
+  if (commit === running) throw refused('it is the commit that runs now');
+  if (!(await isAncestor(git, signal, running, commit)))
+    throw refused(`it does not descend from the running commit ${running}`);
   await git.raw(['checkout', '--quiet', '--detach', commit]);
-  const head = (await git.revparse(['HEAD'])).trim();
-  if (head !== commit) throw new GitSourceError(`checked out ${head}, not the requested commit ${commit}`);
-  return head;
+  const checkedOut = (await git.revparse(['HEAD'])).trim();
+  if (checkedOut !== commit)
+    throw new GitSourceError(`checked out ${checkedOut}, not the requested commit ${commit}`);
+  return checkedOut;
+}
+
+/**
+ * Whether `older` is `newer` or in its history. Not `merge-base --is-ancestor`: its "no" is exit 1
+ * without a word on stderr, which simple-git does not count as a failure. The merge base of an
+ * ancestor and its descendant is the ancestor itself; an unknown object is an error, so a "no".
+ */
+async function isAncestor(
+  git: SimpleGit,
+  signal: AbortSignal,
+  older: string,
+  newer: string,
+): Promise<boolean> {
+  try {
+    return (await git.raw(['merge-base', older, newer])).trim() === older;
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return false;
+  }
 }
 
 async function packBytes(dir: string): Promise<number> {

@@ -84,7 +84,7 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
   const last = await deps.store.lastSucceeded(run.service.id);
   const current = await servingRelease(deps, run.service.id, last);
   try {
-    const prepared = await preparePlan(deps, run);
+    const prepared = await preparePlan(deps, run, last);
     await recordWarnings(deps, run, dockerWarnings(prepared.runnable));
     const result = await cutover(deps, {
       service: run.service,
@@ -119,7 +119,7 @@ async function runOnSwarm(
   const serving = last && (await swarm.observe(run.service.id)).length > 0 ? last.id : undefined;
   let hasTakenTraffic = false;
   try {
-    const prepared = await preparePlan(deps, run);
+    const prepared = await preparePlan(deps, run, last);
     await recordWarnings(deps, run, swarm.warnings(prepared.runnable));
     const runnable = registry
       ? await distributeImages(deps.runtime, prepared.runnable, {
@@ -166,8 +166,15 @@ async function recordWarnings(deps: PipelineDeps, run: PipelineRun, warnings: st
   for (const warning of warnings) await run.log.info(`Warning: ${warning}`);
 }
 
-/** source, build, validate and pull: the plan as defined, and as it runs (images pinned for a rollback). */
-async function preparePlan(deps: PipelineDeps, run: PipelineRun): Promise<{ plan: Plan; runnable: Plan }> {
+/**
+ * source, build, validate and pull: the plan as defined, and as it runs (images pinned for a
+ * rollback). `last` is the release that runs now: a push's commit must move forward from it.
+ */
+async function preparePlan(
+  deps: PipelineDeps,
+  run: PipelineRun,
+  last: WorkerDeployment | null,
+): Promise<{ plan: Plan; runnable: Plan }> {
   const { deployment, service, log, signal } = run;
   const isRepository = service.deployMethod === 'git' || service.deployMethod === 'ai';
   if (deployment.trigger === 'rollback') return prepareRollback(deps, run, isRepository);
@@ -180,6 +187,7 @@ async function preparePlan(deps: PipelineDeps, run: PipelineRun): Promise<{ plan
           ...run,
           deploymentId: deployment.id,
           requestedCommit: deployment.requestedCommit,
+          runningCommit: last?.commit ?? null,
           store: deps.store,
           images: deps.images,
         })

@@ -27,8 +27,8 @@ import { RepositoryContentError, readRepoFile, treeBytes } from './repo-files.js
  * The `source` and `build` steps of git and ai deployments: check the URL again (the worker's own
  * allowlist; the API checked it at create time), resolve the host and refuse internal targets,
  * resolve the branch head with ls-remote (so a redeploy always gets the newest commit), shallow
- * clone it (or the commit a push webhook pinned) within time and size bounds, work out what to build, build it, and delete the
- * checkout. The plan that comes out names only images, like any other deploy method's.
+ * clone it (or the commit a push webhook pinned, when that moves the service forward on its
+ * branch) within time and size bounds, work out what to build, build it, and delete the checkout. The plan that comes out names only images, like any other deploy method's.
  */
 export interface RepositorySourceDeps {
   git: GitClient;
@@ -52,6 +52,8 @@ export interface RepositoryRun {
   deploymentId: string;
   /** Check out exactly this commit (a push webhook's), not the branch's head. */
   requestedCommit?: string | null;
+  /** The commit of the release that runs now: a pinned commit must be the head or descend from it. */
+  runningCommit?: string | null;
   service: WorkerService;
   store: Pick<WorkerDeploymentStore, 'recordCommit'>;
   log: DeployLog;
@@ -90,7 +92,7 @@ export async function planFromRepository(
       deps.git.clone(url, checkout, resolved.branch, {
         ...fetchOptions,
         maxPackBytes: deps.maxRepoBytes,
-        ...(pinned ? { commit: pinned } : {}),
+        ...(pinned ? { commit: pinned, runningCommit: run.runningCommit ?? null } : {}),
       }),
     );
     if ((await treeBytes(checkout, deps.maxRepoBytes)) > deps.maxRepoBytes)

@@ -80,10 +80,12 @@ export async function createComposeService(
   });
 }
 
-export async function createRedeployment(db: Db, serviceId: string): Promise<string> {
+/** A queued redeploy, as the API queues one; with `commit`, pinned to it as a push webhook's is. */
+export async function createRedeployment(db: Db, serviceId: string, commit?: string): Promise<string> {
   return db.$transaction(async (tx) => {
     await tx.service.update({ where: { id: serviceId }, data: { status: 'deploying' } });
-    const deployment = await tx.deployment.create({ data: { serviceId, trigger: 'redeploy' } });
+    const pinned = commit ? { requestedCommit: commit, commit } : {};
+    const deployment = await tx.deployment.create({ data: { serviceId, trigger: 'redeploy', ...pinned } });
     await tx.serviceEvent.create({
       data: { serviceId, type: 'redeploy', status: 'started', message: 'Redeploy queued' },
     });

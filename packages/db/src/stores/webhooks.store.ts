@@ -15,6 +15,13 @@ export interface HookTarget {
   gitBranch: string | null;
 }
 
+/** A body whose signature held, by its SHA-256: what deduplication is keyed on. */
+export interface SignedBody {
+  serviceId: string;
+  hookId: string;
+  bodyDigest: string;
+}
+
 export type DeliveryOutcome = 'deployed' | 'ignored' | 'rejected';
 
 export interface NewWebhookDelivery {
@@ -34,18 +41,43 @@ export interface NewWebhookDelivery {
 
 export type PinnedDeployResult =
   | { kind: 'queued'; deploymentId: string; coalesced: boolean }
-  /** The provider sent this delivery id before and it deployed: nothing new is queued. */
-  | { kind: 'duplicate'; deploymentId: string };
+  /** The same signed body arrived before (whatever its delivery id or forge label): nothing is queued. */
+  | { kind: 'duplicate'; deploymentId: string | null }
+  /** The owner stopped the service: a push never starts it. */
+  | { kind: 'stopped' };
 
-/** Deliveries kept per service: the newest; a provider's retries happen within hours, not weeks. */
+/**
+ * Deliveries kept per service in the log: the newest accepted ones and, counted apart, the newest
+ * rejected ones, so a flood of unsigned posts cannot push the record of real deliveries out.
+ */
 export const DELIVERIES_KEPT_PER_SERVICE = 200;
+const REJECTED_KEPT_PER_SERVICE = 50;
+/**
+ * Digests of signed bodies kept per service. Only the forge can add one (a replay adds nothing),
+ * so evicting one takes this many real pushes; an old body replayed after that is still refused
+ * by the worker's forward-only rule (docs/webhooks.md).
+ */
+export const SIGNED_DIGESTS_KEPT_PER_SERVICE = 1000;
 
 export function createWebhooksStore(db: Db) {
-  const prune = async (serviceId: string): Promise<void> => {
+  const prune = async (serviceId: string, outcome: DeliveryOutcome): Promise<void> => {
+    if (outcome === 'rejected') {
+      await db.$executeRaw`
+        DELETE FROM webhook_deliveries WHERE id IN (
+          SELECT id FROM webhook_deliveries WHERE service_id = ${serviceId} AND outcome = 'rejected'
+          ORDER BY received_at DESC, id DESC OFFSET ${REJECTED_KEPT_PER_SERVICE})`;
+      return;
+    }
     await db.$executeRaw`
       DELETE FROM webhook_deliveries WHERE id IN (
-        SELECT id FROM webhook_deliveries WHERE service_id = ${serviceId}
+        SELECT id FROM webhook_deliveries WHERE service_id = ${serviceId} AND outcome <> 'rejected'
         ORDER BY received_at DESC, id DESC OFFSET ${DELIVERIES_KEPT_PER_SERVICE})`;
+  };
+  const pruneDigests = async (serviceId: string): Promise<void> => {
+    await db.$executeRaw`
+      DELETE FROM webhook_signed_deliveries WHERE (service_id, body_digest) IN (
+        SELECT service_id, body_digest FROM webhook_signed_deliveries WHERE service_id = ${serviceId}
+        ORDER BY received_at DESC, body_digest DESC OFFSET ${SIGNED_DIGESTS_KEPT_PER_SERVICE})`;
   };
 
   return {
@@ -89,38 +121,70 @@ export function createWebhooksStore(db: Db) {
 
     async record(delivery: NewWebhookDelivery): Promise<void> {
       await db.webhookDelivery.create({ data: delivery });
-      await prune(delivery.serviceId);
+      await prune(delivery.serviceId, delivery.outcome);
+    },
+
+    /**
+     * Notes a signed body the service received, for a delivery that deploys nothing; false (and
+     * the deployment the first one queued, if any) when the same body came before. Call only once
+     * the signature held: nothing unsigned may take or evict a place here.
+     */
+    async claimSigned(
+      signed: SignedBody,
+    ): Promise<{ isNew: true } | { isNew: false; deploymentId: string | null }> {
+      const inserted = await db.$executeRaw`
+        INSERT INTO webhook_signed_deliveries (service_id, body_digest, hook_id)
+        VALUES (${signed.serviceId}, ${signed.bodyDigest}, ${signed.hookId})
+        ON CONFLICT DO NOTHING`;
+      if (inserted > 0) {
+        await pruneDigests(signed.serviceId);
+        return { isNew: true };
+      }
+      const earlier = await db.webhookSignedDelivery.findUnique({
+        where: { serviceId_bodyDigest: { serviceId: signed.serviceId, bodyDigest: signed.bodyDigest } },
+        select: { deploymentId: true },
+      });
+      return { isNew: false, deploymentId: earlier?.deploymentId ?? null };
     },
 
     /**
      * Queues the redeploy of `commit` through the redeploy's own transaction (service lock,
-     * supersede, coalescing) and records the delivery in the same transaction. A redelivery of a
-     * delivery id that already deployed finds that record under the service lock and queues
-     * nothing; the partial unique index settles two copies racing on different replicas.
+     * supersede, coalescing), and in the same transaction claims the signed body's digest and
+     * records the delivery. Under the service lock: a body received before is a duplicate (two
+     * copies racing on two replicas meet on the digest's primary key), and a stopped service
+     * queues nothing.
      */
     async deployPinned(
       delivery: Omit<NewWebhookDelivery, 'outcome' | 'deploymentId' | 'commit' | 'statusCode'> & {
         commit: string;
+        bodyDigest: string;
       },
     ): Promise<PinnedDeployResult> {
+      const { bodyDigest, ...recorded } = delivery;
+      const key = { serviceId: delivery.serviceId, bodyDigest };
       const attempt = () =>
         db.$transaction(async (tx): Promise<PinnedDeployResult> => {
-          await tx.$queryRaw`SELECT id FROM services WHERE id = ${delivery.serviceId} FOR UPDATE`;
-          if (delivery.providerDeliveryId !== null) {
-            const earlier = await tx.webhookDelivery.findFirst({
-              where: {
-                serviceId: delivery.serviceId,
-                provider: delivery.provider,
-                providerDeliveryId: delivery.providerDeliveryId,
-                outcome: 'deployed',
-              },
+          const [service] = await tx.$queryRaw<{ status: string }[]>`
+            SELECT status::text AS status FROM services WHERE id = ${delivery.serviceId} FOR UPDATE`;
+          const claimed = await tx.$executeRaw`
+            INSERT INTO webhook_signed_deliveries (service_id, body_digest, hook_id)
+            VALUES (${delivery.serviceId}, ${bodyDigest}, ${delivery.hookId})
+            ON CONFLICT DO NOTHING`;
+          if (claimed === 0) {
+            const earlier = await tx.webhookSignedDelivery.findUnique({
+              where: { serviceId_bodyDigest: key },
               select: { deploymentId: true },
             });
-            if (earlier?.deploymentId) return { kind: 'duplicate', deploymentId: earlier.deploymentId };
+            return { kind: 'duplicate', deploymentId: earlier?.deploymentId ?? null };
           }
+          if (service?.status === 'stopped') return { kind: 'stopped' };
           const { deployment, coalesced } = await queueRedeploy(tx, delivery.serviceId, delivery.commit);
+          await tx.webhookSignedDelivery.update({
+            where: { serviceId_bodyDigest: key },
+            data: { deploymentId: deployment.id },
+          });
           await tx.webhookDelivery.create({
-            data: { ...delivery, outcome: 'deployed', statusCode: 202, deploymentId: deployment.id },
+            data: { ...recorded, outcome: 'deployed', statusCode: 202, deploymentId: deployment.id },
           });
           return { kind: 'queued', deploymentId: deployment.id, coalesced };
         });
@@ -131,7 +195,8 @@ export function createWebhooksStore(db: Db) {
         if (!isUniqueViolation(error)) throw error;
         result = await attempt();
       }
-      await prune(delivery.serviceId);
+      await prune(delivery.serviceId, 'deployed');
+      await pruneDigests(delivery.serviceId);
       return result;
     },
 

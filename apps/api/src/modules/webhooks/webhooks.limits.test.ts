@@ -1,16 +1,25 @@
 import { createHmac, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, json, type Harness } from '../../test-support/harness.js';
+import {
+  SIGNERS,
+  deliver,
+  deliverUnsigned,
+  gitServiceWithHook,
+  pushBody,
+  randomSha,
+} from '../../test-support/push-deliveries.js';
 
 // The public receiver's bounds (docs/webhooks.md): a flood of deliveries to one hook is refused
 // before any database work, and a body over 1 MiB is refused before it is read whole.
 let h: Harness;
 let hookId: string;
 let secret: string;
+let admin: { auth: string };
 
 beforeAll(async () => {
   h = await createHarness({ GIT_ALLOWED_HOSTS: '127.0.0.1:40000', WEBHOOK_RATE_LIMIT_PER_MINUTE: '3' });
-  const admin = await h.user('admin');
+  admin = await h.user('admin');
   const service = await h.createService(admin.auth, {
     customer_id: (await h.customer()).id,
     deploy_method: 'git',
@@ -71,5 +80,20 @@ describe('receiver bounds', () => {
     const response = await ping(randomUUID(), big);
     expect(response.statusCode).toBe(413);
     expect(response.headers['content-type']).toMatch(/application\/problem\+json/);
+  });
+
+  // Last: its flood also fills the source address's unsigned budget for the rest of the minute.
+  it('unsigned posts spend a budget of their own: after 65 of them a signed push is still accepted', async () => {
+    const hook = await gitServiceWithHook(h, admin.auth, (await h.customer()).id);
+    await insideOneWindow();
+    const statuses: number[] = [];
+    for (let i = 0; i < 65; i++)
+      statuses.push((await deliverUnsigned(h, hook.id, pushBody('main', randomSha()))).statusCode);
+    expect(statuses).toEqual([...Array<number>(3).fill(401), ...Array<number>(62).fill(429)]);
+    const commit = randomSha();
+    const body = pushBody('main', commit);
+    const signed = await deliver(h, hook.id, body, SIGNERS.github(hook.secret, body, randomUUID()));
+    expect(signed.statusCode).toBe(202);
+    expect(json(signed)).toMatchObject({ outcome: 'deployed', commit });
   });
 });

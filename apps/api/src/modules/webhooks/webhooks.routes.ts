@@ -74,7 +74,8 @@ export function registerWebhookRoutes(instance: FastifyInstance, service: Webhoo
 /**
  * The public receiver `POST /hooks/push/:hook_id`: outside /api (no credential but the signature),
  * the raw body kept as bytes for the HMAC, rate limited per hook and per source address before any
- * database work, and audited with the hook as the actor.
+ * database work (signed and unsigned posts on separate budgets: the signature is checked first,
+ * which needs only the hook id), and audited with the hook as the actor.
  */
 export async function registerWebhookReceiver(
   instance: FastifyInstance,
@@ -98,15 +99,27 @@ export async function registerWebhookReceiver(
       },
       handler: async (request, reply) => {
         const hookId = request.params.hook_id;
-        await limiter.enforce(`hook:${hookId}`, options.perMinute, limiter.hit);
-        await limiter.enforce(`hook-ip:${request.ip}`, options.perMinute * ADDRESS_LIMIT_FACTOR, limiter.hit);
-        const answer = await service.receive({
-          hookId,
-          headers: request.headers,
-          body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
-          contentType: request.headers['content-type'],
-          sourceAddress: request.ip,
-        });
+        const admit = async (isSigned: boolean): Promise<void> => {
+          // Signed and unsigned posts count in buckets of their own: a flood of posts without the
+          // secret is refused on its own budget and never spends the forge's.
+          const kind = isSigned ? 'hook' : 'hook-unsigned';
+          await limiter.enforce(`${kind}:${hookId}`, options.perMinute, limiter.hit);
+          await limiter.enforce(
+            `${kind}-ip:${request.ip}`,
+            options.perMinute * ADDRESS_LIMIT_FACTOR,
+            limiter.hit,
+          );
+        };
+        const answer = await service.receive(
+          {
+            hookId,
+            headers: request.headers,
+            body: Buffer.isBuffer(request.body) ? request.body : Buffer.alloc(0),
+            contentType: request.headers['content-type'],
+            sourceAddress: request.ip,
+          },
+          admit,
+        );
         options.audit.record(
           {
             actorType: 'webhook',

@@ -1,9 +1,10 @@
-import { createHmac } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import { customerScope, type Principal } from '@hostctl/auth-policy';
 import type {
   HookTarget,
   NewWebhookDelivery,
   ServicesStore,
+  SignedBody,
   WebhookDelivery,
   WebhooksStore,
 } from '@hostctl/db';
@@ -43,10 +44,16 @@ export interface DeliveryAnswer {
   target: HookTarget;
 }
 
+/**
+ * Which rate-limit budget a post spends, told before any database work: `true` once its signature
+ * holds, so unsigned posts never spend what the forge's deliveries need (docs/webhooks.md).
+ */
+type AdmitDelivery = (isSigned: boolean) => Promise<void>;
+
 /** Methods whose deployments clone a repository: the ones a push can redeploy. */
 const REPOSITORY_METHODS = new Set(['git', 'ai']);
-// A hook id nobody has: unknown hooks cost the same HMAC as known ones.
-const NO_HOOK = '00000000-0000-0000-0000-000000000000';
+const DUPLICATE = 'duplicate: this signed body was received before';
+const STOPPED = 'the service is stopped: a push never starts it (start it, then push or redeploy)';
 
 /**
  * The key hook secrets are derived from: WEBHOOK_SECRET_KEY, else one derived from SESSION_SECRET
@@ -96,6 +103,91 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     return push.branch === tracked ? null : `branch ${push.branch} is not tracked`;
   }
 
+  /** A delivery whose signature held: deduplicated on its body, whatever its delivery id or forge. */
+  async function answerSigned(
+    target: HookTarget,
+    delivery: IncomingDelivery,
+    provider: Provider,
+    base: Pick<NewWebhookDelivery, 'provider' | 'event' | 'providerDeliveryId'>,
+  ): Promise<DeliveryAnswer> {
+    const signed: SignedBody = {
+      serviceId: target.serviceId,
+      hookId: target.hookId,
+      bodyDigest: createHash('sha256').update(delivery.body).digest('hex'),
+    };
+    type Facts = { branch?: string; commit?: string; deploymentId?: string | null };
+    const ignored = async (reason: string, extra: Facts = {}): Promise<DeliveryAnswer> => {
+      const { deploymentId, ...pushed } = extra;
+      const deployment = deploymentId ? { deploymentId } : {};
+      await record(target, delivery, {
+        ...base,
+        ...pushed,
+        ...deployment,
+        outcome: 'ignored',
+        statusCode: 202,
+        reason,
+      });
+      return {
+        status: 202,
+        target,
+        body: {
+          outcome: 'ignored',
+          message: `ignored: ${reason}`,
+          ...(deploymentId ? { deployment_id: deploymentId } : {}),
+        },
+      };
+    };
+    // Deploys nothing, but the body is remembered: replayed later (once the branch is tracked or
+    // the service started), it must still be a duplicate.
+    const skipped = async (reason: string, extra: Facts = {}): Promise<DeliveryAnswer> => {
+      const claim = await deps.hooks.claimSigned(signed);
+      if (!claim.isNew) return ignored(DUPLICATE, { ...extra, deploymentId: claim.deploymentId });
+      return ignored(reason, extra);
+    };
+
+    let payload: unknown;
+    try {
+      payload = decodeBody(delivery.body, delivery.contentType);
+    } catch {
+      return skipped('the body is not a JSON push payload');
+    }
+    const push = pushRequestOf(provider, base.event, payload);
+    if (push.kind === 'ignored')
+      return skipped(push.reason, {
+        ...(push.branch ? { branch: push.branch } : {}),
+        ...(push.commit ? { commit: push.commit } : {}),
+      });
+    const pushed = { branch: push.branch, commit: push.commit };
+    if (!REPOSITORY_METHODS.has(target.deployMethod))
+      return skipped(`the service deploys from ${target.deployMethod}, not a git repository`, pushed);
+    const notTracked = untracked(target, push);
+    if (notTracked !== null) return skipped(notTracked, pushed);
+
+    const result = await deps.hooks.deployPinned({
+      serviceId: target.serviceId,
+      hookId: target.hookId,
+      sourceAddress: delivery.sourceAddress,
+      ...base,
+      ...pushed,
+      bodyDigest: signed.bodyDigest,
+      reason: null,
+    });
+    if (result.kind === 'duplicate')
+      return ignored(DUPLICATE, { ...pushed, deploymentId: result.deploymentId });
+    if (result.kind === 'stopped') return ignored(STOPPED, pushed);
+    await deps.jobs.enqueueDeploy(result.deploymentId);
+    return {
+      status: 202,
+      target,
+      body: {
+        outcome: 'deployed',
+        message: `deploying commit ${push.commit} of ${push.branch}`,
+        deployment_id: result.deploymentId,
+        commit: push.commit,
+      },
+    };
+  }
+
   return {
     async create(principal: Principal, id: string) {
       const service = await visibleOr404(principal, id);
@@ -136,18 +228,20 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     },
 
     /**
-     * One delivery: 404 for an unknown hook, 401 for a signature that does not hold (recorded as
-     * rejected), else 202 saying what came of it (recorded as deployed or ignored).
+     * One delivery: the signature first (the secret follows from the hook id, so no database work
+     * precedes it), then `admit` charges the right budget; 404 for an unknown hook, 401 for a
+     * signature that does not hold (recorded as rejected), else 202 saying what came of it.
      */
-    async receive(delivery: IncomingDelivery): Promise<DeliveryAnswer> {
-      const target = await deps.hooks.findTarget(delivery.hookId);
+    async receive(delivery: IncomingDelivery, admit: AdmitDelivery): Promise<DeliveryAnswer> {
       const meta = deliveryHeaders(delivery.headers);
       const problem = signatureProblem(
         meta.provider,
         delivery.headers,
         delivery.body,
-        secretOf(target?.hookId ?? NO_HOOK),
+        secretOf(delivery.hookId),
       );
+      await admit(problem === null);
+      const target = await deps.hooks.findTarget(delivery.hookId);
       if (!target) throw new DomainError('not_found', 'no such webhook');
       const base = {
         provider: meta.provider ?? 'unknown',
@@ -158,64 +252,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         await record(target, delivery, { ...base, outcome: 'rejected', statusCode: 401, reason: problem });
         throw new DomainError('unauthenticated', problem);
       }
-      const provider = meta.provider as Provider;
-      const ignored = async (
-        reason: string,
-        extra: { branch?: string; commit?: string; deploymentId?: string } = {},
-      ): Promise<DeliveryAnswer> => {
-        await record(target, delivery, { ...base, ...extra, outcome: 'ignored', statusCode: 202, reason });
-        const deployment = extra.deploymentId ? { deployment_id: extra.deploymentId } : {};
-        return {
-          status: 202,
-          target,
-          body: { outcome: 'ignored', message: `ignored: ${reason}`, ...deployment },
-        };
-      };
-
-      let payload: unknown;
-      try {
-        payload = decodeBody(delivery.body, delivery.contentType);
-      } catch {
-        return ignored('the body is not a JSON push payload');
-      }
-      const push = pushRequestOf(provider, meta.event, payload);
-      if (push.kind === 'ignored')
-        return ignored(push.reason, {
-          ...(push.branch ? { branch: push.branch } : {}),
-          ...(push.commit ? { commit: push.commit } : {}),
-        });
-      const pushed = { branch: push.branch, commit: push.commit };
-      if (!REPOSITORY_METHODS.has(target.deployMethod))
-        return ignored(`the service deploys from ${target.deployMethod}, not a git repository`, pushed);
-      const notTracked = untracked(target, push);
-      if (notTracked !== null) return ignored(notTracked, pushed);
-
-      const result = await deps.hooks.deployPinned({
-        serviceId: target.serviceId,
-        hookId: target.hookId,
-        sourceAddress: delivery.sourceAddress,
-        ...base,
-        ...pushed,
-        reason: null,
-      });
-      // A redelivery answers with the first one's deployment and queues nothing new; enqueueing
-      // again is a no-op for a job that exists and revives one lost before it reached Redis.
-      await deps.jobs.enqueueDeploy(result.deploymentId);
-      if (result.kind === 'duplicate')
-        return ignored(`delivery ${meta.deliveryId ?? ''} was received before`, {
-          ...pushed,
-          deploymentId: result.deploymentId,
-        });
-      return {
-        status: 202,
-        target,
-        body: {
-          outcome: 'deployed',
-          message: `deploying commit ${push.commit} of ${push.branch}`,
-          deployment_id: result.deploymentId,
-          commit: push.commit,
-        },
-      };
+      return answerSigned(target, delivery, meta.provider as Provider, base);
     },
   };
 }
