@@ -142,8 +142,12 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     store: createNotificationsStore(db),
     customers,
     urlPolicy: {
-      allowedHosts: sourcePolicy.gitAllowedHosts,
+      allowedHosts: sourcePolicy.notificationAllowedHosts,
       protectedEndpoints: sourcePolicy.protectedEndpoints,
+    },
+    redeliverThrottle: {
+      intervalMs: config.NOTIFY_REDELIVER_INTERVAL_MS,
+      perMinute: config.NOTIFY_REDELIVER_PER_MINUTE,
     },
     enqueueAttempt: async (deliveryId, attempts) =>
       void (await producer.enqueue('notify', { deliveryId, attempts })),

@@ -208,11 +208,14 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     'node-availability': nodes.processor,
     notify: createNotificationProcessor({
       store: notifications,
-      // The same array the git sources use: the health port is added to it once known (start()).
+      // Receivers have their own allowlist; the endpoints are the array the git sources use (the
+      // health port is added to it once known, start()).
       policy: {
-        allowedHosts: sourcePolicy.gitAllowedHosts,
+        allowedHosts: sourcePolicy.notificationAllowedHosts,
         protectedEndpoints: sourcePolicy.protectedEndpoints,
       },
+      showResponseBody: config.NOTIFY_SHOW_RESPONSE_BODY,
+      customerShare: config.NOTIFY_CUSTOMER_CONCURRENCY,
       maxAttempts: config.NOTIFY_MAX_ATTEMPTS,
       retryBaseMs: config.NOTIFY_RETRY_BASE_MS,
       timeoutMs: config.NOTIFY_TIMEOUT_MS,
@@ -310,6 +313,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     store: notifications,
     producer,
     intervalMs: config.NOTIFY_RELAY_INTERVAL_MS,
+    customerShare: config.NOTIFY_CUSTOMER_CONCURRENCY,
     logger,
   });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;

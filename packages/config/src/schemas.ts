@@ -45,6 +45,10 @@ const registryAllowedHosts = describe(
   Type.String({ default: '' }),
   "Comma-separated image registries allowed to be private or loopback, each host:port or host:from-to (a bare host opens only 443). The control plane's own ports are refused regardless (docs/security/image-policy.md).",
 );
+const notificationAllowedHosts = describe(
+  Type.String({ default: '' }),
+  "Comma-separated notification receivers allowed to be private or loopback and to use http://, each host:port or host:from-to (a bare host opens only the scheme's default port). Its own list, not GIT_ALLOWED_HOSTS: a git server the worker may clone from is not a host a tenant may POST to and read answers of. Empty: public https:// receivers only. The control plane's own ports are refused regardless (docs/notifications.md#target-urls).",
+);
 const platformImages = describe(
   Type.String({ default: '' }),
   "Comma-separated images without a registry host that tenants may run: exact references, repositories (any tag) or * globs (local/*). The template catalog's images are added automatically; any other host-less image is refused.",
@@ -129,6 +133,14 @@ export const ApiConfigSchema = Type.Object({
     Type.String({ default: '' }),
     "Server key (at least 32 characters) the push webhooks' signing secrets are derived from (docs/webhooks.md); changing it invalidates every hook's secret. Empty: derived from SESSION_SECRET.",
   ),
+  NOTIFY_REDELIVER_INTERVAL_MS: describe(
+    Type.Integer({ default: 60000, minimum: 0 }),
+    'Least time between two redeliveries of one notification delivery (429 sooner); a redelivery is refused with 409 while an attempt of it is in flight (docs/notifications.md#fairness).',
+  ),
+  NOTIFY_REDELIVER_PER_MINUTE: describe(
+    Type.Integer({ default: 10, minimum: 1 }),
+    'Redeliveries one customer may ask for per minute, over all its deliveries (429 beyond).',
+  ),
   WEBHOOK_RATE_LIMIT_PER_MINUTE: describe(
     Type.Integer({ default: 60, minimum: 1 }),
     "Push webhook deliveries accepted per minute per hook (ten times that per source address); posts whose signature fails count apart, on a budget of the same size, so they never spend the forge's (docs/webhooks.md).",
@@ -158,6 +170,7 @@ export const ApiConfigSchema = Type.Object({
     'Built web dashboard served at / (empty: apps/web/dist of this checkout). Without it / answers that the dashboard is not built.',
   ),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
+  NOTIFICATION_ALLOWED_HOSTS: notificationAllowedHosts,
   ...containerLimits,
   REGISTRY_ALLOWED_HOSTS: registryAllowedHosts,
   PLATFORM_IMAGES: platformImages,
@@ -224,6 +237,14 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 10000, minimum: 100, maximum: 60000 }),
     'Connect plus response timeout of one notification attempt.',
   ),
+  NOTIFY_CUSTOMER_CONCURRENCY: describe(
+    Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
+    "Notification attempts one customer may have in flight at a time, across every worker: a customer's slow receiver delays that customer's deliveries, not the others' (docs/notifications.md#fairness).",
+  ),
+  NOTIFY_SHOW_RESPONSE_BODY: describe(
+    Type.Boolean({ default: false }),
+    "Keep the first 1 KiB of a receiver's answer as the delivery's last_response, which the tenant reads. Off: only the status code is kept, so a target cannot be used to read what an internal endpoint answers (docs/notifications.md#target-urls).",
+  ),
   NOTIFY_RELAY_INTERVAL_MS: describe(
     Type.Integer({ default: 2000, minimum: 100 }),
     'How often the worker enqueues the notification deliveries that are due (the outbox relay; it also re-enqueues jobs lost with Redis).',
@@ -265,6 +286,7 @@ export const WorkerConfigSchema = Type.Object({
   ),
   PUBLIC_IP: describe(Type.String({ default: '127.0.0.1' }), 'Address the A records of services point at.'),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
+  NOTIFICATION_ALLOWED_HOSTS: notificationAllowedHosts,
   REGISTRY_ALLOWED_HOSTS: registryAllowedHosts,
   PLATFORM_IMAGES: platformImages,
   GIT_CLONE_TIMEOUT_MS: describe(

@@ -4,9 +4,11 @@ import { refuse, type PolicyResult } from './policy-result.js';
 import { protectedEndpointAt } from './protected-endpoints.js';
 
 /**
- * Notification target URLs (docs/notifications.md#target-urls) pass the same host policy as git
- * URLs: the same allowlist (GIT_ALLOWED_HOSTS, host and port), the same refusal of loopback,
- * private, link-local (cloud metadata) and single-label hosts, and never a control-plane endpoint.
+ * Notification target URLs (docs/notifications.md#target-urls) pass the host policy of git URLs
+ * with an allowlist of their own (NOTIFICATION_ALLOWED_HOSTS, host and port; empty by default): the
+ * refusal of loopback, private, link-local (cloud metadata) and single-label hosts unless listed,
+ * and never a control-plane endpoint. Not the git list: a git server the worker may clone from
+ * (seen: an internal service on an allowlisted loopback port) is not a target a tenant may POST to.
  * Checked without network access at create/update time; the worker checks again and resolves the
  * host right before each attempt (resolveAndCheckHost), then connects to the address it checked.
  *  - https://, or http:// for allowlisted hosts only;
@@ -15,6 +17,9 @@ import { protectedEndpointAt } from './protected-endpoints.js';
  *    so a host that the parser rewrote is refused rather than checked in its rewritten form.
  */
 export const MAX_NOTIFICATION_URL_LENGTH = 2048;
+
+/** The variable an operator sets to open private or loopback receivers. */
+export const NOTIFICATION_ALLOWLIST = 'NOTIFICATION_ALLOWED_HOSTS';
 
 export interface NotificationTarget {
   scheme: 'https' | 'http';
@@ -59,8 +64,8 @@ export function checkNotificationUrl(
   const allowlisted = isAllowlisted(host, port, defaultPort, options.allowedHosts);
   if (!allowlisted) {
     if (scheme === 'http')
-      return refuse('http:// is only allowed for hosts in GIT_ALLOWED_HOSTS; use https://');
-    const targetProblem = checkPublicTarget(host, 'GIT_ALLOWED_HOSTS');
+      return refuse(`http:// is only allowed for hosts in ${NOTIFICATION_ALLOWLIST}; use https://`);
+    const targetProblem = checkPublicTarget(host, NOTIFICATION_ALLOWLIST);
     if (targetProblem) return refuse(targetProblem);
   }
   return { ok: true, target: { scheme, host, port, isAllowlisted: allowlisted } };

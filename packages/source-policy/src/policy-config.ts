@@ -8,12 +8,15 @@ import { protectedEndpoints, type Endpoint } from './protected-endpoints.js';
  */
 export interface SourcePolicyConfig {
   GIT_ALLOWED_HOSTS: string;
+  NOTIFICATION_ALLOWED_HOSTS: string;
   REGISTRY_ALLOWED_HOSTS: string;
   PLATFORM_IMAGES: string;
 }
 
 export interface SourcePolicy {
   gitAllowedHosts: AllowedHost[];
+  /** Notification receivers only (never the git list: docs/notifications.md#target-urls). */
+  notificationAllowedHosts: AllowedHost[];
   protectedEndpoints: Endpoint[];
   imagePolicy: ImagePolicy;
 }
@@ -26,6 +29,10 @@ export function sourcePolicyOf(
   const endpoints = protectedEndpoints(controlPlane.urls, controlPlane.localPorts);
   return {
     gitAllowedHosts: parseAllowedHosts(config.GIT_ALLOWED_HOSTS, 'GIT_ALLOWED_HOSTS'),
+    notificationAllowedHosts: parseAllowedHosts(
+      config.NOTIFICATION_ALLOWED_HOSTS,
+      'NOTIFICATION_ALLOWED_HOSTS',
+    ),
     protectedEndpoints: endpoints,
     imagePolicy: {
       platformImages: [...parsePlatformImages(config.PLATFORM_IMAGES), ...catalogImages],

@@ -100,7 +100,8 @@ beforeAll(async () => {
   git = await startGitServer();
   repo = await git.repo(`site-${suffix}`);
   await repo.push(site('v1'));
-  stack = await startStack();
+  // The team's receiver listens on loopback: the operator opens the ephemeral ports to receivers.
+  stack = await startStack({ extraEnv: { NOTIFICATION_ALLOWED_HOSTS: '127.0.0.1:32768-60999' } });
   db = createDatabase({ url: E2E_DATABASE_URL }).db;
   const operator = await operatorApi(stack, 'ci');
   const { api, customerId } = operator;

@@ -28,7 +28,7 @@ function verify(secret: string, header: string | undefined, raw: string): boolea
   return timingSafeEqual(expected, Buffer.from(match[2]!, 'hex'));
 }
 
-/** A customer's HTTP receiver on loopback (an ephemeral port, inside the e2e host allowlist). */
+/** A customer's HTTP receiver on loopback (an ephemeral port, inside the NOTIFICATION_ALLOWED_HOSTS the stack is given). */
 export async function startNotificationReceiver(): Promise<NotificationReceiver> {
   const received: ReceivedNotification[] = [];
   const receiver: NotificationReceiver = {

@@ -72,7 +72,7 @@ beforeAll(async () => {
       RELEASE_STABILIZATION_MS: '2000',
       RELEASE_DRAIN_MS: '2000',
       // Notifications: a loopback receiver (notification-phase.ts), quick retries, a short claim.
-      GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999',
+      NOTIFICATION_ALLOWED_HOSTS: '127.0.0.1:32768-60999',
       NOTIFY_RETRY_BASE_MS: '300',
       NOTIFY_TIMEOUT_MS: '3000',
       NOTIFY_RELAY_INTERVAL_MS: '500',

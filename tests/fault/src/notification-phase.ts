@@ -83,7 +83,7 @@ async function until<T>(
   }
 }
 
-/** A free loopback port inside the GIT_ALLOWED_HOSTS range the stack runs with (fault-injection.test.ts). */
+/** A free loopback port inside the NOTIFICATION_ALLOWED_HOSTS range the stack runs with (fault-injection.test.ts). */
 async function allowlistedPort(): Promise<number> {
   for (;;) {
     const port = await freePort();

@@ -14,6 +14,8 @@ export interface NotificationRelayDeps {
   store: Pick<WorkerNotificationStore, 'listDue'>;
   producer: Pick<Producer, 'enqueue'>;
   intervalMs: number;
+  /** NOTIFY_CUSTOMER_CONCURRENCY: enqueued per customer per pass (a backlog cannot fill the batch). */
+  customerShare: number;
   logger: Logger;
 }
 
@@ -21,7 +23,7 @@ const BATCH = 500;
 
 export function createNotificationRelay(deps: NotificationRelayDeps) {
   const runOnce = async (): Promise<number> => {
-    const due = await deps.store.listDue(BATCH);
+    const due = await deps.store.listDue(BATCH, deps.customerShare);
     for (const delivery of due)
       await deps.producer.enqueue('notify', { deliveryId: delivery.id, attempts: delivery.attempts });
     return due.length;

@@ -3,6 +3,7 @@ import type { ClaimedDelivery, WorkerNotificationStore } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import {
   checkNotificationUrl,
+  NOTIFICATION_ALLOWLIST,
   resolveAndCheckHost,
   type GitUrlOptions,
   type Lookup,
@@ -15,12 +16,20 @@ import { signatureHeader } from './signature.js';
  * One attempt of one delivery (docs/notifications.md#delivery). The schedule lives in PostgreSQL,
  * not in BullMQ's retries: the claim counts the attempt, a failure writes the next attempt time
  * (exponential backoff), and the relay enqueues it when due. A job that finds its delivery not
- * due (a duplicate, or one whose attempt another job holds) does nothing.
+ * due (a duplicate, or one whose attempt another job holds) does nothing, and one whose customer
+ * already has its share of attempts in flight returns its slot without sending.
  */
 export interface NotificationProcessorDeps {
   store: Pick<WorkerNotificationStore, 'claim' | 'recordDelivered' | 'recordFailure'>;
-  /** GIT_ALLOWED_HOSTS and the control plane's endpoints, as for git URLs. */
+  /** NOTIFICATION_ALLOWED_HOSTS and the control plane's endpoints. */
   policy: GitUrlOptions;
+  /**
+   * NOTIFY_SHOW_RESPONSE_BODY: keep the start of the answer for the tenant to read. Off by default:
+   * a tenant sees the status, never what an endpoint it pointed the worker at answered.
+   */
+  showResponseBody: boolean;
+  /** NOTIFY_CUSTOMER_CONCURRENCY: attempts one customer may have in flight across every worker. */
+  customerShare: number;
   maxAttempts: number;
   retryBaseMs: number;
   timeoutMs: number;
@@ -51,7 +60,7 @@ export function createNotificationProcessor(deps: NotificationProcessorDeps) {
     const verdict = checkNotificationUrl(delivery.subscription.url, deps.policy);
     if (!verdict.ok) return refused(`target URL refused: ${verdict.reason}`, true);
     const resolved = await resolveAndCheckHost(verdict.target.host, verdict.target.isAllowlisted, {
-      allowlistName: 'GIT_ALLOWED_HOSTS',
+      allowlistName: NOTIFICATION_ALLOWLIST,
       ...(deps.lookup ? { lookup: deps.lookup } : {}),
     });
     // A name that resolves to an internal address today may not tomorrow (or DNS failed): retried.
@@ -78,10 +87,20 @@ export function createNotificationProcessor(deps: NotificationProcessorDeps) {
   };
 
   return async (job: Job<JobPayload<'notify'>>): Promise<{ status: string }> => {
-    const delivery = await deps.store.claim(job.data.deliveryId, deps.timeoutMs + CLAIM_MARGIN_MS);
+    const delivery = await deps.store.claim(
+      job.data.deliveryId,
+      deps.timeoutMs + CLAIM_MARGIN_MS,
+      deps.customerShare,
+    );
     if (!delivery) return { status: 'not_due' };
+    // The slot goes back at once; the delivery stays due and the relay enqueues it again.
+    if (delivery === 'customer_busy') return { status: 'customer_busy' };
     const outcome = await attempt(delivery);
-    const result = { statusCode: outcome.statusCode, error: outcome.error, response: outcome.response };
+    const result = {
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      response: deps.showResponseBody ? outcome.response : null,
+    };
     const log = { deliveryId: delivery.id, event: delivery.event, attempt: delivery.attempt };
     if (outcome.ok) {
       await deps.store.recordDelivered(delivery.id, result);

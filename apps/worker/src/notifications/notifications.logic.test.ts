@@ -16,7 +16,9 @@ const fixture = useWorkerApp('notify', {
   runtime: createFakeRuntime({ images: [TEST_IMAGE] }),
   app: { router: noopRouter, observe: false, readiness: { timeoutMs: 5000, stableMs: 100 } },
   env: {
-    GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999',
+    NOTIFICATION_ALLOWED_HOSTS: '127.0.0.1:32768-60999',
+    // The stored answer is asserted below; tenants see it only when the operator opts in.
+    NOTIFY_SHOW_RESPONSE_BODY: 'true',
     NOTIFY_MAX_ATTEMPTS: '3',
     NOTIFY_RETRY_BASE_MS: '200',
     NOTIFY_TIMEOUT_MS: '2000',
@@ -168,8 +170,11 @@ describe('notifications from the worker', () => {
     const failed = await settled(delivery!.id);
     expect(failed).toMatchObject({ status: 'failed', attempts: 3, lastStatusCode: 500, nextAttemptAt: null });
     expect(receivedFor(delivery!.id)).toHaveLength(3);
-    const redelivered = await createNotificationsStore(db).redeliver({ kind: 'all' }, delivery!.id);
-    expect(redelivered).toMatchObject({ status: 'pending', attempts: 0 });
+    const redelivered = await createNotificationsStore(db).redeliver({ kind: 'all' }, delivery!.id, {
+      intervalMs: 0,
+      perMinute: 100,
+    });
+    expect(redelivered).toMatchObject({ kind: 'redelivered', row: { status: 'pending', attempts: 0 } });
     expect(await settled(delivery!.id)).toMatchObject({ status: 'delivered', attempts: 1 });
     const all = receivedFor(delivery!.id);
     expect(all).toHaveLength(4);

@@ -1,5 +1,6 @@
 import type { KeyRevokeScope } from '@hostctl/auth-policy';
 import type { Db } from '../client.js';
+import { CAP_TRANSACTION } from './count-cap-lock.js';
 import type { ApiKey, Prisma } from '../generated/client.ts';
 
 export type ApiKeysStore = ReturnType<typeof createApiKeysStore>;
@@ -56,7 +57,7 @@ export function createApiKeysStore(db: Db) {
         });
         if (active >= max) return 'limit_reached';
         return tx.apiKey.create({ data: input });
-      });
+      }, CAP_TRANSACTION);
     },
 
     /** The user's keys that were not revoked, expired ones included so their owner can see them. */

@@ -1,6 +1,7 @@
 import type { CustomerScope } from '@hostctl/auth-policy';
 import type { NotificationDeliveryStatus, NotificationEvent } from '@hostctl/domain';
 import type { Db } from '../client.js';
+import { CAP_TRANSACTION, lockCountCap } from './count-cap-lock.js';
 import { customerWhere } from './scope-where.js';
 
 /** A subscription as the API shows it: never the secret (docs/notifications.md). */
@@ -36,6 +37,15 @@ export interface SubscriptionChange {
   enabled?: boolean;
   description?: string;
 }
+
+export type RedeliverOutcome =
+  | { kind: 'redelivered'; row: NotificationDeliveryRow }
+  | { kind: 'not_found' }
+  | { kind: 'in_flight'; until: Date }
+  | { kind: 'too_soon'; retryAfterMs: number }
+  | { kind: 'customer_limit'; retryAfterMs: number };
+
+const MINUTE_MS = 60_000;
 
 interface Page {
   page: number;
@@ -84,17 +94,29 @@ export function createNotificationsStore(db: Db) {
   };
 
   return {
-    async create(input: {
-      customerId: string;
-      url: string;
-      events: NotificationEvent[];
-      enabled: boolean;
-      description: string;
-      secret: string;
-    }): Promise<NotificationSubscriptionRow> {
-      return asSubscription(
-        await db.notificationSubscription.create({ data: input, select: SUBSCRIPTION_COLUMNS }),
-      );
+    /**
+     * Inserts the subscription unless its customer already has `max`; the count and the insert run
+     * under the customer's cap lock, so parallel creates cannot pass the count together.
+     */
+    async createWithinLimit(
+      input: {
+        customerId: string;
+        url: string;
+        events: NotificationEvent[];
+        enabled: boolean;
+        description: string;
+        secret: string;
+      },
+      max: number,
+    ): Promise<NotificationSubscriptionRow | 'limit_reached'> {
+      return db.$transaction(async (tx) => {
+        await lockCountCap(tx, 'notificationSubscriptions', input.customerId);
+        const existing = await tx.notificationSubscription.count({ where: { customerId: input.customerId } });
+        if (existing >= max) return 'limit_reached';
+        return asSubscription(
+          await tx.notificationSubscription.create({ data: input, select: SUBSCRIPTION_COLUMNS }),
+        );
+      }, CAP_TRANSACTION);
     },
 
     async list(
@@ -167,23 +189,73 @@ export function createNotificationsStore(db: Db) {
     /**
      * Due now: a finished delivery starts a new round of attempts; a pending one keeps its count
      * and skips its backoff. The same delivery id (Hostctl-Delivery) and body are sent again.
+     * Refused while an attempt is in flight (a second one would run beside it), sooner than
+     * `intervalMs` after the delivery's last redelivery, and beyond `perMinute` redeliveries of the
+     * customer in the last minute (counted under the customer's lock, so a burst cannot pass it).
      */
-    async redeliver(scope: CustomerScope, id: string): Promise<NotificationDeliveryRow | null> {
+    async redeliver(
+      scope: CustomerScope,
+      id: string,
+      throttle: { intervalMs: number; perMinute: number },
+    ): Promise<RedeliverOutcome> {
       const where = customerWhere(scope);
-      if (!where) return null;
+      if (!where) return { kind: 'not_found' };
       const owned = { id, subscription: where };
-      const now = new Date();
-      const restarted = await db.notificationDelivery.updateMany({
-        where: { ...owned, status: { in: ['delivered', 'failed'] } },
-        data: { status: 'pending', attempts: 0, nextAttemptAt: now, deliveredAt: null },
-      });
-      if (restarted.count === 0)
-        await db.notificationDelivery.updateMany({
-          where: { ...owned, status: 'pending' },
-          data: { nextAttemptAt: now },
+      return db.$transaction(async (tx): Promise<RedeliverOutcome> => {
+        const found = await tx.notificationDelivery.findFirst({
+          where: owned,
+          select: { subscription: { select: { customerId: true } } },
         });
-      const row = await db.notificationDelivery.findFirst({ where: owned, select: DELIVERY_COLUMNS });
-      return row ? asDelivery(row) : null;
+        if (!found) return { kind: 'not_found' };
+        const customerId = found.subscription.customerId;
+        await lockCountCap(tx, 'notificationRedeliveries', customerId);
+        // Read again under the lock: a redelivery that committed meanwhile is seen.
+        const current = await tx.notificationDelivery.findUniqueOrThrow({
+          where: { id },
+          select: { inFlightUntil: true, redeliveredAt: true },
+        });
+        const now = new Date();
+        if (current.inFlightUntil && current.inFlightUntil > now)
+          return { kind: 'in_flight', until: current.inFlightUntil };
+        const sinceLast = current.redeliveredAt ? now.getTime() - current.redeliveredAt.getTime() : Infinity;
+        if (sinceLast < throttle.intervalMs)
+          return { kind: 'too_soon', retryAfterMs: throttle.intervalMs - sinceLast };
+        const windowStart = new Date(now.getTime() - MINUTE_MS);
+        const recent = await tx.notificationDelivery.aggregate({
+          where: { redeliveredAt: { gt: windowStart }, subscription: { customerId } },
+          _count: { _all: true },
+          _min: { redeliveredAt: true },
+        });
+        if (recent._count._all >= throttle.perMinute) {
+          const oldest = recent._min.redeliveredAt ?? now;
+          return { kind: 'customer_limit', retryAfterMs: oldest.getTime() + MINUTE_MS - now.getTime() };
+        }
+        const notInFlight = { OR: [{ inFlightUntil: null }, { inFlightUntil: { lte: now } }] };
+        const restarted = await tx.notificationDelivery.updateMany({
+          where: { id, status: { in: ['delivered', 'failed'] } },
+          data: {
+            status: 'pending',
+            attempts: 0,
+            nextAttemptAt: now,
+            deliveredAt: null,
+            inFlightUntil: null,
+            redeliveredAt: now,
+          },
+        });
+        if (restarted.count === 0) {
+          const hurried = await tx.notificationDelivery.updateMany({
+            where: { id, status: 'pending', ...notInFlight },
+            data: { nextAttemptAt: now, redeliveredAt: now },
+          });
+          // A worker claimed it between the check and this update: that attempt is the redelivery.
+          if (hurried.count === 0) return { kind: 'in_flight', until: now };
+        }
+        const row = await tx.notificationDelivery.findUniqueOrThrow({
+          where: { id },
+          select: DELIVERY_COLUMNS,
+        });
+        return { kind: 'redelivered', row: asDelivery(row) };
+      }, CAP_TRANSACTION);
     },
   };
 }

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Db } from '../client.js';
 import type { WebhookDelivery } from '../generated/client.ts';
 import { isUniqueViolation } from '../errors.js';
+import { CAP_TRANSACTION, lockCountCap } from './count-cap-lock.js';
 import { queueRedeploy } from './services.store.js';
 
 export type WebhooksStore = ReturnType<typeof createWebhooksStore>;
@@ -107,11 +108,14 @@ export function createWebhooksStore(db: Db) {
 
     /** Creates the service's hook, or replaces it: the old id (URL and secret) stops working at once. */
     async replace(serviceId: string): Promise<{ id: string; createdAt: Date; rotated: boolean }> {
+      // Serialised per service: two racing rotations both deleted nothing and collided on the
+      // unique service_id (a 500); under the lock each one replaces the previous one's hook.
       return db.$transaction(async (tx) => {
+        await lockCountCap(tx, 'serviceWebhook', serviceId);
         const removed = await tx.serviceWebhook.deleteMany({ where: { serviceId } });
         const hook = await tx.serviceWebhook.create({ data: { id: randomUUID(), serviceId } });
         return { id: hook.id, createdAt: hook.createdAt, rotated: removed.count > 0 };
-      });
+      }, CAP_TRANSACTION);
     },
 
     async remove(serviceId: string): Promise<boolean> {

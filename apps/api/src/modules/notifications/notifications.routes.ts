@@ -83,7 +83,7 @@ export function registerNotificationRoutes(instance: FastifyInstance, service: N
 
   app.post('/api/notification-deliveries/:id/redeliver', {
     config: { permission: 'notifications:manage' },
-    schema: { params: IdParams, response: { 202: Delivery, ...problemResponses(404) } },
+    schema: { params: IdParams, response: { 202: Delivery, ...problemResponses(404, 409) } },
     handler: async (request, reply) =>
       reply.status(202).send(await service.redeliver(principalOf(request), request.params.id)),
   });

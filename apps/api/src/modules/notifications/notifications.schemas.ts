@@ -82,7 +82,12 @@ export const Delivery = Type.Object({
   attempts: Type.Integer(),
   last_status_code: Nullable(Type.Integer()),
   last_error: Nullable(Type.String()),
-  last_response: Nullable(Type.String({ description: 'At most the first 1 KiB of the answer, as text.' })),
+  last_response: Nullable(
+    Type.String({
+      description:
+        'null unless the operator set NOTIFY_SHOW_RESPONSE_BODY: then at most the first 1 KiB of the answer, as text.',
+    }),
+  ),
   last_attempt_at: Nullable(Timestamp),
   next_attempt_at: Nullable(Timestamp),
   delivered_at: Nullable(Timestamp),

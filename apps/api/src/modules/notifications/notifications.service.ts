@@ -24,8 +24,10 @@ const SUBSCRIPTIONS_PER_CUSTOMER = 25;
 export interface NotificationsDeps {
   store: NotificationsStore;
   customers: Pick<CustomersStore, 'findById'>;
-  /** The git host policy (GIT_ALLOWED_HOSTS and the control plane's endpoints). */
+  /** NOTIFICATION_ALLOWED_HOSTS and the control plane's endpoints (never the git allowlist). */
   urlPolicy: GitUrlOptions;
+  /** NOTIFY_REDELIVER_INTERVAL_MS and NOTIFY_REDELIVER_PER_MINUTE. */
+  redeliverThrottle: { intervalMs: number; perMinute: number };
   /** Enqueues one attempt now; best effort: the worker's relay enqueues what this misses. */
   enqueueAttempt: (deliveryId: string, attempts: number) => Promise<void>;
 }
@@ -56,21 +58,23 @@ export function createNotificationsService(deps: NotificationsDeps) {
     async create(principal: Principal, body: CreateSubscriptionBody) {
       checkUrl(body.url);
       const customerId = await resolveCustomer(principal, body.customer_id);
-      const { total } = await deps.store.list({ kind: 'customer', customerId }, { page: 1, perPage: 1 });
-      if (total >= SUBSCRIPTIONS_PER_CUSTOMER)
+      const secret = newSecret();
+      const row = await deps.store.createWithinLimit(
+        {
+          customerId,
+          url: body.url,
+          events: body.events,
+          enabled: body.enabled ?? true,
+          description: body.description ?? '',
+          secret,
+        },
+        SUBSCRIPTIONS_PER_CUSTOMER,
+      );
+      if (row === 'limit_reached')
         throw new DomainError(
           'conflict',
           `customer ${customerId} already has ${SUBSCRIPTIONS_PER_CUSTOMER} notification subscriptions`,
         );
-      const secret = newSecret();
-      const row = await deps.store.create({
-        customerId,
-        url: body.url,
-        events: body.events,
-        enabled: body.enabled ?? true,
-        description: body.description ?? '',
-        secret,
-      });
       return { ...toSubscription(row), secret };
     },
 
@@ -115,13 +119,37 @@ export function createNotificationsService(deps: NotificationsDeps) {
     },
 
     async redeliver(principal: Principal, id: string) {
-      const row = await deps.store.redeliver(customerScope(principal), id);
-      if (!row) throw new DomainError('not_found', `notification delivery ${id} not found`);
-      await deps.enqueueAttempt(row.id, row.attempts).catch(() => undefined);
-      return toDelivery(row);
+      const outcome = await deps.store.redeliver(customerScope(principal), id, deps.redeliverThrottle);
+      switch (outcome.kind) {
+        case 'not_found':
+          throw new DomainError('not_found', `notification delivery ${id} not found`);
+        case 'in_flight':
+          throw new DomainError(
+            'conflict',
+            `an attempt of notification delivery ${id} is in flight; redeliver it once that attempt has finished`,
+          );
+        case 'too_soon':
+          throw tooMany(
+            `notification delivery ${id} was redelivered less than ${deps.redeliverThrottle.intervalMs / 1000} s ago`,
+            outcome.retryAfterMs,
+          );
+        case 'customer_limit':
+          throw tooMany(
+            `at most ${deps.redeliverThrottle.perMinute} redeliveries per minute for one customer`,
+            outcome.retryAfterMs,
+          );
+        case 'redelivered':
+          await deps.enqueueAttempt(outcome.row.id, outcome.row.attempts).catch(() => undefined);
+          return toDelivery(outcome.row);
+      }
     },
   };
 }
+
+const tooMany = (message: string, retryAfterMs: number) =>
+  new DomainError('rate_limited', message, {
+    headers: { 'retry-after': String(Math.max(1, Math.ceil(retryAfterMs / 1000))) },
+  });
 
 function toSubscription(row: NotificationSubscriptionRow): Subscription {
   return {

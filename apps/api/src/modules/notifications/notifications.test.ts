@@ -5,7 +5,8 @@ import { createHarness, json, type Harness } from '../../test-support/harness.js
 
 /**
  * Notification subscriptions through the API (docs/notifications.md): the secret is shown once,
- * target URLs pass the git host policy, every read and write is scoped to the caller's customer,
+ * target URLs pass the host policy with their own allowlist (NOTIFICATION_ALLOWED_HOSTS, never the
+ * git one), every read and write is scoped to the caller's customer,
  * and the delivery log and redeliver act on the outbox rows. The role × scope matrix of every
  * route is in authz/notification-routes.table.ts; delivery itself is the worker's (notifications/).
  */
@@ -57,7 +58,12 @@ async function subscribe(who: Caller | string, body: object = valid): Promise<Su
 }
 
 beforeAll(async () => {
-  h = await createHarness({ LIFECYCLE_WAIT_MS: '100' });
+  // The dev stack's git allowlist opens every ephemeral loopback port; receivers get one port only.
+  h = await createHarness({
+    LIFECYCLE_WAIT_MS: '100',
+    GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999,localhost:32768-60999',
+    NOTIFICATION_ALLOWED_HOSTS: '127.0.0.1:45678',
+  });
   f = await buildFixtures(h);
 });
 afterAll(async () => h?.close());
@@ -116,8 +122,15 @@ describe('creating a subscription', () => {
     [
       'loopback on a port outside the allowlist',
       'http://127.0.0.1:8080/hook',
-      /only allowed for hosts in GIT_ALLOWED_HOSTS/,
+      /only allowed for hosts in NOTIFICATION_ALLOWED_HOSTS/,
     ],
+    // Issue 27, class 5: an internal service on a port the git allowlist opens is no receiver.
+    [
+      'a loopback port only the git allowlist opens',
+      'http://127.0.0.1:45000/internal',
+      /only allowed for hosts in NOTIFICATION_ALLOWED_HOSTS/,
+    ],
+    ['https to a host only the git allowlist opens', 'https://localhost:45000/internal', /localhost/],
     ['cloud metadata', 'https://169.254.169.254/latest/meta-data/', /link-local/],
     ['a private address', 'https://10.0.0.7/hook', /private/],
     ['localhost', 'https://localhost/hook', /localhost/],
@@ -135,7 +148,7 @@ describe('creating a subscription', () => {
     expect(problem.errors[0]?.message).toMatch(reason);
   });
 
-  it('accepts an allowlisted loopback receiver (GIT_ALLOWED_HOSTS) and checks a changed URL again', async () => {
+  it('accepts an allowlisted loopback receiver (NOTIFICATION_ALLOWED_HOSTS) and checks a changed URL again', async () => {
     const created = await subscribe(caller('admin', 'own'), {
       ...valid,
       url: 'http://127.0.0.1:45678/receiver',
