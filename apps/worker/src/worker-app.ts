@@ -12,7 +12,9 @@ import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStrea
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { createImageRegistry } from './adapters/image-registry.js';
-import { registryAuthOf } from './adapters/registry-auth.js';
+import { nodePullAuthOf, registryAuthOf } from './adapters/registry-auth.js';
+import { swarmNodeCount } from './adapters/swarm-members.js';
+import { swarmRegistryDeps } from './release/registry-access.js';
 import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
 import { createDockerClient } from './adapters/docker-client.js';
 import { createSwarmRestarts } from './adapters/swarm-restarts.js';
@@ -127,13 +129,14 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   };
 
   const registryAuth = registryAuthOf(config);
-  const withRegistryAuth = registryAuth ? { registryAuth } : {};
-  // Every write of a Swarm service carries the registry credentials: its tasks pull with them.
+  // Every write of a Swarm service carries the registry credentials its tasks pull with: the
+  // nodes' read-only ones when set (REGISTRY_PULL_USERNAME), never more than they need.
+  const nodeAuth = nodePullAuthOf(config) ?? registryAuth;
   const swarmOptions = {
     socketPath: managerSocket,
     instance,
     timeoutMs: readiness.timeoutMs,
-    ...withRegistryAuth,
+    ...(nodeAuth ? { registryAuth: nodeAuth } : {}),
   };
   const swarmStandby = createSwarmStandby(managerDocker, swarmOptions);
   const swarm =
@@ -172,7 +175,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
               swarm: {
                 runtime: swarm,
                 standby: swarmStandby,
-                ...(config.REGISTRY ? { registry: config.REGISTRY, ...withRegistryAuth } : {}),
+                ...swarmRegistryDeps(config, () => swarmNodeCount(managerSocket)),
               },
             }
           : {}),
@@ -253,7 +256,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     ...(swarm
       ? {
           swarm,
-          swarmRestarts: createSwarmRestarts(managerDocker, instance, registryAuth),
+          swarmRestarts: createSwarmRestarts(managerDocker, instance, nodeAuth),
           swarmStandby,
         }
       : {}),

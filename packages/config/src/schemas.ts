@@ -207,6 +207,18 @@ export const WorkerConfigSchema = Type.Object({
     Type.String({ default: '' }),
     'Password of REGISTRY_USERNAME (or REGISTRY_PASSWORD_FILE). Never logged.',
   ),
+  REGISTRY_PULL: describe(
+    Type.String({ default: '', pattern: '^([a-z0-9.-]+(:[0-9]{1,5})?)?$' }),
+    'host[:port] the nodes pull the pushed images from, when it is not REGISTRY: a read-only registry serving the same storage (docs/multi-host.md#images-and-the-registry). Empty: REGISTRY.',
+  ),
+  REGISTRY_PULL_USERNAME: describe(
+    Type.String({ default: '' }),
+    'RUNTIME=swarm: the read-only user of the platform registry the nodes pull with (handed to Swarm with each service instead of REGISTRY_USERNAME), with REGISTRY_PULL_PASSWORD. Required, with REGISTRY_USERNAME, once the swarm has more than one node: the worker refuses to push to a registry that answers anonymous reads or lets these credentials push. Empty: nodes pull with REGISTRY_USERNAME.',
+  ),
+  REGISTRY_PULL_PASSWORD: describe(
+    Type.String({ default: '' }),
+    'Password of REGISTRY_PULL_USERNAME (or REGISTRY_PULL_PASSWORD_FILE). Never logged.',
+  ),
   RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
   NODES_INTERVAL_MS: describe(
     Type.Integer({ default: 5000, minimum: 500 }),

@@ -36,3 +36,9 @@ function hostOf(hostPort: string): string {
   const separator = hostPort.lastIndexOf(':');
   return separator < 0 ? hostPort : hostPort.slice(0, separator);
 }
+
+/** How many nodes the swarm has, down ones included (a node that left is gone once removed). */
+export async function swarmNodeCount(managerSocket: string): Promise<number> {
+  const docker = createDockerClient(managerSocket, { timeoutMs: NODE_ENGINE_TIMEOUT_MS });
+  return ((await docker.listNodes().catch(fail('listing swarm nodes'))) as unknown[]).length;
+}
