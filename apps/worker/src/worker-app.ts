@@ -146,6 +146,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
           // Swarm watches after the switch what the single engine watches before it and during
           // its drain: a release that fails within the whole window is rolled back under both.
           monitorMs: config.RELEASE_STABILIZATION_MS + config.RELEASE_DRAIN_MS,
+          encryptOverlays: config.SWARM_OVERLAY_ENCRYPTION === 'on',
           // Tenant code runs only on nodes whose egress firewall is in (worker-egress.ts).
           ...(config.EGRESS_POLICY === 'enforce' ? { platformConstraints: [EGRESS_PLACEMENT] } : {}),
         })
