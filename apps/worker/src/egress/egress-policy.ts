@@ -89,7 +89,7 @@ export function egressRuleset6(): string {
  * and udp (gossip: membership and the overlays' address tables), 4789/udp (VXLAN: a datagram sent
  * there is decapsulated into the overlay its VNI names, another tenant's included).
  */
-export const SWARM_PORTS = [
+const SWARM_PORTS = [
   ['tcp', '2377'],
   ['tcp', '7946'],
   ['udp', '7946'],

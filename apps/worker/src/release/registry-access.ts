@@ -16,7 +16,7 @@ export interface RegistryAccess {
   assertProtected(): Promise<void>;
 }
 
-export interface RegistryAccessOptions {
+interface RegistryAccessOptions {
   /** REGISTRY: where the worker pushes and deletes. */
   registry: string;
   /** REGISTRY_PULL (default REGISTRY): where nodes pull. */
