@@ -12,7 +12,9 @@ import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStrea
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { createImageRegistry } from './adapters/image-registry.js';
-import { registryAuthOf } from './adapters/registry-auth.js';
+import { nodePullAuthOf, registryAuthOf } from './adapters/registry-auth.js';
+import { swarmNodeCount } from './adapters/swarm-members.js';
+import { swarmRegistryDeps } from './release/registry-access.js';
 import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
 import { createDockerClient } from './adapters/docker-client.js';
 import { createSwarmRestarts } from './adapters/swarm-restarts.js';
@@ -130,13 +132,14 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   };
 
   const registryAuth = registryAuthOf(config);
-  const withRegistryAuth = registryAuth ? { registryAuth } : {};
-  // Every write of a Swarm service carries the registry credentials: its tasks pull with them.
+  // Every write of a Swarm service carries the registry credentials its tasks pull with: the
+  // nodes' read-only ones when set (REGISTRY_PULL_USERNAME), never more than they need.
+  const nodeAuth = nodePullAuthOf(config) ?? registryAuth;
   const swarmOptions = {
     socketPath: managerSocket,
     instance,
     timeoutMs: readiness.timeoutMs,
-    ...withRegistryAuth,
+    ...(nodeAuth ? { registryAuth: nodeAuth } : {}),
   };
   const swarmStandby = createSwarmStandby(managerDocker, swarmOptions);
   const swarm =
@@ -146,6 +149,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
           // Swarm watches after the switch what the single engine watches before it and during
           // its drain: a release that fails within the whole window is rolled back under both.
           monitorMs: config.RELEASE_STABILIZATION_MS + config.RELEASE_DRAIN_MS,
+          encryptOverlays: config.SWARM_OVERLAY_ENCRYPTION === 'on',
           // Tenant code runs only on nodes whose egress firewall is in (worker-egress.ts).
           ...(config.EGRESS_POLICY === 'enforce' ? { platformConstraints: [EGRESS_PLACEMENT] } : {}),
         })
@@ -175,7 +179,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
               swarm: {
                 runtime: swarm,
                 standby: swarmStandby,
-                ...(config.REGISTRY ? { registry: config.REGISTRY, ...withRegistryAuth } : {}),
+                ...swarmRegistryDeps(config, () => swarmNodeCount(managerSocket)),
               },
             }
           : {}),
@@ -259,7 +263,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     ...(swarm
       ? {
           swarm,
-          swarmRestarts: createSwarmRestarts(managerDocker, instance, registryAuth),
+          swarmRestarts: createSwarmRestarts(managerDocker, instance, nodeAuth),
           swarmStandby,
         }
       : {}),

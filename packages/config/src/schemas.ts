@@ -204,6 +204,10 @@ export const WorkerConfigSchema = Type.Object({
     Type.String({ default: '' }),
     "RUNTIME=swarm with EGRESS_POLICY=enforce: IPv4 addresses or CIDR ranges, comma-separated, allowed to dial the ports web tasks publish on their nodes: the proxy's and the worker's addresses as the other nodes see them. Connections from anywhere else are dropped on the worker's machine and the nodes of SWARM_NODE_ENGINES. Empty: the ports are open to every address, as Docker leaves them (docs/multi-host.md#published-task-ports).",
   ),
+  SWARM_OVERLAY_ENCRYPTION: describe(
+    Type.Union([Type.Literal('on'), Type.Literal('off')], { default: 'off' }),
+    "RUNTIME=swarm: `on` creates each service's overlay network with Docker's `encrypted` option (IPsec ESP, AES-GCM, between nodes). Every node's kernel must have ESP and GCM (CONFIG_INET_ESP, CONFIG_CRYPTO_GCM): without them Docker cannot install the security associations and traffic between tasks on different nodes is silently lost. Off by default because the kernel of the machines hostctl is developed on lacks both (docs/security/egress.md#overlay-encryption); the egress firewall refuses VXLAN (4789/udp) from tasks either way.",
+  ),
   SWARM_NODE_COMMAND_IMAGE: describe(
     Type.String({ default: 'busybox:1.36', minLength: 1 }),
     "RUNTIME=swarm with EGRESS_POLICY=enforce: the image the worker runs on each node of SWARM_NODE_ENGINES (host network, CAP_NET_ADMIN, the node's root filesystem read-only) to install the egress firewall with the node's own iptables; only its `chroot` (busybox) is used. Pulled on a node that lacks it (docs/security/egress.md#other-nodes).",
@@ -219,6 +223,18 @@ export const WorkerConfigSchema = Type.Object({
   REGISTRY_PASSWORD: describe(
     Type.String({ default: '' }),
     'Password of REGISTRY_USERNAME (or REGISTRY_PASSWORD_FILE). Never logged.',
+  ),
+  REGISTRY_PULL: describe(
+    Type.String({ default: '', pattern: '^([a-z0-9.-]+(:[0-9]{1,5})?)?$' }),
+    'host[:port] the nodes pull the pushed images from, when it is not REGISTRY: a read-only registry serving the same storage (docs/multi-host.md#images-and-the-registry). Empty: REGISTRY.',
+  ),
+  REGISTRY_PULL_USERNAME: describe(
+    Type.String({ default: '' }),
+    'RUNTIME=swarm: the read-only user of the platform registry the nodes pull with (handed to Swarm with each service instead of REGISTRY_USERNAME), with REGISTRY_PULL_PASSWORD. Required, with REGISTRY_USERNAME, once the swarm has more than one node: the worker refuses to push to a registry that answers anonymous reads or lets these credentials push. Empty: nodes pull with REGISTRY_USERNAME.',
+  ),
+  REGISTRY_PULL_PASSWORD: describe(
+    Type.String({ default: '' }),
+    'Password of REGISTRY_PULL_USERNAME (or REGISTRY_PULL_PASSWORD_FILE). Never logged.',
   ),
   RECONCILE_INTERVAL_MS: describe(Type.Integer({ default: 15000, minimum: 1000 }), 'Reconciler period.'),
   NODES_INTERVAL_MS: describe(

@@ -22,6 +22,21 @@ export interface ImageRegistry {
   deleteManifest(repository: string, digest: string): Promise<void>;
 }
 
+/** What a client of the registry is let do (release/registry-access.ts). */
+export interface RegistryProbe {
+  /** Whether the registry lets this client (its credentials, or none) read: `GET /v2/` answers 2xx. */
+  letsRead(): Promise<boolean>;
+  /**
+   * Whether the registry lets this client push: it opens a blob upload (202), which is cancelled
+   * at once (nothing is written). Answered for registry-access.ts, which wants it refused to the
+   * nodes' read-only credentials and to anyone without credentials.
+   */
+  letsPush(): Promise<boolean>;
+}
+
+/** The repository the push probe opens (and cancels) an upload in. */
+const ACCESS_PROBE_REPOSITORY = 'hostctl/registry-access-check';
+
 const MANIFEST_TYPES = [
   'application/vnd.docker.distribution.manifest.v2+json',
   'application/vnd.docker.distribution.manifest.list.v2+json',
@@ -39,7 +54,10 @@ const CATALOG_PAGE = 100;
  * to over plain HTTP and any other over HTTPS, falling back to HTTP when TLS fails (a registry
  * the nodes list as insecure). `auth` is sent on every request (HTTP Basic).
  */
-export function createImageRegistry(options: { registry: string; auth?: RegistryAuth }): ImageRegistry {
+export function createImageRegistry(options: {
+  registry: string;
+  auth?: RegistryAuth;
+}): ImageRegistry & RegistryProbe {
   const host = options.registry.replace(/\/+$/, '');
   const isLoopback = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/.test(host);
   let scheme: 'http' | 'https' = isLoopback ? 'http' : 'https';
@@ -128,6 +146,22 @@ export function createImageRegistry(options: { registry: string; auth?: Registry
           ? `the registry ${host} does not allow deletes (storage.delete.enabled)`
           : `the registry ${host} answered ${statusOf(deleted.status)} deleting ${repository}@${digest}`,
       );
+    },
+
+    async letsRead() {
+      return (await request('')).ok;
+    },
+
+    async letsPush() {
+      const opened = await request(`${ACCESS_PROBE_REPOSITORY}/blobs/uploads/`, { method: 'POST' });
+      if (opened.status !== 202) return false;
+      // The upload's own location, on this registry only (a relative or same-host URL).
+      const location = new URL(opened.headers.get('location') ?? '', `${scheme}://${host}/`);
+      if (location.host === host)
+        await request(location.pathname.replace(/^\/v2\//, '') + location.search, { method: 'DELETE' }).catch(
+          () => undefined,
+        );
+      return true;
     },
   };
 }

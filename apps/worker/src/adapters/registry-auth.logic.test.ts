@@ -1,6 +1,6 @@
 import { ConfigError } from '@hostctl/config';
 import { describe, expect, it } from 'vitest';
-import { basicAuthorization, registryAuthOf } from './registry-auth.js';
+import { basicAuthorization, nodePullAuthOf, registryAuthOf } from './registry-auth.js';
 
 const settings = (username: string, password: string, registry = 'registry.internal:5000') => ({
   REGISTRY: registry,
@@ -40,5 +40,22 @@ describe('platform registry credentials', () => {
   it('make the HTTP Basic header the registry API expects', () => {
     const auth = { username: 'nodes', password: 'pa:ss', serveraddress: 'r:5000' };
     expect(basicAuthorization(auth)).toBe(`Basic ${Buffer.from('nodes:pa:ss').toString('base64')}`);
+  });
+
+  it('the nodes’ read-only pair is for REGISTRY_PULL (else REGISTRY), both or neither', () => {
+    const pull = (username: string, password: string, pullRegistry = '') => ({
+      REGISTRY: 'registry.internal:5000',
+      REGISTRY_PULL: pullRegistry,
+      REGISTRY_PULL_USERNAME: username,
+      REGISTRY_PULL_PASSWORD: password,
+    });
+    expect(nodePullAuthOf(pull('', ''))).toBeUndefined();
+    expect(nodePullAuthOf(pull('nodes', 'r3ad-only', 'registry.internal:5001'))).toEqual({
+      username: 'nodes',
+      password: 'r3ad-only',
+      serveraddress: 'registry.internal:5001',
+    });
+    expect(nodePullAuthOf(pull('nodes', 'r3ad-only'))?.serveraddress).toBe('registry.internal:5000');
+    expect(() => nodePullAuthOf(pull('nodes', ''))).toThrow(ConfigError);
   });
 });

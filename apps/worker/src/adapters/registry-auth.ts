@@ -31,6 +31,29 @@ export function registryAuthOf(config: {
   return { username, password, serveraddress: registry };
 }
 
+/**
+ * The nodes' read-only credentials (REGISTRY_PULL_USERNAME / PASSWORD), for REGISTRY_PULL (else
+ * REGISTRY): handed to Swarm with every service instead of the worker's, so what a node holds
+ * can pull but neither push nor delete (registry-access.ts checks it). Undefined: none set.
+ */
+export function nodePullAuthOf(config: {
+  REGISTRY: string;
+  REGISTRY_PULL: string;
+  REGISTRY_PULL_USERNAME: string;
+  REGISTRY_PULL_PASSWORD: string;
+}): RegistryAuth | undefined {
+  const { REGISTRY_PULL_USERNAME: username, REGISTRY_PULL_PASSWORD: password } = config;
+  const registry = config.REGISTRY_PULL || config.REGISTRY;
+  if (!username && !password) return undefined;
+  const problems = [
+    ...(!username ? ['REGISTRY_PULL_USERNAME: required with REGISTRY_PULL_PASSWORD'] : []),
+    ...(!password ? ['REGISTRY_PULL_PASSWORD: required with REGISTRY_PULL_USERNAME'] : []),
+    ...(!registry ? ['REGISTRY: required with registry credentials (they are for it)'] : []),
+  ];
+  if (problems.length > 0) throw new ConfigError(problems);
+  return { username, password, serveraddress: registry };
+}
+
 /** The Authorization header of the registry's HTTP API (Basic: an htpasswd-protected registry). */
 export function basicAuthorization(auth: RegistryAuth): string {
   return `Basic ${Buffer.from(`${auth.username}:${auth.password}`).toString('base64')}`;

@@ -48,6 +48,12 @@ export interface SwarmRuntimeOptions {
   registryAuth?: RegistryAuth;
   /** Placement constraints of every service (EGRESS_PLACEMENT under EGRESS_POLICY=enforce). */
   platformConstraints?: string[];
+  /**
+   * SWARM_OVERLAY_ENCRYPTION=on: overlays are created `encrypted` (IPsec between nodes), so a
+   * frame on the wire between nodes can be neither read nor forged without the swarm's keys. An
+   * existing network keeps what it was created with (Docker cannot change it in place).
+   */
+  encryptOverlays?: boolean;
   pollMs?: number;
 }
 
@@ -76,7 +82,13 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       .catch(fail('cannot list networks'));
     if (existing.some((network) => network.Name === names.network)) return;
     await docker
-      .createNetwork({ Name: names.network, Driver: 'overlay', Labels: names.labels, CheckDuplicate: true })
+      .createNetwork({
+        Name: names.network,
+        Driver: 'overlay',
+        Labels: names.labels,
+        CheckDuplicate: true,
+        ...(options.encryptOverlays ? { Options: { encrypted: '' } } : {}),
+      })
       .catch(ignoreStatus(409, fail(`cannot create network ${names.network}`)));
   }
 

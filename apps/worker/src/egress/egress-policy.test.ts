@@ -42,6 +42,24 @@ describe('the rule set', () => {
     expect(input.indexOf('RELATED,ESTABLISHED')).toBeLessThan(input.indexOf('-d 169.254.0.0/16'));
   });
 
+  it('under Swarm denies every member’s address and the swarm’s ports, accepted by the real iptables-restore', async () => {
+    const input = egressRuleset(['192.0.2.0/24'], ['10.0.0.10', '10.0.0.11']);
+    expect(await restoreTest('iptables-restore', input)).toEqual({ code: 0, stderr: '' });
+    for (const rule of [
+      '-p tcp --dport 2377 -j REJECT',
+      '-p tcp --dport 7946 -j REJECT',
+      '-p udp --dport 7946 -j REJECT',
+      '-p udp --dport 4789 -j REJECT',
+      '-d 10.0.0.10 -j REJECT',
+      '-d 10.0.0.11 -j REJECT',
+    ])
+      expect(input).toContain(`-A HOSTCTL-EGRESS ${rule}`);
+    // Replies first: a task's own connections' answers, Caddy → task.
+    expect(input.indexOf('RELATED,ESTABLISHED')).toBeLessThan(input.indexOf('--dport 4789'));
+    // Without Swarm, none of it: tenant containers of the single engine keep those ports outside.
+    expect(egressRuleset([])).not.toContain('--dport');
+  });
+
   it('closing published task ports to all but the proxy is accepted too, replies and the proxy first', async () => {
     const input = publishedPortsRuleset(['10.0.0.5', '192.0.2.0/24']);
     expect(await restoreTest('iptables-restore', input)).toEqual({ code: 0, stderr: '' });

@@ -41,6 +41,11 @@ export interface EgressPolicyOptions {
    * bridges were (upgrades), and under RUNTIME=swarm the swarm engine's docker_gwbridge.
    */
   otherBridges?: () => Promise<string[]>;
+  /**
+   * RUNTIME=swarm: the addresses of every swarm member (swarm-members.ts), read at every sync.
+   * Given, tasks are also denied those addresses and the swarm's own ports anywhere.
+   */
+  memberAddresses?: () => Promise<string[]>;
 }
 
 export class EgressPolicyError extends Error {
@@ -79,15 +84,47 @@ export function egressRuleset6(): string {
   ].join('\n');
 }
 
-/** The iptables-restore input that (re)writes both chains. */
-export function egressRuleset(denyCidrs: string[]): string {
-  const reject = ['-j', 'REJECT', '--reject-with', 'icmp-port-unreachable'];
+/**
+ * The ports a swarm's members talk to each other on: 2377/tcp (managers' control API), 7946/tcp
+ * and udp (gossip: membership and the overlays' address tables), 4789/udp (VXLAN: a datagram sent
+ * there is decapsulated into the overlay its VNI names, another tenant's included).
+ */
+const SWARM_PORTS = [
+  ['tcp', '2377'],
+  ['tcp', '7946'],
+  ['udp', '7946'],
+  ['udp', '4789'],
+] as const;
+
+const REJECT = ['-j', 'REJECT', '--reject-with', 'icmp-port-unreachable'];
+
+/**
+ * Under RUNTIME=swarm a node's own addresses (addrtype LOCAL) are not enough: every node is also
+ * the way into the others (their published task ports around the proxy, whose source address a
+ * task on the proxy's node shares once masqueraded; the managers' control port; a registry or
+ * anything else listening there). So every member's address is refused, and the swarm's ports
+ * whatever the address (a member may have addresses the nodes API does not list).
+ */
+function swarmRules(members: string[]): string[][] {
+  return [
+    ...SWARM_PORTS.map(([protocol, port]) => ['-p', protocol, '--dport', port, ...REJECT]),
+    ...members.map((address) => ['-d', address, ...REJECT]),
+  ];
+}
+
+/**
+ * The iptables-restore input that (re)writes both chains; `members` (RUNTIME=swarm): the swarm
+ * members' addresses, denied with the swarm's ports.
+ */
+export function egressRuleset(denyCidrs: string[], members?: string[]): string {
+  const reject = REJECT;
   const egress = [
     ['-m', 'conntrack', '--ctstate', 'RELATED,ESTABLISHED', '-j', 'RETURN'],
     ['-d', LINK_LOCAL, ...reject],
     // A published port reached through a host address is DNAT-ed to another container: refused too.
     ['-m', 'conntrack', '--ctstate', 'DNAT', ...reject],
     ['-m', 'addrtype', '--dst-type', 'LOCAL', ...reject],
+    ...(members ? swarmRules(members) : []),
     ...denyCidrs.map((cidr) => ['-d', cidr, ...reject]),
     ['-j', 'RETURN'],
   ];
@@ -107,7 +144,8 @@ export function egressRuleset(denyCidrs: string[]): string {
 export function createEgressPolicy(options: EgressPolicyOptions): EgressPolicy {
   const denyCidrs = parseIpv4Cidrs(options.denyCidrs, 'EGRESS_DENY_CIDRS');
   const { iptables } = options;
-  const ruleset = egressRuleset(denyCidrs);
+  const ruleset = async () =>
+    egressRuleset(denyCidrs, options.memberAddresses ? await options.memberAddresses() : undefined);
 
   const ensureJump = (parent: string, bridge: string, target: string, tables = iptables) =>
     ensureFirstRule(tables, parent, ['-i', bridge, '-j', target]);
@@ -118,7 +156,7 @@ export function createEgressPolicy(options: EgressPolicyOptions): EgressPolicy {
       try {
         // Docker creates DOCKER-USER at start; created here when Docker has not run yet.
         if (!(await iptables.check(['-n', '-L', 'DOCKER-USER']))) await iptables.run(['-N', 'DOCKER-USER']);
-        await iptables.restore(ruleset);
+        await iptables.restore(await ruleset());
         const bridges = [`${SANDBOX_BRIDGE_PREFIX}+`, ...((await options.otherBridges?.()) ?? [])];
         for (const bridge of bridges) {
           await ensureJump('DOCKER-USER', bridge, EGRESS_CHAIN);

@@ -16,6 +16,8 @@ export function createMachineFirewall(options: {
   /** EGRESS_DENY_CIDRS, raw. */
   denyCidrs: string;
   otherBridges: () => Promise<string[]>;
+  /** RUNTIME=swarm: every swarm member's address, denied to tasks (egress-policy.ts). */
+  memberAddresses?: () => Promise<string[]>;
   /** SWARM_PROXY_SOURCES, parsed, and the machine's docker_gwbridge; none: the ports stay open. */
   publishedPorts?: { sources: string[]; bridges: () => Promise<string[]> };
 }): EgressPolicy {
@@ -29,6 +31,7 @@ export function createMachineFirewall(options: {
     mode: options.mode,
     denyCidrs: options.denyCidrs,
     otherBridges: options.otherBridges,
+    ...(options.memberAddresses ? { memberAddresses: options.memberAddresses } : {}),
   });
   const published =
     options.publishedPorts && options.publishedPorts.sources.length > 0

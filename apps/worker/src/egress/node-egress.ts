@@ -18,6 +18,12 @@ interface NodesEgressOptions {
   denyCidrs: string;
   /** SWARM_PROXY_SOURCES, parsed: with any, published task ports are closed to other sources. */
   proxySources?: string[];
+  /**
+   * The swarm members' addresses (swarm-members.ts), denied to tasks on every node. Read once per
+   * sweep; a node whose rules hold another list than the current one is rewritten at once, not
+   * after its recheck interval, so a node that joined is off-limits from the next sweep on.
+   */
+  memberAddresses?: () => Promise<string[]>;
   logger: Logger;
   recheckMs?: number;
   /** Called once a node's rules are in (worker-egress.ts labels it for Swarm's placement). */
@@ -39,8 +45,18 @@ export function createNodesEgress(options: NodesEgressOptions): EgressPolicy {
       image: options.image,
       timeoutMs: NODE_ENGINE_TIMEOUT_MS,
     });
-    return { hostname, socketPath, command, policy: undefined as EgressPolicy | undefined, ensuredAt: 0 };
+    return {
+      hostname,
+      socketPath,
+      command,
+      policy: undefined as EgressPolicy | undefined,
+      ensuredAt: 0,
+      /** The member list its rules were last written with. */
+      members: '',
+    };
   });
+  // This sweep's member list: every node's rules are written from one reading.
+  let members: string[] = [];
 
   const policyOf = async (node: (typeof nodes)[number]): Promise<EgressPolicy> => {
     const gateway = async () => [await swarmGatewayBridge(node.socketPath)];
@@ -50,14 +66,23 @@ export function createNodesEgress(options: NodesEgressOptions): EgressPolicy {
       mode: 'enforce',
       denyCidrs: options.denyCidrs,
       otherBridges: gateway,
+      ...(options.memberAddresses ? { memberAddresses: async () => members } : {}),
       publishedPorts: { sources: options.proxySources ?? [], bridges: gateway },
     }));
   };
 
   return {
     async ensure() {
+      // Not readable (the manager is down): the nodes keep the rules of the last list read.
+      if (options.memberAddresses)
+        members = await options.memberAddresses().catch((error: unknown) => {
+          options.logger.warn({ err: error }, 'cannot read the swarm members; their last list stays denied');
+          return members;
+        });
+      const current = members.join(',');
       const due = nodes.filter(
-        (node) => Date.now() - node.ensuredAt >= (options.recheckMs ?? NODE_RECHECK_MS),
+        (node) =>
+          node.members !== current || Date.now() - node.ensuredAt >= (options.recheckMs ?? NODE_RECHECK_MS),
       );
       await Promise.all(
         due.map(async (node) => {
@@ -65,6 +90,7 @@ export function createNodesEgress(options: NodesEgressOptions): EgressPolicy {
             await (await policyOf(node)).ensure();
             await options.markNode?.(node.socketPath);
             node.ensuredAt = Date.now();
+            node.members = current;
           } catch (error) {
             options.logger.warn(
               { node: node.hostname, err: error },

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { EgressNodeMarker } from '../adapters/swarm-egress-label.js';
 import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
+import { swarmMemberAddresses } from '../adapters/swarm-members.js';
 import { parseIpv4Cidrs, type EgressPolicy } from './egress-policy.js';
 import { createMachineFirewall } from './machine-firewall.js';
 import { createNodesEgress } from './node-egress.js';
@@ -40,6 +41,9 @@ export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
     ? parseIpv4Cidrs(config.SWARM_PROXY_SOURCES, 'SWARM_PROXY_SOURCES')
     : [];
   const gateway = async () => [await swarmGatewayBridge(deps.managerSocket)];
+  // Every member's address, read from the manager at each sweep (nodes join and leave).
+  const members =
+    config.RUNTIME === 'swarm' ? { memberAddresses: () => swarmMemberAddresses(deps.managerSocket) } : {};
   const local = createMachineFirewall({
     hasIpv6: existsSync('/proc/net/if_inet6'),
     mode: config.EGRESS_POLICY,
@@ -52,6 +56,7 @@ export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
       // Swarm tasks reach the host and the outside through the manager's gateway bridge.
       ...(config.RUNTIME === 'swarm' ? await gateway() : []),
     ],
+    ...members,
     publishedPorts: { sources: proxySources, bridges: gateway },
   });
   const nodes =
@@ -61,6 +66,7 @@ export function createWorkerEgress(deps: WorkerEgressDeps): EgressPolicy {
           image: config.SWARM_NODE_COMMAND_IMAGE,
           denyCidrs: config.EGRESS_DENY_CIDRS,
           proxySources,
+          ...members,
           logger: deps.logger,
           ...(deps.markNode ? { markNode: deps.markNode } : {}),
         })

@@ -1,5 +1,6 @@
 import { parseCompose, renderCompose, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
 import type { RegistryAuth } from '../adapters/registry-auth.js';
+import type { RegistryAccess } from '../release/registry-access.js';
 import type { WorkerDeployment, WorkerDeploymentStore, WorkerService } from '@hostctl/db';
 import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
@@ -49,6 +50,9 @@ export interface PipelineDeps extends ReleaseDeps {
     runtime: ServiceRuntime;
     registry?: string;
     registryAuth?: RegistryAuth;
+    /** REGISTRY_PULL, when the nodes pull from another registry than `registry`. */
+    pullRegistry?: string;
+    access?: RegistryAccess;
     standby?: SwarmStandby;
   };
 }
@@ -112,7 +116,14 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
 
 async function runOnSwarm(
   deps: PipelineDeps,
-  { runtime: swarm, registry, registryAuth, standby }: NonNullable<PipelineDeps['swarm']>,
+  {
+    runtime: swarm,
+    registry,
+    registryAuth,
+    pullRegistry,
+    access,
+    standby,
+  }: NonNullable<PipelineDeps['swarm']>,
   run: PipelineRun,
 ): Promise<PipelineResult> {
   const last = await deps.store.lastSucceeded(run.service.id);
@@ -125,6 +136,8 @@ async function runOnSwarm(
       ? await distributeImages(deps.runtime, prepared.runnable, {
           registry,
           ...(registryAuth ? { auth: registryAuth } : {}),
+          ...(pullRegistry ? { pullRegistry } : {}),
+          ...(access ? { access } : {}),
           serviceId: run.service.id,
           deploymentId: run.deployment.id,
           log: run.log,

@@ -4,6 +4,7 @@ import type { ImageRegistry } from '../adapters/image-registry.js';
 import type { RegistryAuth } from '../adapters/registry-auth.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
+import type { RegistryAccess } from './registry-access.js';
 
 /**
  * Under RUNTIME=swarm every node pulls the images of the tasks it runs, and the images this
@@ -17,6 +18,10 @@ export interface DistributionRun {
   registry: string;
   /** The registry's credentials (REGISTRY_USERNAME): the push needs them. */
   auth?: RegistryAuth;
+  /** REGISTRY_PULL: where the nodes pull what was pushed (a read-only registry on the same storage). */
+  pullRegistry?: string;
+  /** Refuses an unprotected registry once the swarm has more than one node (registry-access.ts). */
+  access?: RegistryAccess;
   serviceId: string;
   deploymentId: string;
   log: DeployLog;
@@ -28,19 +33,23 @@ export async function distributeImages(
   plan: Plan,
   run: DistributionRun,
 ): Promise<Plan> {
+  await run.access?.assertProtected();
   const pushed = new Map<string, string>();
   const containers = [];
   for (const container of plan.containers) {
     let reference = pushed.get(container.image);
     if (!reference) {
-      reference = await runtime.pushImage(
-        container.image,
-        {
-          repository: repositoryFor(run, container.name),
-          tag: run.deploymentId,
-          ...(run.auth ? { auth: run.auth } : {}),
-        },
-        run.signal,
+      reference = forNodes(
+        run,
+        await runtime.pushImage(
+          container.image,
+          {
+            repository: repositoryFor(run, container.name),
+            tag: run.deploymentId,
+            ...(run.auth ? { auth: run.auth } : {}),
+          },
+          run.signal,
+        ),
       );
       pushed.set(container.image, reference);
       await run.log.info(`Pushed ${container.image} to ${run.registry} for the nodes: ${reference}`);
@@ -48,6 +57,12 @@ export async function distributeImages(
     containers.push({ ...container, image: reference });
   }
   return { ...plan, containers };
+}
+
+/** `<registry>/repo@digest` as the nodes name it: on REGISTRY_PULL when that is another registry. */
+function forNodes(run: DistributionRun, reference: string): string {
+  if (!run.pullRegistry || run.pullRegistry === run.registry) return reference;
+  return `${run.pullRegistry}${reference.slice(run.registry.length)}`;
 }
 
 /** One repository per service component: <registry>/hostctl/<service prefix>-<component>. */

@@ -16,15 +16,24 @@ import type { RegistryAuth } from '../adapters/registry-auth.js';
 export interface AuthRegistry {
   address: string;
   auth: RegistryAuth;
+  /** Its storage directory: a second, read-only registry may serve the same images. */
+  storage: string;
   stop(): Promise<void>;
 }
 
-export async function startAuthRegistry(): Promise<AuthRegistry> {
+/**
+ * `readOnlyOf`: a read-only registry (storage.maintenance.readonly: pushes and deletes are
+ * refused) serving the storage of that one, with a user of its own: the nodes' pull endpoint.
+ */
+export async function startAuthRegistry(
+  options: { readOnlyOf?: AuthRegistry; username?: string } = {},
+): Promise<AuthRegistry> {
   const dir = await mkdtemp(path.join(tmpdir(), 'hostctl-auth-registry-'));
+  const storage = options.readOnlyOf?.storage ?? `${dir}/storage`;
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
   const auth = {
-    username: 'hostctl-nodes',
+    username: options.username ?? 'hostctl-nodes',
     password: randomBytes(12).toString('hex'),
     serveraddress: address,
   };
@@ -44,7 +53,9 @@ export async function startAuthRegistry(): Promise<AuthRegistry> {
     [
       'version: 0.1',
       'log: { level: warn, accesslog: { disabled: true } }',
-      `storage: { filesystem: { rootdirectory: ${dir}/storage }, delete: { enabled: true } }`,
+      options.readOnlyOf
+        ? `storage: { filesystem: { rootdirectory: ${storage} }, maintenance: { readonly: { enabled: true } } }`
+        : `storage: { filesystem: { rootdirectory: ${storage} }, delete: { enabled: true } }`,
       `http: { addr: "${address}" }`,
       `auth: { htpasswd: { realm: hostctl-test, path: ${dir}/htpasswd } }`,
       '',
@@ -61,7 +72,7 @@ export async function startAuthRegistry(): Promise<AuthRegistry> {
       (response) => response.status,
       () => 0,
     );
-    if (status === 401) return { address, auth, stop };
+    if (status === 401) return { address, auth, storage, stop };
     if (Date.now() > deadline || child.exitCode !== null) {
       await stop();
       throw new Error(`the htpasswd registry on ${address} did not start (last status ${status})`);
