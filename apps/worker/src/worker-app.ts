@@ -31,6 +31,7 @@ import { startHealthServer } from './health-server.js';
 import { createObservers } from './health/observers.js';
 import { createNodes } from './nodes/node-wiring.js';
 import { instrumentLocks } from './metrics/instrumented-locks.js';
+import { recordSweeps } from './metrics/sweep-metrics.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { createDeleteProcessor } from './processors/delete.processor.js';
 import { createDeployProcessor } from './processors/deploy.processor.js';
@@ -279,16 +280,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     release,
     logger,
     egress,
-    onSweep: (result, seconds, repairs) => {
-      metrics.sweep(result, seconds);
-      if (!repairs) return;
-      metrics.repaired('deploy_requeued', repairs.deploysRequeued);
-      metrics.repaired('delete_requeued', repairs.deletesRequeued);
-      metrics.repaired('orphan_removed', repairs.orphansRemoved);
-      metrics.repaired('stray_set_removed', repairs.straySetsRemoved);
-      metrics.repaired('service_restored', repairs.servicesRestored);
-      metrics.repaired('service_failed', repairs.servicesFailed);
-    },
+    onSweep: recordSweeps(metrics),
   });
   // Every replica follows Swarm's updates, so a worker dying mid-release leaves no stale route.
   const updateFollower = swarm
