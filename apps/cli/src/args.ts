@@ -19,6 +19,8 @@ export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set([
   'timestamps',
   'token-stdin',
   'help',
+  // Allows a token over plain http:// to a host other than loopback (client-config.ts tokenUrl).
+  'insecure',
 ]);
 
 export function parseArgs(argv: string[], booleans: ReadonlySet<string> = BOOLEAN_FLAGS): ParsedArgs {
@@ -89,7 +91,7 @@ export function integerFlag(
 
 /** Refuses flags a command does not know: a typo such as `--wiat` must not silently not wait. */
 export function assertKnownFlags(args: ParsedArgs, known: readonly string[]): void {
-  const allowed = new Set([...known, 'json', 'help']);
+  const allowed = new Set([...known, 'json', 'help', 'insecure']);
   const unknown = [...args.flags.keys()].filter((name) => !allowed.has(name));
   if (unknown.length > 0) throw new UsageError(`unknown option ${unknown.map((n) => `--${n}`).join(', ')}`);
 }

@@ -108,7 +108,10 @@ function contextFor(args: ParsedArgs, io: CliIo): CommandContext {
     args,
     json: args.flags.get('json') === true,
     env: io.env,
-    client: () => (client ??= clientFor(loadClientConfig(io.env))),
+    client: () =>
+      (client ??= clientFor(
+        loadClientConfig(io.env, { allowInsecure: args.flags.get('insecure') === true }),
+      )),
     clientFor,
     out: io.out,
     err: io.err,

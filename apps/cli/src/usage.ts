@@ -1,7 +1,7 @@
 export const USAGE = `usage: hostctl COMMAND [options] [--json]
 
-API client (HOSTCTL_URL, default http://127.0.0.1:3000; HOSTCTL_TOKEN or \`hostctl login\`):
-  hostctl login [--url URL] [--token-stdin]      check a token and store it (0600)
+API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless loopback or --insecure):
+  hostctl login --url URL [--token-stdin]        check a token and store it (0600)
   hostctl logout                                 forget the stored token
   hostctl services list [--search S] [--status S] [--customer ID] [--sort F] [--order asc|desc]
                         [--page N] [--per-page N]
@@ -24,4 +24,6 @@ goes on), 4 cancelled/superseded/rolled back, 5 authentication or permission. Se
 Operator bootstrap (talks to the database: DATABASE_URL, else the repository's .data/env):
   hostctl customers create --name NAME
   hostctl users create --email E --name N --role admin|operator|viewer [--customer ID]
-  hostctl api-keys create --email E --name N [--expires-at RFC3339]`;
+  hostctl api-keys create --email E --name N [--expires-at RFC3339]
+                        [--service ID | --customer ID] [--actions read,deploy,operate,manage]
+                                                 a deploy token when limited (docs/auth.md)`;

@@ -232,7 +232,9 @@ describe('RUNTIME=swarm: the worker runs releases as Swarm services', { timeout:
       },
       60_000,
     );
-    expect(await createDeploymentsStore(db).cancel(deploymentId)).toEqual({ cancelled: true });
+    expect(await createDeploymentsStore(db).cancel(deploymentId, { mayChangeDefinition: true })).toEqual({
+      cancelled: true,
+    });
     // The cancel is final in PostgreSQL at once; the worker notices it and undoes the update.
     const rolledBack = await waitFor(
       'Swarm to roll the cancelled update back',

@@ -60,6 +60,8 @@ const DEFAULT_REQUIREMENT: Record<Permission, KeyRequirement> = {
 /** The actions a route of this permission may declare instead of the default. */
 const DECLARABLE: Partial<Record<Permission, readonly KeyAction[]>> = {
   'services:operate': ['deploy', 'operate', 'manage'],
+  // Minting a narrower key (POST /api/auth/api-keys): a key with `manage` may, for its own scope.
+  'api_keys:manage': ['manage'],
 };
 
 /**
@@ -84,6 +86,17 @@ const ACTION_PERMISSIONS: Record<KeyAction, readonly Permission[]> = {
 
 export function actionPermissions(action: KeyAction): readonly Permission[] {
   return ACTION_PERMISSIONS[action];
+}
+
+/**
+ * Whether the caller's credential carries an action: always for a session or an unlimited key
+ * (its role decides), for a limited key only when the action is in its list. Handlers use it
+ * where one route does more when it changes what a wider action guards (a rollback that brings
+ * back other variables needs `manage`, though the route needs `deploy`).
+ */
+export function credentialAllows(principal: Pick<Principal, 'limits'>, action: KeyAction): boolean {
+  const actions = principal.limits?.actions ?? null;
+  return actions === null || actions.includes(action);
 }
 
 export function isLimited(limits: KeyLimits): boolean {

@@ -120,7 +120,8 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
   },
   'GET /api/auth/me': one('own profile', all(200), fixed('/api/auth/me')),
 
-  // API keys: everyone manages their own; a key never mints keys.
+  // API keys: everyone manages their own; a key with manage mints only limited keys, within its
+  // own scope (docs/auth.md#deploy-tokens).
   'POST /api/auth/api-keys': {
     cases: [
       {
@@ -129,9 +130,17 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
         expect: all(201),
       },
       {
-        label: 'with an API key',
+        label: 'with an API key, an unlimited key',
         request: () => ({ url: '/api/auth/api-keys', payload: { name: 'authz' } }),
         expect: all(403),
+      },
+      {
+        label: "with an API key, a read + deploy key of A's service",
+        request: (f) => ({
+          url: '/api/auth/api-keys',
+          payload: { name: 'authz', service_id: f.serviceA, actions: ['read', 'deploy'] },
+        }),
+        expect: writeA(201),
       },
     ],
   },

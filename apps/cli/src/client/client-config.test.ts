@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { operatorEnv } from '../operator.js';
 import { fakeApi, run, TOKEN } from '../test-support/fake-api.js';
-import { configFilePath, DEFAULT_API_URL, loadClientConfig } from './client-config.js';
+import { configFilePath, loadClientConfig } from './client-config.js';
 
 let home: string;
 let env: Record<string, string | undefined>;
@@ -22,9 +22,40 @@ function store(content: unknown, mode: number) {
   chmodSync(file(), mode);
 }
 
+describe('where a token may be sent (issue 27, class 9)', () => {
+  it('never to a default address: a token without HOSTCTL_URL is a usage error (exit 2), nothing sent', async () => {
+    const api = fakeApi({});
+    const result = await run(['services', 'list'], api.fetchImpl, { ...env, HOSTCTL_TOKEN: TOKEN });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('HOSTCTL_URL is not set');
+    expect(api.requests).toEqual([]);
+  });
+
+  it('not over plain http:// to a remote host unless --insecure; loopback and https are fine', async () => {
+    const remote = { ...env, HOSTCTL_TOKEN: TOKEN, HOSTCTL_URL: 'http://panel.example' };
+    const api = fakeApi({});
+    const refused = await run(['services', 'list'], api.fetchImpl, remote);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('refusing to send the token over plain http:// to panel.example');
+    expect(api.requests).toEqual([]);
+    expect(loadClientConfig(remote, { allowInsecure: true }).url).toBe('http://panel.example');
+    for (const url of [
+      'http://127.0.0.1:3000',
+      'http://localhost:3000',
+      'http://[::1]:3000',
+      'https://panel.example',
+    ])
+      expect(loadClientConfig({ ...env, HOSTCTL_TOKEN: 't', HOSTCTL_URL: url }).url).toBe(url);
+  });
+
+  it('a stored login over plain http to a remote host is refused the same way', () => {
+    store({ url: 'http://10.1.2.3:3000', token: 'stored' }, 0o600);
+    expect(() => loadClientConfig(env)).toThrow('refusing to send the token over plain http://');
+  });
+});
+
 describe('where URL and token come from', () => {
-  it('uses HOSTCTL_URL and HOSTCTL_TOKEN first, the dev stack URL by default', () => {
-    expect(loadClientConfig({ ...env, HOSTCTL_TOKEN: 't' })).toEqual({ url: DEFAULT_API_URL, token: 't' });
+  it('uses HOSTCTL_URL and HOSTCTL_TOKEN first', () => {
     expect(loadClientConfig({ ...env, HOSTCTL_URL: 'https://api.example/', HOSTCTL_TOKEN: 't' })).toEqual({
       url: 'https://api.example',
       token: 't',
@@ -34,7 +65,9 @@ describe('where URL and token come from', () => {
   it('reads HOSTCTL_TOKEN_FILE and refuses both variables at once', () => {
     const secret = path.join(home, 'token');
     writeFileSync(secret, 'from-file\n');
-    expect(loadClientConfig({ ...env, HOSTCTL_TOKEN_FILE: secret }).token).toBe('from-file');
+    expect(
+      loadClientConfig({ ...env, HOSTCTL_URL: 'https://api.example', HOSTCTL_TOKEN_FILE: secret }).token,
+    ).toBe('from-file');
     expect(() => loadClientConfig({ ...env, HOSTCTL_TOKEN_FILE: secret, HOSTCTL_TOKEN: 'x' })).toThrow(
       'either HOSTCTL_TOKEN or HOSTCTL_TOKEN_FILE',
     );
@@ -52,8 +85,11 @@ describe('where URL and token come from', () => {
     expect(() => loadClientConfig({ ...env, HOSTCTL_URL: 'https://elsewhere.example' })).toThrow(
       'is not the API the stored login is for',
     );
-    // A token variable replaces the stored login entirely, URL included.
-    expect(loadClientConfig({ ...env, HOSTCTL_TOKEN: 't' })).toEqual({ url: DEFAULT_API_URL, token: 't' });
+    // A token variable replaces the stored login entirely, URL included: it needs its own.
+    expect(loadClientConfig({ ...env, HOSTCTL_URL: 'https://other.example', HOSTCTL_TOKEN: 't' })).toEqual({
+      url: 'https://other.example',
+      token: 't',
+    });
   });
 
   it.each([0o640, 0o604, 0o644])('refuses a stored file with mode %o', (mode) => {
@@ -108,7 +144,12 @@ describe('login and logout', () => {
     const api = fakeApi({
       'GET /api/auth/me': [401, { status: 401, title: 'Unauthorized', detail: 'unknown API key' }],
     });
-    const result = await run(['login', '--token-stdin'], api.fetchImpl, env, 'hsk_wrong');
+    const result = await run(
+      ['login', '--url', 'https://api.test', '--token-stdin'],
+      api.fetchImpl,
+      env,
+      'hsk_wrong',
+    );
     expect(result.code).toBe(5);
     expect(() => statSync(file())).toThrow();
   });

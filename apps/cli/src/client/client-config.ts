@@ -3,9 +3,6 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { CliError, EXIT } from '../exit-codes.js';
 
-/** The API of the dev stack (scripts/stack-up.sh, docs/dev-stack.md). */
-export const DEFAULT_API_URL = 'http://127.0.0.1:3000';
-
 export interface ClientConfig {
   url: string;
   token: string;
@@ -20,22 +17,34 @@ export function configFilePath(env: Env = process.env): string {
 }
 
 /**
- * URL and token: HOSTCTL_TOKEN (or HOSTCTL_TOKEN_FILE, for secret files) with HOSTCTL_URL or the dev
- * stack's URL; without a token variable, the file `hostctl login` wrote, URL and token together. A
+ * URL and token: HOSTCTL_TOKEN (or HOSTCTL_TOKEN_FILE, for secret files) with HOSTCTL_URL, which is
+ * then required (a token is never sent to a default address: on a CI runner 127.0.0.1:3000 may be
+ * anything); without a token variable, the file `hostctl login` wrote, URL and token together. A
  * token is only ever sent to the URL it came with: a stored token with a different HOSTCTL_URL is
  * refused rather than sent to that other server. A CI job sets the variables and never has a file.
+ * Plain http:// is refused for any host but loopback unless `allowInsecure` (--insecure).
  */
-export function loadClientConfig(env: Env = process.env): ClientConfig {
+export function loadClientConfig(
+  env: Env = process.env,
+  options: { allowInsecure: boolean } = { allowInsecure: false },
+): ClientConfig {
   const envToken = tokenFromEnv(env);
-  if (envToken !== undefined) return { url: validUrl(env.HOSTCTL_URL || DEFAULT_API_URL), token: envToken };
+  if (envToken !== undefined) {
+    if (!env.HOSTCTL_URL)
+      throw new CliError(
+        'HOSTCTL_URL is not set: name the API the token is for (e.g. https://panel.example)',
+        EXIT.usage,
+      );
+    return { url: tokenUrl(env.HOSTCTL_URL, options.allowInsecure), token: envToken };
+  }
   const file = configFilePath(env);
   const stored = readStoredConfig(file);
-  if (!stored?.token)
+  if (!stored?.token || !stored.url)
     throw new CliError(
-      'no API token: set HOSTCTL_TOKEN (or HOSTCTL_TOKEN_FILE), or run `hostctl login`',
+      'no API token: set HOSTCTL_TOKEN (or HOSTCTL_TOKEN_FILE) and HOSTCTL_URL, or run `hostctl login`',
       EXIT.usage,
     );
-  const url = validUrl(stored.url || DEFAULT_API_URL);
+  const url = tokenUrl(stored.url, options.allowInsecure);
   if (env.HOSTCTL_URL && validUrl(env.HOSTCTL_URL) !== url)
     throw new CliError(
       `HOSTCTL_URL (${validUrl(env.HOSTCTL_URL)}) is not the API the stored login is for (${url}): set HOSTCTL_TOKEN too, or \`hostctl login --url\` again`,
@@ -57,6 +66,25 @@ function tokenFromEnv(env: Env): string | undefined {
       EXIT.usage,
     );
   }
+}
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
+
+/** Loopback only: 127.0.0.0/8, ::1, localhost. A token over plain http anywhere else is readable on the way. */
+function isLoopback(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname);
+}
+
+/** A URL a token may be sent to: valid, and https:// unless it stays on this machine or --insecure. */
+export function tokenUrl(raw: string, allowInsecure: boolean): string {
+  const url = validUrl(raw);
+  const { protocol, hostname } = new URL(url);
+  if (protocol === 'http:' && !isLoopback(hostname) && !allowInsecure)
+    throw new CliError(
+      `refusing to send the token over plain http:// to ${hostname}: use https://, or pass --insecure if the network between is yours`,
+      EXIT.usage,
+    );
+  return url;
 }
 
 export function validUrl(raw: string): string {

@@ -2,6 +2,7 @@ import { generateApiKey } from '@hostctl/auth-policy';
 import { ROLES, type Role } from '@hostctl/domain';
 import { isUniqueViolation, type BootstrapStore } from '@hostctl/db';
 import { optionalFlag, requireFlag, UsageError, type ParsedArgs } from '../args.js';
+import { keyLimitFlags } from './key-limit-flags.js';
 
 export type Command = (store: BootstrapStore, args: ParsedArgs) => Promise<Record<string, unknown>>;
 
@@ -53,18 +54,18 @@ export const createApiKey: Command = async (store, args) => {
   if (expiresAt && (Number.isNaN(expiresAt.getTime()) || !/^\d{4}-\d{2}-\d{2}T/.test(expiresRaw ?? ''))) {
     throw new UsageError('--expires-at must be an RFC 3339 timestamp');
   }
+  const name = requireFlag(args, 'name');
+  const limits = await keyLimitFlags(store, args, user);
   const { key, digest } = generateApiKey();
-  const created = await store.createApiKey({
-    userId: user.id,
-    name: requireFlag(args, 'name'),
-    digest,
-    expiresAt,
-  });
+  const created = await store.createApiKey({ userId: user.id, name, digest, expiresAt, ...limits });
   return {
     id: created.id,
     name: created.name,
     key,
     created_at: created.createdAt.toISOString(),
     expires_at: created.expiresAt?.toISOString() ?? null,
+    service_id: created.serviceId,
+    customer_id: created.customerId,
+    actions: created.actions.length > 0 ? created.actions.join(',') : null,
   };
 };

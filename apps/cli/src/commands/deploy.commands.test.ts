@@ -153,7 +153,7 @@ describe('errors become exit codes', () => {
     const result = await run(['services', 'list'], api.fetchImpl);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain(
-      'cannot reach the API at http://api.test (ECONNREFUSED); check HOSTCTL_URL',
+      'cannot reach the API at https://api.test (ECONNREFUSED); check HOSTCTL_URL',
     );
   });
 

@@ -1,11 +1,5 @@
 import { assertKnownFlags, operands, optionalFlag, UsageError } from '../args.js';
-import {
-  configFilePath,
-  DEFAULT_API_URL,
-  removeStoredConfig,
-  validUrl,
-  writeStoredConfig,
-} from '../client/client-config.js';
+import { configFilePath, removeStoredConfig, tokenUrl, writeStoredConfig } from '../client/client-config.js';
 import { printJson, type ClientCommand, type CommandContext } from '../client/context.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -23,7 +17,9 @@ interface Me {
 export const login: ClientCommand = async (context) => {
   assertKnownFlags(context.args, ['url', 'token-stdin']);
   operands(context.args, 1, []);
-  const url = validUrl(optionalFlag(context.args, 'url') ?? context.env.HOSTCTL_URL ?? DEFAULT_API_URL);
+  const raw = optionalFlag(context.args, 'url') ?? context.env.HOSTCTL_URL;
+  if (raw === undefined) throw new UsageError('give the API to log in to: --url URL (or HOSTCTL_URL)');
+  const url = tokenUrl(raw, context.args.flags.get('insecure') === true);
   const token = (await readToken(context)).trim();
   if (token === '') throw new UsageError('the token is empty');
   const me = await context.clientFor({ url, token }).get<Me>('/api/auth/me');

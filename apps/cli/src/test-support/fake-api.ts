@@ -72,7 +72,7 @@ export const problemBody = (status: number, code: string, title: string, detail:
 export async function run(
   argv: string[],
   fetchImpl: typeof fetch,
-  env: Record<string, string | undefined> = { HOSTCTL_URL: 'http://api.test', HOSTCTL_TOKEN: TOKEN },
+  env: Record<string, string | undefined> = { HOSTCTL_URL: 'https://api.test', HOSTCTL_TOKEN: TOKEN },
   stdin = '',
 ) {
   const out: string[] = [];

@@ -143,7 +143,9 @@ async function runClaimed(
       // The service keeps its source definition (redeploys re-interpolate current variables);
       // only methods that generate a definition (git, ai) publish the rendered one.
       ...(GENERATED_METHODS.has(service.deployMethod) ? { compose: renderCompose(result.plan) } : {}),
-      ...(deployment.trigger === 'rollback' ? await restoredSource(deps, deployment.id) : {}),
+      // What this deployment ran becomes what the service reports (a PATCH that a later cancel
+      // undid must not stay on the row): the variables and compose it recorded at validate.
+      ...(await restoredSource(deps, deployment.id)),
       ...limitsOf(result.plan),
     });
     deps.notify(deployment.id);
@@ -281,8 +283,9 @@ function limitsOf(plan: Plan): { memoryLimitMb: number; cpuLimit: number } {
 }
 
 /**
- * A succeeded rollback gives the service the compose and variables of the release it ran, so the
- * next redeploy does not bring the bad change back; until it succeeds the service keeps its own.
+ * A succeeded deployment gives the service the compose and variables it ran: for a rollback those
+ * of its target, so the next redeploy does not bring the bad change back; until it succeeds the
+ * service keeps its own.
  */
 async function restoredSource(
   deps: DeployProcessorDeps,

@@ -114,14 +114,14 @@ describe('rollback', () => {
     expect(await h.run(rollback)).toEqual({ status: 'succeeded' });
     expect((await serviceOf(service.serviceId)).compose).toBe(v1);
 
-    // A rollback that fails (the image of its target is gone) changes nothing.
-    await h.db.service.update({ where: { id: service.serviceId }, data: { compose: v2 } });
-    const pinned = (await deploymentOf(service.deploymentId)).imageDigests as { web: string };
+    // A rollback that fails (the image of its target is gone) does not give the service its
+    // target's definition: the service keeps the one of the release still running (v1).
+    const pinned = (await deploymentOf(redeploy)).imageDigests as { web: string };
     await h.runtime.removeImage(pinned.web);
-    const failing = await requestRollback(service.serviceId, service.deploymentId);
+    const failing = await requestRollback(service.serviceId, redeploy);
     await h.run(failing);
     expect(await deploymentOf(failing)).toMatchObject({ status: 'failed' });
-    expect((await serviceOf(service.serviceId)).compose).toBe(v2);
+    expect((await serviceOf(service.serviceId)).compose).toBe(v1);
   });
 
   it('refuses a target that recorded no digests', async () => {

@@ -42,12 +42,25 @@ export function createApiKeysStore(db: Db) {
         customerId?: string | null;
         /** Empty: not limited by action. */
         actions?: string[];
+        /** The API key minting this one: the new key expires no later and is revoked with it. */
+        parentKeyId?: string | null;
       },
       max: number,
       now: Date,
-    ): Promise<ApiKey | 'limit_reached'> {
+    ): Promise<ApiKey | 'limit_reached' | 'parent_revoked' | 'outlives_parent'> {
       return db.$transaction(async (tx) => {
         await tx.$queryRaw`SELECT id FROM users WHERE id = ${input.userId} FOR UPDATE`;
+        let expiresAt = input.expiresAt;
+        if (input.parentKeyId) {
+          // Locked as revoke locks it: a revoke either sees the new key or comes before it is made.
+          const [parent] = await tx.$queryRaw<{ revokedAt: Date | null; expiresAt: Date | null }[]>`
+            SELECT revoked_at AS "revokedAt", expires_at AS "expiresAt"
+              FROM api_keys WHERE id = ${input.parentKeyId} FOR UPDATE`;
+          if (!parent || parent.revokedAt !== null || (parent.expiresAt && parent.expiresAt <= now))
+            return 'parent_revoked';
+          if (parent.expiresAt && expiresAt && expiresAt > parent.expiresAt) return 'outlives_parent';
+          expiresAt = expiresAt ?? parent.expiresAt;
+        }
         const active = await tx.apiKey.count({
           where: {
             userId: input.userId,
@@ -56,7 +69,7 @@ export function createApiKeysStore(db: Db) {
           },
         });
         if (active >= max) return 'limit_reached';
-        return tx.apiKey.create({ data: input });
+        return tx.apiKey.create({ data: { ...input, expiresAt } });
       }, CAP_TRANSACTION);
     },
 
@@ -68,13 +81,27 @@ export function createApiKeysStore(db: Db) {
       });
     },
 
-    /** Marks a key revoked; false when it does not exist, is already revoked, or is outside the scope. */
+    /**
+     * Marks a key revoked, and every key it minted (and they minted) with it, in one transaction;
+     * false when it does not exist, is already revoked, or is outside the scope.
+     */
     async revoke(id: string, scope: RevokeScope, now: Date): Promise<boolean> {
-      const result = await db.apiKey.updateMany({
-        where: { AND: [{ id, revokedAt: null }, revocableBy(scope)] },
-        data: { revokedAt: now },
+      return db.$transaction(async (tx) => {
+        const result = await tx.apiKey.updateMany({
+          where: { AND: [{ id, revokedAt: null }, revocableBy(scope)] },
+          data: { revokedAt: now },
+        });
+        if (result.count !== 1) return false;
+        await tx.$executeRaw`
+          WITH RECURSIVE minted AS (
+            SELECT id FROM api_keys WHERE parent_key_id = ${id}
+            UNION
+            SELECT k.id FROM api_keys k JOIN minted m ON k.parent_key_id = m.id
+          )
+          UPDATE api_keys SET revoked_at = ${now}
+           WHERE id IN (SELECT id FROM minted) AND revoked_at IS NULL`;
+        return true;
       });
-      return result.count === 1;
     },
   };
 }

@@ -125,6 +125,16 @@ export function createAuditStore(db: Db, sql: SqlPool) {
       return { rows, total };
     },
 
+    /** The customer of each of these users (null: unscoped); users that no longer exist are absent. */
+    async customersOfUsers(userIds: readonly string[]): Promise<Map<string, string | null>> {
+      if (userIds.length === 0) return new Map();
+      const users = await db.user.findMany({
+        where: { id: { in: [...new Set(userIds)] } },
+        select: { id: true, customerId: true },
+      });
+      return new Map(users.map((user) => [user.id, user.customerId]));
+    },
+
     /**
      * Deletes events older than the cutoff in batches, so retention never holds a long lock on a
      * table every request writes to. Returns how many rows went.

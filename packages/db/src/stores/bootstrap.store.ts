@@ -32,8 +32,30 @@ export function createBootstrapStore(db: Db) {
       return db.user.findUnique({ where: { email: email.toLowerCase() } });
     },
 
-    createApiKey(input: { userId: string; name: string; digest: string; expiresAt: Date | null }) {
+    /** Limits as docs/auth.md#deploy-tokens: a service-limited key carries its service's customer. */
+    createApiKey(input: {
+      userId: string;
+      name: string;
+      digest: string;
+      expiresAt: Date | null;
+      serviceId?: string | null;
+      customerId?: string | null;
+      actions?: string[];
+    }) {
       return db.apiKey.create({ data: input });
+    },
+
+    /** The customer of a live service, for a key limited to it (null: no such live service). */
+    async serviceCustomer(serviceId: string): Promise<string | null> {
+      const service = await db.service.findFirst({
+        where: { id: serviceId, deletedAt: null },
+        select: { customerId: true },
+      });
+      return service?.customerId ?? null;
+    },
+
+    async customerExists(customerId: string): Promise<boolean> {
+      return (await db.customer.count({ where: { id: customerId } })) > 0;
     },
   };
 }

@@ -3,6 +3,8 @@ import type { DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import type { Deployment, DeploymentLog } from '../generated/client.ts';
 import { customerWhere } from './scope-where.js';
+import { alignWithRelease } from './release-definition.js';
+import { definitionChangeOf } from './cancel-definition.js';
 
 export type DeploymentsStore = ReturnType<typeof createDeploymentsStore>;
 
@@ -32,7 +34,9 @@ export type DeploymentSummaryRow = Pick<Deployment, keyof typeof SUMMARY_COLUMNS
 export type CancelOutcome =
   | { cancelled: true }
   /** Not cancellable; `status` null when the deployment is gone (its service was purged). */
-  | { cancelled: false; status: DeploymentStatus | null; step: string | null };
+  | { cancelled: false; status: DeploymentStatus | null; step: string | null }
+  /** It carries a change of the service's definition and the caller lacks `manage`. */
+  | { cancelled: false; needsManage: true; changed: string[] };
 
 const CANCEL_ERROR = 'cancelled by request';
 
@@ -92,8 +96,12 @@ export function createDeploymentsStore(db: Db) {
      * order a cancel and a rollback of one service deadlocked, and PostgreSQL aborted one as a 500.
      * A running deployment's service is not locked: the worker's finish locks deployment then
      * service, and a cancel of a running deployment writes the deployment only.
+     *
+     * `mayChangeDefinition` false (a caller without `manage`): a deployment that would change the
+     * variables or compose the service runs is not cancelled, since undoing a change `manage` made
+     * (a rotated secret) is itself such a change.
      */
-    async cancel(id: string): Promise<CancelOutcome> {
+    async cancel(id: string, options: { mayChangeDefinition: boolean }): Promise<CancelOutcome> {
       return db.$transaction(async (tx) => {
         const seen = await tx.deployment.findUnique({
           where: { id },
@@ -101,6 +109,10 @@ export function createDeploymentsStore(db: Db) {
         });
         if (seen?.status === 'queued') {
           await tx.$queryRaw`SELECT id FROM services WHERE id = ${seen.serviceId} FOR UPDATE`;
+        }
+        if (seen && !options.mayChangeDefinition) {
+          const changed = await definitionChangeOf(tx, id);
+          if (changed.length > 0) return { cancelled: false, needsManage: true, changed };
         }
         const updated = await tx.$queryRaw<{ serviceId: string; trigger: string; was: DeploymentStatus }[]>`
           WITH before AS (SELECT id, status FROM deployments WHERE id = ${id} FOR UPDATE)
@@ -139,7 +151,8 @@ type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 /**
  * After cancelling a deployment no worker claimed: unless another deployment of the service is in
  * flight (it owns the status now), the service is what its current release makes it: `running`
- * when a succeeded deployment exists (the proxy still routes to it), else `failed`.
+ * when a succeeded deployment exists (the proxy still routes to it), else `failed`, with the
+ * release's variables and compose (the cancelled deployment's change never ran).
  */
 async function restoreServiceStatus(tx: Tx, serviceId: string, cancelledId: string): Promise<void> {
   const inFlight = await tx.deployment.findFirst({
@@ -155,6 +168,7 @@ async function restoreServiceStatus(tx: Tx, serviceId: string, cancelledId: stri
     where: { id: serviceId, deletedAt: null },
     data: { status: release ? 'running' : 'failed' },
   });
+  await alignWithRelease(tx, serviceId);
 }
 
 /** The timeline event type of a deployment's trigger. */

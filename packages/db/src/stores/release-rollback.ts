@@ -3,6 +3,7 @@ import type { DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import { eventTypeOf } from './deployments.store.js';
 import type { Deployment } from '../generated/client.ts';
+import { changedDefinition, definitionOf } from './release-definition.js';
 
 export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
@@ -13,7 +14,9 @@ export type RollbackRefusal =
   | { reason: 'target_without_plan'; targetId: string }
   | { reason: 'target_is_current'; targetId: string }
   | { reason: 'no_release' }
-  | { reason: 'no_previous_release'; currentId: string };
+  | { reason: 'no_previous_release'; currentId: string }
+  /** The target ran other variables (or compose) than the service's, and the caller lacks `manage`. */
+  | { reason: 'definition_change_needs_manage'; targetId: string; changed: string[] };
 
 export type RollbackOutcome =
   | {
@@ -31,6 +34,8 @@ const TARGET_COLUMNS = {
   createdAt: true,
   commit: true,
   plan: true,
+  sourceVariables: true,
+  sourceCompose: true,
 } as const;
 
 /**
@@ -40,11 +45,17 @@ const TARGET_COLUMNS = {
  * deployment is superseded (the partial unique index allows one queued deployment per service,
  * and the rollback is the newer request). The service's compose and variables go back to what the
  * target ran when the rollback succeeds (the worker does it). The caller enqueues after commit.
+ *
+ * `mayChangeDefinition` is false for a caller without the `manage` action (a deploy token): such a
+ * rollback is refused when the target ran other variables or compose than the service has, since
+ * that is a change `manage` guards (it could bring back a rotated secret). Decided under the lock,
+ * on the definition the rollback would replace.
  */
 export async function requestRollback(
   db: Db,
   serviceId: string,
   targetId: string | undefined,
+  options: { mayChangeDefinition: boolean },
 ): Promise<RollbackOutcome> {
   return db.$transaction(async (tx) => {
     await tx.$queryRaw`SELECT id FROM services WHERE id = ${serviceId} FOR UPDATE`;
@@ -66,6 +77,15 @@ export async function requestRollback(
     const refusal = refusalOf(targetId, current, target);
     if (refusal !== null) return { queued: false, ...refusal };
     if (!target) throw new Error('unreachable: a rollback without a target was not refused');
+    if (!options.mayChangeDefinition) {
+      const service = await tx.service.findUniqueOrThrow({
+        where: { id: serviceId },
+        select: { deployMethod: true, variables: true, compose: true },
+      });
+      const changed = changedDefinition(service.deployMethod, definitionOf(service), target);
+      if (changed.length > 0)
+        return { queued: false, reason: 'definition_change_needs_manage', targetId: target.id, changed };
+    }
 
     const id = randomUUID();
     const supersededId = await supersedeQueued(tx, serviceId, { kind: 'rollback', id });

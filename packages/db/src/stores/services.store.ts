@@ -182,8 +182,12 @@ export function createServicesStore(db: Db, sql: SqlPool) {
     },
 
     /** Queues a rollback (release-rollback.ts); a concurrent redeploy's insert makes it run once more. */
-    async requestRollback(serviceId: string, targetId: string | undefined): Promise<RollbackOutcome> {
-      return retryOnceOnConflict(() => requestRollback(db, serviceId, targetId));
+    async requestRollback(
+      serviceId: string,
+      targetId: string | undefined,
+      options: { mayChangeDefinition: boolean },
+    ): Promise<RollbackOutcome> {
+      return retryOnceOnConflict(() => requestRollback(db, serviceId, targetId, options));
     },
 
     /** Hides the service from the API at once and cancels queued deployments; the worker purges. */

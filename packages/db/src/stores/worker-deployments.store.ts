@@ -3,6 +3,7 @@ import type { Db } from '../client.js';
 import type { Prisma } from '../generated/client.ts';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { insertNotifications } from './notification-outbox.js';
+import { alignWithRelease } from './release-definition.js';
 import type {
   DeploymentOutcome,
   DeploymentRecord,
@@ -75,6 +76,8 @@ export function createWorkerDeploymentStore(db: Db) {
       deployment: Prisma.DeploymentUpdateManyMutationInput;
       service: Prisma.ServiceUpdateManyMutationInput;
       eventStatus: 'success' | 'failed' | 'rolled_back';
+      /** The deployment did not go live: the service gets the running release's definition back. */
+      alignDefinition?: boolean;
     },
   ): Promise<boolean> =>
     db.$transaction(async (tx) => {
@@ -87,7 +90,7 @@ export function createWorkerDeploymentStore(db: Db) {
         where: { id: outcome.deploymentId },
         select: { createdAt: true },
       });
-      await tx.service.updateMany({
+      const updated = await tx.service.updateMany({
         where: {
           id: outcome.serviceId,
           deletedAt: null,
@@ -95,6 +98,8 @@ export function createWorkerDeploymentStore(db: Db) {
         },
         data: change.service,
       });
+      // Only when no newer deployment is coming: that one's request owns the definition.
+      if (change.alignDefinition && updated.count > 0) await alignWithRelease(tx, outcome.serviceId);
       await tx.serviceEvent.create({
         data: {
           serviceId: outcome.serviceId,
@@ -237,6 +242,7 @@ export function createWorkerDeploymentStore(db: Db) {
         },
         service: { status: outcome.keptRelease ? 'running' : 'failed' },
         eventStatus: 'failed',
+        alignDefinition: true,
       });
     },
 
@@ -254,12 +260,14 @@ export function createWorkerDeploymentStore(db: Db) {
         },
         service: { status: 'running' },
         eventStatus: 'rolled_back',
+        alignDefinition: true,
       });
     },
 
     /**
-     * After the worker cleaned up a cancelled deployment: the service shows what serves now. The
-     * API wrote the event; a deleted service or one with a newer deployment coming is left alone.
+     * After the worker cleaned up a cancelled deployment: the service shows what serves now, with
+     * that release's variables and compose. The API wrote the event; a deleted service or one with
+     * a newer deployment coming is left alone.
      */
     async settleCancelled(
       deploymentId: string,
@@ -281,6 +289,10 @@ export function createWorkerDeploymentStore(db: Db) {
           },
           data: { status },
         });
+        const isLatest = await tx.service.count({
+          where: { id: serviceId, deletedAt: null, ...noNewerInFlight(deploymentId, row.createdAt) },
+        });
+        if (isLatest > 0) await alignWithRelease(tx, serviceId);
         return done.count > 0;
       });
     },

@@ -7,7 +7,7 @@ import type { AuditEventItem, AuditEventsQuery } from './audit.schemas.js';
 export type AuditService = ReturnType<typeof createAuditService>;
 
 /** Reading the audit log: admins only (the route's permission), a scoped admin its customer's events. */
-export function createAuditService(deps: { store: Pick<AuditStore, 'list'> }) {
+export function createAuditService(deps: { store: Pick<AuditStore, 'list' | 'customersOfUsers'> }) {
   return {
     async list(principal: Principal, query: AuditEventsQuery) {
       const page = query.page ?? 1;
@@ -30,8 +30,30 @@ export function createAuditService(deps: { store: Pick<AuditStore, 'list'> }) {
         ...(since ? { since } : {}),
         ...(until ? { until } : {}),
       });
-      return { data: rows.map(toItem), total, page, per_page: perPage };
+      const items = rows.map(toItem);
+      if (principal.customerId === null) return { data: items, total, page, per_page: perPage };
+      // A customer's admin sees its own people; anyone else who acted on its resources is the
+      // platform's staff, whose user and key ids and addresses are not the customer's to know.
+      const userIds = rows.flatMap((row) => (row.actorUserId ? [row.actorUserId] : []));
+      const customers = await deps.store.customersOfUsers(userIds);
+      const isOwn = (userId: string | null) =>
+        userId !== null && customers.get(userId) === principal.customerId;
+      const data = items.map((item) =>
+        item.actor.user_id !== null && !isOwn(item.actor.user_id) ? asPlatformStaff(item) : item,
+      );
+      return { data, total, page, per_page: perPage };
     },
+  };
+}
+
+/** What a customer's admin sees of a request by someone outside its customer. */
+const PLATFORM_STAFF = 'platform staff';
+
+function asPlatformStaff(item: AuditEventItem): AuditEventItem {
+  return {
+    ...item,
+    actor: { ...item.actor, user_id: null, api_key_id: null },
+    source_address: PLATFORM_STAFF,
   };
 }
 

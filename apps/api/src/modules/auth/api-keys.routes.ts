@@ -6,12 +6,14 @@ import { principalOf } from '../../plugins/access.js';
 import type { ApiKeysService } from './api-keys.service.js';
 import { ApiKeyCreated, ApiKeyList, CreateApiKeyBody } from './auth.schemas.js';
 
-/** Create (session only), list and revoke (session or key) the caller's API keys. */
+/** Create (session, or a key with manage: key-minting.ts), list and revoke the caller's API keys. */
 export function registerApiKeyRoutes(instance: FastifyInstance, service: ApiKeysService): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
 
+  // A limited key with `manage` may mint narrower keys for its own scope (key-minting.ts): the
+  // handler narrows to the key's service itself, hence appliesServiceLimit.
   app.post('/api/auth/api-keys', {
-    config: { permission: 'api_keys:manage' },
+    config: { permission: 'api_keys:manage', keyAction: 'manage', appliesServiceLimit: true },
     schema: {
       body: CreateApiKeyBody,
       response: { 201: ApiKeyCreated, ...problemResponses(400, 409, 413, 415) },

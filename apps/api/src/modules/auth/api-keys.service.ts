@@ -10,6 +10,7 @@ import { DomainError, LIMITS, validationError } from '@hostctl/domain';
 import { parseTimestamp } from '../../http/input-bounds.js';
 import type { ApiKeyListItem, CreateApiKeyBody } from './auth.schemas.js';
 import { decideKeyLimitsAtCreation } from './key-limits-at-creation.js';
+import { boundByMinter } from './key-minting.js';
 
 export type ApiKeysService = ReturnType<typeof createApiKeysService>;
 
@@ -31,18 +32,21 @@ export function createApiKeysService(deps: {
 
   return {
     async create(principal: Principal, body: CreateApiKeyBody) {
-      // A leaked key must not be able to mint more keys, nor outlive its own revocation.
-      if (principal.via !== 'session') {
-        throw new DomainError(
-          'forbidden',
-          'API keys can only be created from a signed-in browser session, not with an API key',
-        );
-      }
+      // A key mints only narrower keys, tied to it: a leaked key cannot widen itself, and what it
+      // minted never outlives its revocation or expiry (the store enforces both).
+      const parentKeyId = principal.via === 'api_key' ? (principal.apiKeyId ?? null) : null;
+      const bounded = principal.via === 'api_key' ? boundByMinter(principal, body) : body;
       const at = now();
       const expiresAt = body.expires_at ? parseTimestamp(body.expires_at) : null;
       if (expiresAt && expiresAt.getTime() <= at.getTime())
         throw validationError('/body/expires_at', 'must be in the future');
-      const limits = await decideKeyLimitsAtCreation(principal, body, deps);
+      const limits = await decideKeyLimitsAtCreation(principal, bounded, deps).catch((error: unknown) => {
+        // A limited key's refusals name its limit, for existing and unknown ids alike (docs/auth.md).
+        const limitedTo = principal.limits?.customerId;
+        if (limitedTo && error instanceof DomainError && error.code === 'not_found')
+          throw new DomainError('forbidden', `this API key is limited to customer ${limitedTo}`);
+        throw error;
+      });
       const { key, digest } = generateApiKey();
       const created = await db(() =>
         deps.store.createWithinLimit(
@@ -54,6 +58,7 @@ export function createApiKeysService(deps: {
             serviceId: limits.serviceId,
             customerId: limits.customerId,
             actions: [...(limits.actions ?? [])],
+            parentKeyId,
           },
           LIMITS.apiKeysPerUser,
           at,
@@ -65,6 +70,13 @@ export function createApiKeysService(deps: {
           `you already have ${LIMITS.apiKeysPerUser} active API keys; revoke one first`,
         );
       }
+      if (created === 'parent_revoked')
+        throw new DomainError('unauthenticated', 'this API key was revoked or expired');
+      if (created === 'outlives_parent')
+        throw validationError(
+          '/body/expires_at',
+          'must not be later than the expiry of the API key minting it',
+        );
       return {
         id: created.id,
         name: created.name,

@@ -1,4 +1,4 @@
-import { customerScope, type Principal } from '@hostctl/auth-policy';
+import { credentialAllows, customerScope, type Principal } from '@hostctl/auth-policy';
 import type { FastifyBaseLogger } from 'fastify';
 import { DomainError, isFinalDeployment } from '@hostctl/domain';
 import type { CancelOutcome, DeploymentsStore, DeploymentWithService, ServicesStore } from '@hostctl/db';
@@ -6,6 +6,7 @@ import { deploymentChannel } from '@hostctl/queue';
 import type { ChangeNotifier } from '../../live/change-notifier.js';
 import type { Deployment, DeploymentList, DeploymentLogLine } from './deployments.schemas.js';
 import { toSummary } from './deployments.mapper.js';
+import { describeChange } from '../services/rollback-refusals.js';
 
 /** Longest log a single response carries; clients continue with after_seq. */
 const MAX_LINES_PER_READ = 5000;
@@ -90,11 +91,14 @@ export function createDeploymentsService(deps: {
      * Cancels a queued or running deployment (docs/deployments.md#cancel): the row is final at once;
      * a worker running it sees that within a second, stops, removes what it started and leaves the
      * previous release serving. The answer is the deployment without its log (`logs` is empty and
-     * `last_seq` 0: GET it to read the log).
+     * `last_seq` 0: GET it to read the log). Cancelling a change of the service's variables or
+     * compose undoes what `manage` did, so a deploy token without `manage` may not.
      */
     async cancel(principal: Principal, id: string): Promise<Deployment> {
       await visibleOr404(principal, id);
-      const outcome = await deployments.cancel(id);
+      const outcome = await deployments.cancel(id, {
+        mayChangeDefinition: credentialAllows(principal, 'manage'),
+      });
       if (!outcome.cancelled) throw notCancellable(id, outcome);
       await deps.wake(id).catch((error: unknown) => {
         // Followers re-read every 2 s anyway: a lost wake-up is a delay, not a wrong answer.
@@ -139,6 +143,11 @@ export function createDeploymentsService(deps: {
 }
 
 function notCancellable(id: string, outcome: Extract<CancelOutcome, { cancelled: false }>): DomainError {
+  if ('needsManage' in outcome)
+    return new DomainError(
+      'forbidden',
+      `deployment ${id} changes the service's ${describeChange(outcome.changed)}; cancelling it needs an API key with the manage action, which this one lacks`,
+    );
   if (outcome.status === null) return new DomainError('not_found', `deployment ${id} not found`);
   if (outcome.status === 'running' || outcome.status === 'queued') {
     return new DomainError(

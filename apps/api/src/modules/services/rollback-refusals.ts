@@ -1,6 +1,16 @@
 import { DomainError } from '@hostctl/domain';
 import type { RollbackRefusal } from '@hostctl/db';
 
+/** Names only, never values: the variables may be secrets. */
+export function describeChange(changed: readonly string[]): string {
+  const names = changed.filter((name) => name !== 'compose');
+  const parts = [
+    ...(names.length > 0 ? [`variables ${names.join(', ')}`] : []),
+    ...(changed.includes('compose') ? ['compose document'] : []),
+  ];
+  return parts.join(' and ');
+}
+
 /**
  * Why a rollback was refused, as the problem a client can act on: another service's (or an
  * unknown) deployment is not found; everything else is a conflict with the service's history,
@@ -29,6 +39,11 @@ export function rollbackRefused(serviceId: string, refusal: RollbackRefusal): Do
       return new DomainError(
         'conflict',
         `service ${serviceId} has no successful deployment yet; there is no release to roll back to`,
+      );
+    case 'definition_change_needs_manage':
+      return new DomainError(
+        'forbidden',
+        `rolling back to deployment ${refusal.targetId} would change the service's ${describeChange(refusal.changed)}; that needs an API key with the manage action, which this one lacks`,
       );
     case 'no_previous_release':
       return new DomainError(

@@ -1,4 +1,4 @@
-import { customerScope, scopeAllows, type Principal } from '@hostctl/auth-policy';
+import { credentialAllows, customerScope, scopeAllows, type Principal } from '@hostctl/auth-policy';
 import {
   DomainError,
   LIFECYCLE_MESSAGES,
@@ -172,10 +172,14 @@ export function createServicesService(deps: ServicesServiceDeps) {
     /**
      * Runs an earlier release again as a new deployment (docs/deployments.md#rollback): what it
      * ran, pinned to its image digests, with the service's compose and variables set back to it.
+     * Setting them back is a change `manage` guards: a deploy token may only roll back to a release
+     * that ran the service's current variables (and compose).
      */
     async rollback(principal: Principal, id: string, targetId: string | undefined) {
       await visibleOr404(principal, id);
-      const outcome = await services.requestRollback(id, targetId);
+      const outcome = await services.requestRollback(id, targetId, {
+        mayChangeDefinition: credentialAllows(principal, 'manage'),
+      });
       if (!outcome.queued) throw rollbackRefused(id, outcome);
       await jobs.enqueueDeploy(outcome.deployment.id);
       return { id, status: 'deploying' as const, deploy_job_id: outcome.deployment.id };
