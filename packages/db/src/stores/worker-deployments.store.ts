@@ -3,6 +3,7 @@ import type { Db } from '../client.js';
 import type { Prisma } from '../generated/client.ts';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { insertNotifications } from './notification-outbox.js';
+import { recordServiceContainers } from './container-quota.js';
 import type {
   DeploymentOutcome,
   DeploymentRecord,
@@ -167,6 +168,10 @@ export function createWorkerDeploymentStore(db: Db) {
         },
       });
     },
+
+    /** CUSTOMER_MAX_CONTAINERS at deploy time (container-quota.ts). */
+    recordContainers: (serviceId: string, containers: number, customerMax: number) =>
+      recordServiceContainers(db, serviceId, containers, customerMax),
 
     async savePlan(id: string, plan: unknown, imageDigest?: string): Promise<void> {
       await db.deployment.update({
