@@ -17,6 +17,8 @@ const fixture = useWorkerApp('logic', {
   runtime: createFakeRuntime({ images: [TEST_IMAGE] }),
   app: { router: noopRouter, observe: false, readiness: { timeoutMs: 5000, stableMs: 200 } },
   operationEvents: true,
+  // The single engine's warning for placement needs a placement the policy lets through.
+  env: { SWARM_PLACEMENT_ALLOWED: 'node.role' },
 });
 const { prefix, db, runtime, app, operationEvents: queueEvents } = fixture;
 

@@ -2,6 +2,7 @@ import { LIMITS } from '@hostctl/domain';
 import { describe, expect, it } from 'vitest';
 import { parseCompose } from './compose.parser.js';
 import { renderCompose } from './compose.renderer.js';
+import { DEFAULT_CONTAINER_LIMITS } from './container-limits.js';
 import { startOrder } from './dependency-graph.js';
 import { problemsOf, withService } from './test-helpers.js';
 
@@ -269,8 +270,13 @@ describe('Swarm deploy settings', () => {
     ].join('\n'),
   );
 
+  // Placement is the operator's to open (SWARM_PLACEMENT_ALLOWED; placement-policy.test.ts).
+  const options = {
+    limits: { ...DEFAULT_CONTAINER_LIMITS, placementAllowed: ['node.role', 'node.labels.zone'] },
+  };
+
   it('reads replicas, placement and reservations into the plan', () => {
-    const [web] = parseCompose(document, {}).containers;
+    const [web] = parseCompose(document, {}, options).containers;
     expect(web).toMatchObject({
       replicas: 3,
       placement: {
@@ -283,8 +289,8 @@ describe('Swarm deploy settings', () => {
   });
 
   it('renders them back so the rendered document parses to the same plan', () => {
-    const plan = parseCompose(document, {});
-    expect(parseCompose(renderCompose(plan), {}).containers).toEqual(plan.containers);
+    const plan = parseCompose(document, {}, options);
+    expect(parseCompose(renderCompose(plan), {}, options).containers).toEqual(plan.containers);
   });
 
   it('leaves them out when the document has none', () => {

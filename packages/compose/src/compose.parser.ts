@@ -109,10 +109,25 @@ function toPlan(
     if (container) containers.push(container);
   }
   checkDependencies(containers, problems);
+  checkContainerCount(containers, ctx.limits.maxContainersPerService, problems);
   const plan: Plan = { containers, volumes };
   const web = pickWeb(containers);
   if (web) plan.web = web;
   return plan;
+}
+
+/** Every replica is a container on some node: the cap counts them, not compose services. */
+export function containerCount(containers: readonly PlanContainer[]): number {
+  return containers.reduce((sum, container) => sum + (container.replicas ?? 1), 0);
+}
+
+function checkContainerCount(containers: PlanContainer[], max: number, problems: Problems): void {
+  const count = containerCount(containers);
+  if (count <= max) return;
+  problems.add(
+    'services',
+    `the service would run ${count} containers (deploy.replicas summed over its services); at most ${max} per service on this platform (SERVICE_MAX_CONTAINERS)`,
+  );
 }
 
 /** The public endpoint: a listening container named `web` if any, else the first that listens. */

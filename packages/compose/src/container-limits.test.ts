@@ -11,6 +11,9 @@ const policy = containerLimitPolicy({
   CONTAINER_MAX_CPUS: 2,
   CONTAINER_DEFAULT_PIDS: 100,
   CONTAINER_MAX_PIDS: 1000,
+  SERVICE_MAX_CONTAINERS: 20,
+  CUSTOMER_MAX_CONTAINERS: 100,
+  SWARM_PLACEMENT_ALLOWED: '',
 });
 const limitsOf = (extra: string) =>
   parseCompose(withService(extra), {}, { limits: policy }).containers[0]!.limits;

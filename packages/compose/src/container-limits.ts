@@ -12,6 +12,16 @@ export interface ContainerLimitPolicy {
   maxNanoCpus: number;
   defaultPids: number;
   maxPids: number;
+  /** SERVICE_MAX_CONTAINERS: most containers (deploy.replicas summed over components) per service. */
+  maxContainersPerService: number;
+  /** CUSTOMER_MAX_CONTAINERS: most containers of one customer's live services together. */
+  maxContainersPerCustomer: number;
+  /**
+   * SWARM_PLACEMENT_ALLOWED: the node attributes a tenant may name in deploy.placement. Empty: no
+   * placement at all. A constraint picks the nodes a tenant's code runs on, so it is the operator's
+   * to open, attribute by attribute (docs/compose-policy.md#placement).
+   */
+  placementAllowed: readonly string[];
 }
 
 const MIB = 1024 * 1024;
@@ -24,6 +34,9 @@ export function containerLimitPolicy(settings: {
   CONTAINER_MAX_CPUS: number;
   CONTAINER_DEFAULT_PIDS: number;
   CONTAINER_MAX_PIDS: number;
+  SERVICE_MAX_CONTAINERS: number;
+  CUSTOMER_MAX_CONTAINERS: number;
+  SWARM_PLACEMENT_ALLOWED: string;
 }): ContainerLimitPolicy {
   for (const [low, high] of [
     ['CONTAINER_DEFAULT_MEMORY_MB', 'CONTAINER_MAX_MEMORY_MB'],
@@ -39,6 +52,11 @@ export function containerLimitPolicy(settings: {
     maxNanoCpus: Math.round(settings.CONTAINER_MAX_CPUS * 1e9),
     defaultPids: settings.CONTAINER_DEFAULT_PIDS,
     maxPids: settings.CONTAINER_MAX_PIDS,
+    maxContainersPerService: settings.SERVICE_MAX_CONTAINERS,
+    maxContainersPerCustomer: settings.CUSTOMER_MAX_CONTAINERS,
+    placementAllowed: settings.SWARM_PLACEMENT_ALLOWED.split(',')
+      .map((attribute) => attribute.trim())
+      .filter((attribute) => attribute !== ''),
   };
 }
 
@@ -50,6 +68,9 @@ export const DEFAULT_CONTAINER_LIMITS: ContainerLimitPolicy = containerLimitPoli
   CONTAINER_MAX_CPUS: 2,
   CONTAINER_DEFAULT_PIDS: 512,
   CONTAINER_MAX_PIDS: 4096,
+  SERVICE_MAX_CONTAINERS: 20,
+  CUSTOMER_MAX_CONTAINERS: 100,
+  SWARM_PLACEMENT_ALLOWED: '',
 });
 
 /**

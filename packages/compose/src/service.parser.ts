@@ -99,7 +99,16 @@ export function parseService(name: string, raw: unknown, ctx: ServiceContext): P
     limits: parseDeploy(raw.deploy, field('deploy'), ctx.limits, problems),
   };
   if (build) container.build = build;
-  Object.assign(container, parseSwarmDeploy(raw.deploy, field('deploy'), container.limits, problems));
+  Object.assign(
+    container,
+    parseSwarmDeploy(
+      raw.deploy,
+      field('deploy'),
+      container.limits,
+      { allowed: ctx.limits.placementAllowed },
+      problems,
+    ),
+  );
   const updateOrder = parseUpdateOrder(raw.deploy, field('deploy'), problems);
   if (updateOrder) container.updateOrder = updateOrder;
   const command = parseArgv(raw.command, field('command'), problems);

@@ -12,10 +12,20 @@ import { parseBytes } from './units.js';
 export const MAX_REPLICAS = 10;
 const MAX_PLACEMENT_RULES = 10;
 // node.* and engine.labels.* attributes compared with == or != to a plain value (Swarm's syntax).
-const CONSTRAINT =
-  /^(node\.(id|hostname|role|platform\.os|platform\.arch|labels\.[A-Za-z0-9_.-]+)|engine\.labels\.[A-Za-z0-9_.-]+)\s*(==|!=)\s*[A-Za-z0-9_.:-]+$/;
-const SPREAD =
-  /^(node\.(id|hostname|role|platform\.os|platform\.arch|labels\.[A-Za-z0-9_.-]+)|engine\.labels\.[A-Za-z0-9_.-]+)$/;
+const ATTRIBUTE =
+  '(node\\.(?:id|hostname|role|platform\\.os|platform\\.arch|labels\\.[A-Za-z0-9_.-]+)|engine\\.labels\\.[A-Za-z0-9_.-]+)';
+const CONSTRAINT = new RegExp(`^${ATTRIBUTE}\\s*(==|!=)\\s*([A-Za-z0-9_.:-]+)$`);
+const SPREAD = new RegExp(`^${ATTRIBUTE}$`);
+
+/**
+ * Which nodes a tenant's tasks may be steered to is the operator's choice: an attribute is usable
+ * only when SWARM_PLACEMENT_ALLOWED lists it exactly, and the manager is never a target whatever
+ * is listed (it holds the swarm's keys and the control plane's engine socket). Without this a
+ * compose pinned its tasks to the manager and probed node labels by whether its tasks ran.
+ */
+interface PlacementPolicy {
+  allowed: readonly string[];
+}
 
 type SwarmFields = Pick<PlanContainer, 'replicas' | 'placement' | 'reservations'>;
 
@@ -23,13 +33,14 @@ export function parseSwarmDeploy(
   deploy: unknown,
   at: string,
   limits: PlanContainer['limits'],
+  policy: PlacementPolicy,
   problems: Problems,
 ): SwarmFields {
   if (!isRecord(deploy)) return {};
   const fields: SwarmFields = {};
   const replicas = parseReplicas(deploy.replicas, child(at, 'replicas'), problems);
   if (replicas !== undefined) fields.replicas = replicas;
-  const placement = parsePlacement(deploy.placement, child(at, 'placement'), problems);
+  const placement = parsePlacement(deploy.placement, child(at, 'placement'), policy, problems);
   if (placement) fields.placement = placement;
   const resources = isRecord(deploy.resources) ? deploy.resources : undefined;
   const reservations = parseReservations(
@@ -51,7 +62,12 @@ function parseReplicas(value: unknown, at: string, problems: Problems): number |
   return value;
 }
 
-function parsePlacement(value: unknown, at: string, problems: Problems): SwarmFields['placement'] {
+function parsePlacement(
+  value: unknown,
+  at: string,
+  policy: PlacementPolicy,
+  problems: Problems,
+): SwarmFields['placement'] {
   if (value === undefined || value === null) return undefined;
   if (!isRecord(value)) {
     problems.add(at, 'must be a mapping');
@@ -61,13 +77,30 @@ function parsePlacement(value: unknown, at: string, problems: Problems): SwarmFi
   for (const [key, item] of entries(value)) {
     const path = child(at, key);
     if (key === 'constraints')
-      placement.constraints = rules(item, path, problems, (rule) =>
-        CONSTRAINT.test(rule) ? undefined : 'must be like node.labels.zone == eu-1 (== or !=)',
-      );
-    else if (key === 'preferences') placement.preferences = preferences(item, path, problems);
+      placement.constraints = rules(item, path, problems, (rule) => constraintProblem(rule, policy));
+    else if (key === 'preferences') placement.preferences = preferences(item, path, policy, problems);
     else problems.add(path, `${key} is not allowed (only constraints and preferences)`);
   }
   return placement.constraints.length + placement.preferences.length > 0 ? placement : undefined;
+}
+
+function constraintProblem(rule: string, policy: PlacementPolicy): string | undefined {
+  const match = CONSTRAINT.exec(rule);
+  if (!match) return 'must be like node.labels.zone == eu-1 (== or !=)';
+  const [, attribute = '', operator, value = ''] = match;
+  const refusal = attributeProblem(rule, attribute, policy);
+  if (refusal) return refusal;
+  const pinsManager =
+    attribute === 'node.role' &&
+    ((operator === '==' && value === 'manager') || (operator === '!=' && value === 'worker'));
+  return pinsManager ? `${rule}: tasks are never placed on the swarm manager by choice` : undefined;
+}
+
+function attributeProblem(rule: string, attribute: string, policy: PlacementPolicy): string | undefined {
+  if (policy.allowed.includes(attribute)) return undefined;
+  const open =
+    policy.allowed.length > 0 ? `only ${policy.allowed.join(', ')} may be used` : 'none may be used';
+  return `${rule}: ${attribute} is not a placement attribute this platform allows (${open}; SWARM_PLACEMENT_ALLOWED)`;
 }
 
 function rules(
@@ -90,7 +123,7 @@ function rules(
 }
 
 /** `- spread: node.labels.zone` entries: the only preference Swarm has. */
-function preferences(value: unknown, at: string, problems: Problems): string[] {
+function preferences(value: unknown, at: string, policy: PlacementPolicy, problems: Problems): string[] {
   if (!Array.isArray(value) || value.length > MAX_PLACEMENT_RULES) {
     problems.add(
       at,
@@ -101,9 +134,12 @@ function preferences(value: unknown, at: string, problems: Problems): string[] {
   const accepted: string[] = [];
   value.forEach((item: unknown, index) => {
     const spread = isRecord(item) && Object.keys(item).length === 1 ? item.spread : undefined;
-    if (typeof spread === 'string' && SPREAD.test(spread.trim())) accepted.push(spread.trim());
-    else
-      problems.add(child(at, index), 'must be {spread: <node attribute>}, e.g. {spread: node.labels.zone}');
+    const attribute = typeof spread === 'string' ? spread.trim() : '';
+    const refusal = SPREAD.test(attribute)
+      ? attributeProblem(`spread: ${attribute}`, attribute, policy)
+      : 'must be {spread: <node attribute>}, e.g. {spread: node.labels.zone}';
+    if (refusal) problems.add(child(at, index), refusal);
+    else accepted.push(attribute);
   });
   return accepted;
 }

@@ -7,6 +7,7 @@ export type { Prisma } from './generated/client.ts';
 export type * from './generated/client.ts';
 export * from './stores/scope-where.js';
 export * from './stores/services.store.js';
+export { customerCapMessage } from './stores/container-quota.js';
 export { servicesListStatement } from './stores/services.sql.js';
 export * from './stores/events.store.js';
 export * from './stores/identity.store.js';

@@ -2,7 +2,13 @@ import type { Principal } from '@hostctl/auth-policy';
 import { toDomainError, type IdentityStore } from '@hostctl/db';
 import { DomainError } from '@hostctl/domain';
 import { principalOf, type SessionAuthenticator } from './authenticator.js';
-import { clearSessionCookie, readSessionSecret, refreshSessionCookie } from './session-cookies.js';
+import {
+  clearSessionCookie,
+  cookieCount,
+  readSessionSecret,
+  refreshSessionCookie,
+  type CookieNames,
+} from './session-cookies.js';
 import type { SessionStore } from './session-store.js';
 
 /**
@@ -12,9 +18,19 @@ import type { SessionStore } from './session-store.js';
 export function createSessionAuthenticator(deps: {
   sessions: Pick<SessionStore, 'touch' | 'remove'>;
   users: Pick<IdentityStore, 'findUserById'>;
+  cookies: Pick<CookieNames, 'session'>;
 }): SessionAuthenticator {
   return {
     async principalFromRequest(request): Promise<Principal | null> {
+      // Two session cookies: one was planted beside ours, and the parser would pick whichever the
+      // browser sent first. Neither is trusted; the answer clears ours so a fresh sign-in starts clean.
+      if (cookieCount(request, deps.cookies.session) > 1) {
+        clearSessionCookie(request);
+        throw new DomainError(
+          'unauthenticated',
+          'the request carries more than one session cookie; none is used. Sign in again',
+        );
+      }
       const secret = readSessionSecret(request);
       if (!secret) return null;
       const found = await deps.sessions.touch(secret).catch((error: unknown) => {

@@ -18,9 +18,24 @@ declare module 'fastify' {
   }
 }
 
-/** The session cookie's name is part of the contract (spec: "Session cookie name: session"). */
-export const SESSION_COOKIE = 'session';
-export const LOGIN_COOKIE = 'hostctl_login';
+/**
+ * `__Host-` names (issue 27): a browser accepts such a cookie only with Secure, Path=/ and no
+ * Domain, from the host itself, so an app on a sibling host (a tenant's, under the apps domain)
+ * can neither plant nor shadow one with `Domain=<parent>`. Before, a tenant app set
+ * `session=<its own sealed session>; Domain=<apps domain>; Path=/api`, the browser sent it first,
+ * and the victim was signed in as the attacker. The spec's name `session` is kept only under
+ * COOKIE_SECURE=false (tests over plain http): a browser drops a `__Host-` cookie without Secure.
+ */
+export interface CookieNames {
+  session: string;
+  login: string;
+}
+
+export function cookieNames(secure: boolean): CookieNames {
+  return secure
+    ? { session: '__Host-session', login: '__Host-hostctl_login' }
+    : { session: 'session', login: 'hostctl_login' };
+}
 /** How long a started sign-in may take at the provider; also the TTL of its server-side state. */
 export const LOGIN_TTL_SECONDS = 600;
 
@@ -37,10 +52,11 @@ export async function registerSessionCookies(
   app: FastifyInstance,
   options: { secret: string; secure: boolean; ttlSeconds: number },
 ): Promise<void> {
+  const names = cookieNames(options.secure);
   await app.register(secureSession, [
     {
       sessionName: 'session',
-      cookieName: SESSION_COOKIE,
+      cookieName: names.session,
       key: deriveCookieKey(options.secret, 'session'),
       // The Redis TTL decides when a session ends. The envelope's own expiry is set out of the way
       // (400 days, the browsers' cap) so a client that keeps its first cookie is not cut off early.
@@ -55,12 +71,13 @@ export async function registerSessionCookies(
     },
     {
       sessionName: 'loginSession',
-      cookieName: LOGIN_COOKIE,
+      cookieName: names.login,
       key: deriveCookieKey(options.secret, 'login'),
       expiry: LOGIN_TTL_SECONDS,
       // Lax still reaches the callback: the provider sends the browser back with a top-level GET.
+      // Path=/ is what a `__Host-` cookie must have; it holds only a sealed random binding.
       cookie: {
-        path: '/api/auth',
+        path: '/',
         httpOnly: true,
         secure: options.secure,
         sameSite: 'lax',
@@ -68,6 +85,22 @@ export async function registerSessionCookies(
       },
     },
   ]);
+}
+
+/**
+ * How many cookies of this name the request carries. A browser sends one per (name, domain, path)
+ * it holds, so more than one means a cookie was planted beside ours (a parent domain's or a longer
+ * path's); the cookie parser keeps only the first, which is the one the planter controls.
+ */
+export function cookieCount(request: FastifyRequest, name: string): number {
+  const header = request.headers.cookie;
+  if (header === undefined) return 0;
+  let count = 0;
+  for (const pair of header.split(';')) {
+    const at = pair.indexOf('=');
+    if ((at === -1 ? pair : pair.slice(0, at)).trim() === name) count += 1;
+  }
+  return count;
 }
 
 /** The secret session id from the request's session cookie, if it decrypted. */
@@ -92,7 +125,9 @@ export function clearSessionCookie(request: FastifyRequest): void {
   (request.session as Session | undefined)?.delete();
 }
 
-export function readLoginBinding(request: FastifyRequest): string | null {
+/** Null also when two pre-login cookies arrive: a planted one must not bind someone else's login. */
+export function readLoginBinding(request: FastifyRequest, names: Pick<CookieNames, 'login'>): string | null {
+  if (cookieCount(request, names.login) > 1) return null;
   const value: unknown = (request.loginSession as Session | undefined)?.get(BINDING);
   return typeof value === 'string' && value.length > 0 ? value : null;
 }

@@ -1,5 +1,6 @@
 import { generateApiKey } from '@hostctl/auth-policy';
 import type { Role } from '@hostctl/domain';
+import { cookieNames } from '../auth/session-cookies.js';
 import { createSessionStore } from '../auth/session-store.js';
 import { json, uniqueName, type Harness } from '../test-support/harness.js';
 import { addDeployment, settleFirst } from '../test-support/releases.js';
@@ -129,7 +130,10 @@ export async function buildFixtures(h: Harness): Promise<Fixtures> {
         idToken: null,
       });
       const sealed = h.app.encodeSecureSession(h.app.createSecureSession({ sid: secret }), 'session');
-      return { cookie: `session=${encodeURIComponent(sealed)}`, origin };
+      return {
+        cookie: `${cookieNames(h.config.COOKIE_SECURE).session}=${encodeURIComponent(sealed)}`,
+        origin,
+      };
     },
   };
 }

@@ -88,7 +88,7 @@ describe('GET /api/openapi.json', () => {
   it('documents the bearer API key and the session cookie', () => {
     expect(document.components.securitySchemes).toMatchObject({
       apiKey: { type: 'http', scheme: 'bearer' },
-      session: { type: 'apiKey', in: 'cookie', name: 'session' },
+      session: { type: 'apiKey', in: 'cookie', name: '__Host-session' },
     });
   });
 

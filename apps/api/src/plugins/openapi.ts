@@ -40,10 +40,10 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           session: {
             type: 'apiKey',
             in: 'cookie',
-            name: 'session',
+            name: '__Host-session',
             description:
               'Browser session from the OIDC sign-in (`GET /api/auth/login`). Cookie-authenticated writes must ' +
-              'send a same-origin `Origin` header.',
+              'send a same-origin `Origin` header. A request carrying two session cookies is refused (401).',
           },
         },
         schemas: { Problem: problemComponent },

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import { DomainError } from '@hostctl/domain';
-import { SESSION_COOKIE } from '../auth/session-cookies.js';
 
 const UNSAFE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const ALLOWED_FETCH_SITES = new Set(['same-origin', 'none']);
@@ -15,12 +14,15 @@ const ALLOWED_FETCH_SITES = new Set(['same-origin', 'none']);
  *   says `cross-site` or `same-site`. A WebSocket upgrade without Origin is refused.
  * Bearer-key requests are not checked: a browser never attaches them on its own.
  */
-export function registerOriginCheck(app: FastifyInstance, options: { publicUrl: string }): void {
+export function registerOriginCheck(
+  app: FastifyInstance,
+  options: { publicUrl: string; sessionCookie: string },
+): void {
   const expected = new URL(options.publicUrl).origin;
 
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization !== undefined) return;
-    if (request.cookies[SESSION_COOKIE] === undefined) return;
+    if (request.cookies[options.sessionCookie] === undefined) return;
     const isUpgrade = request.headers.upgrade?.toLowerCase() === 'websocket';
     if (!isUpgrade && !UNSAFE_METHODS.has(request.method)) return;
 

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import { isDeepStrictEqual } from 'node:util';
 import { DomainError } from '@hostctl/domain';
 
 /**
@@ -18,6 +19,8 @@ export interface CaddyRoute {
    * Swarm task's published port.
    */
   upstreams: string[];
+  /** list(): installed by an older version without HOST_ONLY_COOKIES; the reconciler applies it again. */
+  outdated?: boolean;
 }
 
 export interface CaddyRoutes {
@@ -42,6 +45,17 @@ export const routeId = (serviceId: string) => `hostctl-svc-${serviceId}`;
  */
 const RETRY_ANOTHER_UPSTREAM = { try_duration: '1s', try_interval: '20ms' };
 
+/**
+ * A tenant's answer may set cookies for its own host only. `Set-Cookie: …; Domain=<apps domain>`
+ * from one app reached every other app and the dashboard on the same site: a tenant planted a
+ * session there and the victim ended signed in as the attacker (issue 27). Caddy applies the
+ * regular expression to every Set-Cookie value, so each loses its Domain attribute and becomes a
+ * host-only cookie of the app that set it. RE2 syntax; case-insensitive like the attribute.
+ */
+export const HOST_ONLY_COOKIES = {
+  response: { replace: { 'Set-Cookie': [{ search_regexp: '(?i);\\s*domain=[^;]*', replace: '' }] } },
+};
+
 interface RouteJson {
   '@id'?: string;
   match?: { host?: string[] }[];
@@ -50,6 +64,7 @@ interface RouteJson {
     hostctl_instance?: string;
     hostctl_service?: string;
     upstreams?: { dial?: string }[];
+    headers?: unknown;
   }[];
 }
 
@@ -103,6 +118,7 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
           {
             handler: 'reverse_proxy',
             upstreams: route.upstreams.map((dial) => ({ dial })),
+            headers: HOST_ONLY_COOKIES,
             // Several upstreams (Swarm tasks): one that refuses the connection (a task stopped
             // during an update, before the route follows) is retried on another, not a 502.
             ...(route.upstreams.length > 1 ? { load_balancing: RETRY_ANOTHER_UPSTREAM } : {}),
@@ -143,6 +159,7 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
             serviceId: marker.hostctl_service,
             hosts: route.match?.[0]?.host ?? [],
             upstreams: (proxy?.upstreams ?? []).flatMap((upstream) => (upstream.dial ? [upstream.dial] : [])),
+            ...(isDeepStrictEqual(proxy?.headers, HOST_ONLY_COOKIES) ? {} : { outdated: true }),
           },
         ];
       });

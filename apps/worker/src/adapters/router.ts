@@ -31,7 +31,10 @@ export interface RoutedService {
   serviceId: string;
   /** host:port the proxy currently sends the service's traffic to (several: upstreamKey). */
   upstream: string;
-  /** The route is there but something published with it is not (a DNS record): apply it again. */
+  /**
+   * The route is there but something published with it is not (a DNS record, or the proxy settings
+   * of a route an older version installed): apply it again.
+   */
   incomplete?: boolean;
 }
 

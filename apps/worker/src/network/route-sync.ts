@@ -61,7 +61,7 @@ export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number
 function repairReason(current: RoutedService | undefined, upstream: string): string | null {
   if (!current) return 'route missing';
   if (current.upstream !== upstream) return 'stale address';
-  if (current.incomplete) return 'DNS records missing';
+  if (current.incomplete) return 'DNS records or proxy settings missing';
   return null;
 }
 

@@ -42,7 +42,10 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
       await deps.dns.removeRecords(serviceId);
     },
 
-    /** Routes, each marked incomplete when its names lack the DNS records the deploy made. */
+    /**
+     * Routes, each marked incomplete when its names lack the DNS records the deploy made, or when
+     * an older version installed it without what the proxy now adds (HOST_ONLY_COOKIES).
+     */
     async list(): Promise<RoutedService[]> {
       const routes = await deps.routes.list();
       const wanted = routes.map(({ serviceId, hosts }) => ({ serviceId, names: hosts }));
@@ -53,10 +56,10 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
       } catch (error) {
         deps.logger.warn({ err: messageOf(error) }, 'could not check DNS records; next sweep retries');
       }
-      return routes.map(({ serviceId, upstreams }) => ({
+      return routes.map(({ serviceId, upstreams, outdated }) => ({
         serviceId,
         upstream: dialList(upstreams),
-        ...(missing.has(serviceId) ? { incomplete: true } : {}),
+        ...(missing.has(serviceId) || outdated === true ? { incomplete: true } : {}),
       }));
     },
   };

@@ -1,7 +1,19 @@
-import { parseCompose, renderCompose, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
+import {
+  containerCount,
+  DEFAULT_CONTAINER_LIMITS,
+  parseCompose,
+  renderCompose,
+  type ContainerLimitPolicy,
+  type Plan,
+} from '@hostctl/compose';
 import type { RegistryAuth } from '../adapters/registry-auth.js';
 import type { RegistryAccess } from '../release/registry-access.js';
-import type { WorkerDeployment, WorkerDeploymentStore, WorkerService } from '@hostctl/db';
+import {
+  customerCapMessage,
+  type WorkerDeployment,
+  type WorkerDeploymentStore,
+  type WorkerService,
+} from '@hostctl/db';
 import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
 import { ensureImages } from './images.step.js';
@@ -33,7 +45,10 @@ export const DEPLOY_STEPS = ['source', 'build', 'validate', 'pull', ...RELEASE_S
 export type DeployStep = (typeof DEPLOY_STEPS)[number];
 
 export interface PipelineDeps extends ReleaseDeps {
-  store: Pick<WorkerDeploymentStore, 'savePlan' | 'recordCommit' | 'record' | 'findById' | 'lastSucceeded'>;
+  store: Pick<
+    WorkerDeploymentStore,
+    'savePlan' | 'recordCommit' | 'record' | 'findById' | 'lastSucceeded' | 'recordContainers'
+  >;
   /** git/ai deployments (clone, analyze, build); without it they fail as unsupported. */
   sources?: RepositorySourceDeps;
   /** CONTAINER_* settings; the built-in defaults when absent (never unlimited). */
@@ -207,6 +222,7 @@ async function preparePlan(
       : undefined;
   await run.checkpoint('validate');
   const plan = reused ?? fromRepository?.plan ?? planOf(service, deps.containerLimits);
+  await claimContainers(deps, service.id, plan);
   // git/ai deployments also store how the plan was arrived at (commit, analysis, generated files).
   const stored = fromRepository?.stored ?? (reused ? deployment.plan : plan);
   await deps.store.savePlan(deployment.id, stored);
@@ -230,6 +246,19 @@ async function preparePlan(
   return { plan, runnable: plan };
 }
 
+/**
+ * CUSTOMER_MAX_CONTAINERS before anything is pulled: the API counts the definitions it can parse;
+ * a git/ai plan, a reused one and a rollback's older one are first known here.
+ */
+async function claimContainers(deps: PipelineDeps, serviceId: string, plan: Plan): Promise<void> {
+  const claim = {
+    containers: containerCount(plan.containers),
+    customerMax: (deps.containerLimits ?? DEFAULT_CONTAINER_LIMITS).maxContainersPerCustomer,
+  };
+  const outcome = await deps.store.recordContainers(serviceId, claim.containers, claim.customerMax);
+  if (!outcome.fits) throw new PermanentStepError(customerCapMessage(outcome.used, claim));
+}
+
 /** A rollback runs exactly what its target ran: its stored plan, every image pinned; no source, no build. */
 async function prepareRollback(
   deps: PipelineDeps,
@@ -247,6 +276,7 @@ async function prepareRollback(
   const plan = storedPlan(target);
   const runnable = pinnedPlan(target);
   if (!plan) throw new PermanentStepError(`deployment ${target.id} stored no plan`);
+  await claimContainers(deps, service.id, plan);
   await deps.store.savePlan(deployment.id, target.plan);
   // What the target ran, not the service's current definition: the processor gives it back to the
   // service only when this rollback succeeds, so a failed or cancelled one changes nothing.

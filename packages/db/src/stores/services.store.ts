@@ -4,6 +4,7 @@ import type { DeployMethod } from '@hostctl/domain';
 import type { Db, SqlPool } from '../client.js';
 import type { Deployment, Service } from '../generated/client.ts';
 import { isUniqueViolation } from '../errors.js';
+import { claimContainers } from './container-quota.js';
 import { requestRollback, supersedeQueued, type RollbackOutcome, type Tx } from './release-rollback.js';
 import { serviceByIdStatement, servicesListStatement, type ServiceListQuery } from './services.sql.js';
 
@@ -25,6 +26,8 @@ export interface NewService {
   gitBranch?: string | null;
   aiUrl?: string | null;
   url: string;
+  /** What the definition runs (containerCount of its plan; 1 for git/ai until the worker knows). */
+  containers: number;
 }
 
 export type ServicesStore = ReturnType<typeof createServicesStore>;
@@ -133,8 +136,12 @@ export function createServicesStore(db: Db, sql: SqlPool) {
      * Creates the service, its first deployment and the "deploy started" event in one transaction:
      * the caller enqueues only after commit, so a worker never sees an uncommitted row.
      */
-    async createWithDeployment(input: NewService): Promise<{ service: Service; deployment: Deployment }> {
+    async createWithDeployment(
+      input: NewService,
+      customerMax: number,
+    ): Promise<{ service: Service; deployment: Deployment }> {
       return db.$transaction(async (tx) => {
+        await claimContainers(tx, { ...input, customerMax });
         const service = await tx.service.create({ data: { ...input, status: 'deploying' } });
         const deployment = await tx.deployment.create({ data: { serviceId: service.id, trigger: 'create' } });
         await tx.serviceEvent.create({
@@ -149,13 +156,19 @@ export function createServicesStore(db: Db, sql: SqlPool) {
       });
     },
 
-    /** Saves new deploy inputs and queues the redeploy that applies them, in one transaction. */
+    /**
+     * Saves new deploy inputs and queues the redeploy that applies them, in one transaction. New
+     * variables can change replicas: `quota` re-counts the service against its customer's cap.
+     */
     async updateAndRedeploy(
       serviceId: string,
-      changes: { variables?: Record<string, string>; customDomains?: string[] },
+      changes: { variables?: Record<string, string>; customDomains?: string[]; containers?: number },
+      quota?: { customerId: string; customerMax: number },
     ): Promise<{ deployment: Deployment; coalesced: boolean }> {
       return retryOnceOnConflict(() =>
         db.$transaction(async (tx) => {
+          if (quota && changes.containers !== undefined)
+            await claimContainers(tx, { ...quota, containers: changes.containers }, serviceId);
           await tx.service.update({ where: { id: serviceId }, data: changes });
           return queueRedeploy(tx, serviceId);
         }),

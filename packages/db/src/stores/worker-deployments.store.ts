@@ -4,6 +4,7 @@ import type { Prisma } from '../generated/client.ts';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { insertNotifications } from './notification-outbox.js';
 import { alignWithRelease } from './release-definition.js';
+import { recordServiceContainers } from './container-quota.js';
 import type {
   DeploymentOutcome,
   DeploymentRecord,
@@ -172,6 +173,10 @@ export function createWorkerDeploymentStore(db: Db) {
         },
       });
     },
+
+    /** CUSTOMER_MAX_CONTAINERS at deploy time (container-quota.ts). */
+    recordContainers: (serviceId: string, containers: number, customerMax: number) =>
+      recordServiceContainers(db, serviceId, containers, customerMax),
 
     async savePlan(id: string, plan: unknown, imageDigest?: string): Promise<void> {
       await db.deployment.update({

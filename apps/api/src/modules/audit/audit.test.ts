@@ -4,6 +4,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import type { Role } from '@hostctl/domain';
 import { createAuditStore, createDatabase } from '@hostctl/db';
+import { cookieNames } from '../../auth/session-cookies.js';
 import { createSessionStore } from '../../auth/session-store.js';
 import { createHarness, json, TEST_DATABASE_URL, type Harness } from '../../test-support/harness.js';
 import { startAuditRetention } from './audit-recorder.js';
@@ -40,7 +41,10 @@ async function sessionOf(userId: string) {
   });
   const { secret } = await sessions.create({ userId, createdAt: new Date().toISOString(), idToken: null });
   const sealed = h.app.encodeSecureSession(h.app.createSecureSession({ sid: secret }), 'session');
-  return { cookie: `session=${encodeURIComponent(sealed)}`, origin: new URL(h.config.PUBLIC_URL).origin };
+  return {
+    cookie: `${cookieNames(h.config.COOKIE_SECURE).session}=${encodeURIComponent(sealed)}`,
+    origin: new URL(h.config.PUBLIC_URL).origin,
+  };
 }
 
 const list = (auth: string, query = '') =>

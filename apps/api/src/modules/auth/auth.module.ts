@@ -11,7 +11,7 @@ import {
 } from '@hostctl/db';
 import type { SessionAuthenticator } from '../../auth/authenticator.js';
 import { createSessionAuthenticator } from '../../auth/session-authenticator.js';
-import { LOGIN_TTL_SECONDS, registerSessionCookies } from '../../auth/session-cookies.js';
+import { cookieNames, LOGIN_TTL_SECONDS, registerSessionCookies } from '../../auth/session-cookies.js';
 import { createSessionStore, type SessionStore } from '../../auth/session-store.js';
 import { registerOriginCheck } from '../../plugins/origin-check.js';
 import { registerRateLimit } from '../../plugins/rate-limit.js';
@@ -48,6 +48,7 @@ export function createAuthModule(deps: {
   if (isProduction && !config.COOKIE_SECURE)
     log.warn('COOKIE_SECURE=false in production: session cookies may travel over plain HTTP');
 
+  const cookies = cookieNames(config.COOKIE_SECURE);
   const sessionStore = createSessionStore({
     redis,
     prefix: config.QUEUE_PREFIX,
@@ -76,7 +77,7 @@ export function createAuthModule(deps: {
   });
 
   return {
-    sessions: createSessionAuthenticator({ sessions: sessionStore, users: deps.identity }),
+    sessions: createSessionAuthenticator({ sessions: sessionStore, users: deps.identity, cookies }),
     sessionStore,
     plugins: async (app) => {
       await registerSessionCookies(app, {
@@ -92,10 +93,10 @@ export function createAuthModule(deps: {
         authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
         log,
       });
-      registerOriginCheck(app, { publicUrl });
+      registerOriginCheck(app, { publicUrl, sessionCookie: cookies.session });
     },
     routes: (app) => {
-      registerAuthRoutes(app, { signIn, publicUrl });
+      registerAuthRoutes(app, { signIn, publicUrl, cookies });
       registerApiKeyRoutes(app, apiKeys);
     },
   };

@@ -7,6 +7,7 @@ import {
   clearSessionCookie,
   readLoginBinding,
   readSessionSecret,
+  type CookieNames,
 } from '../../auth/session-cookies.js';
 import { problemResponses, ProblemSchema } from '../../http/schemas.js';
 import { principalOf } from '../../plugins/access.js';
@@ -21,7 +22,7 @@ const publicProblems = (...statuses: number[]) =>
 /** Browser sign-in (OIDC Authorization Code + PKCE), sign-out and the caller's profile. */
 export function registerAuthRoutes(
   instance: FastifyInstance,
-  deps: { signIn: SignInService; publicUrl: string },
+  deps: { signIn: SignInService; publicUrl: string; cookies: CookieNames },
 ): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
   const { signIn } = deps;
@@ -30,7 +31,10 @@ export function registerAuthRoutes(
     config: { permission: 'public' },
     schema: { querystring: LoginQuery, response: { 302: Type.Null(), ...publicProblems() } },
     handler: async (request, reply) => {
-      const { url, binding } = await signIn.startLogin(request.query.redirect, readLoginBinding(request));
+      const { url, binding } = await signIn.startLogin(
+        request.query.redirect,
+        readLoginBinding(request, deps.cookies),
+      );
       issueLoginCookie(request, binding);
       return reply.redirect(url, 302);
     },
@@ -47,7 +51,7 @@ export function registerAuthRoutes(
       const result = await signIn.finishLogin({
         state: request.query.state,
         rawQuery: at === -1 ? '' : request.url.slice(at + 1),
-        binding: readLoginBinding(request),
+        binding: readLoginBinding(request, deps.cookies),
         previousSecret: readSessionSecret(request),
       });
       issueSessionCookie(request, result.secret);

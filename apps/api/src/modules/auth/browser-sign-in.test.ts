@@ -59,7 +59,8 @@ describe('browser sign-in through the dev provider', () => {
       role: 'operator',
     });
 
-    const session = (await context.cookies(publicUrl)).find((cookie) => cookie.name === 'session');
+    // `__Host-`: Chromium accepted Secure, Path=/ and no Domain from http://127.0.0.1.
+    const session = (await context.cookies(publicUrl)).find((cookie) => cookie.name === '__Host-session');
     expect(session).toMatchObject({ httpOnly: true, secure: true, sameSite: 'Lax', path: '/' });
     // HttpOnly: page scripts cannot read it.
     expect(await page.evaluate<string>('document.cookie')).not.toContain('session=');
@@ -109,10 +110,12 @@ describe('browser sign-in through the dev provider', () => {
     await page.goto(logoutUrl);
     await Promise.all([page.waitForURL(`${publicUrl}/livez`), page.click('button[name=logout]')]);
 
-    expect((await context.cookies(publicUrl)).find((cookie) => cookie.name === 'session')).toBeUndefined();
+    expect(
+      (await context.cookies(publicUrl)).find((cookie) => cookie.name === '__Host-session'),
+    ).toBeUndefined();
     expect((await call('GET', '/api/auth/me')).status).toBe(401);
     const replayed = await fetch(`${publicUrl}/api/auth/me`, {
-      headers: { cookie: `session=${session!.value}` },
+      headers: { cookie: `__Host-session=${session!.value}` },
     });
     expect(replayed.status).toBe(401);
 

@@ -58,7 +58,7 @@ describe('GET /api/auth/login', () => {
     expect(params.state!.length).toBeGreaterThanOrEqual(32);
     expect(params.nonce!.length).toBeGreaterThanOrEqual(32);
     const cookie = response.cookies.find((c) => c.name === 'hostctl_login');
-    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/api/auth', maxAge: 600 });
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/', maxAge: 600 });
     expect(response.cookies.find((c) => c.name === 'session')).toBeUndefined();
   });
 });
@@ -196,17 +196,18 @@ describe('GET /api/auth/callback', () => {
 });
 
 describe('cookie attributes with the default configuration', () => {
-  it('marks both cookies Secure unless COOKIE_SECURE=false', async () => {
+  it('marks both cookies Secure and names them __Host- unless COOKIE_SECURE=false', async () => {
     const secure = await createAuthHarness({ OIDC_ISSUER: idp.issuer, COOKIE_SECURE: '' });
     try {
       expect(secure.config.COOKIE_SECURE).toBe(true);
       const { session, response, login } = await signIn(secure.app, operator);
-      expect(login.response.cookies.find((c) => c.name === 'hostctl_login')).toMatchObject({
+      expect(login.response.cookies.find((c) => c.name === '__Host-hostctl_login')).toMatchObject({
         secure: true,
         httpOnly: true,
         sameSite: 'Lax',
+        path: '/',
       });
-      expect(response.cookies.find((c) => c.name === 'session')).toMatchObject({
+      expect(response.cookies.find((c) => c.name === '__Host-session')).toMatchObject({
         secure: true,
         httpOnly: true,
         sameSite: 'Lax',
@@ -215,13 +216,13 @@ describe('cookie attributes with the default configuration', () => {
       const raw = String(
         ([] as string[])
           .concat(response.headers['set-cookie'] ?? [])
-          .find((line) => line.startsWith('session=')),
+          .find((line) => line.startsWith('__Host-session=')),
       );
       expect(raw).toMatch(/; HttpOnly/);
       expect(raw).toMatch(/; Secure/);
       expect(raw).toMatch(/; SameSite=Lax/);
       expect(raw).toMatch(/; Path=\//);
-      expect(joinCookies(session)).toMatch(/^session=/);
+      expect(joinCookies(session)).toMatch(/^__Host-session=/);
     } finally {
       await secure.close();
     }

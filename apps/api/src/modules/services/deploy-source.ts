@@ -1,4 +1,4 @@
-import { parseCompose, type ContainerLimitPolicy } from '@hostctl/compose';
+import { containerCount, parseCompose, type ContainerLimitPolicy } from '@hostctl/compose';
 import { DomainError, type FieldError } from '@hostctl/domain';
 import {
   checkBranch,
@@ -15,6 +15,8 @@ export interface DeploySource {
   compose: string;
   variables: Record<string, string>;
   templateId: string | null;
+  /** Containers the definition runs; git/ai: 1 until the worker reads the repository. */
+  containers: number;
 }
 
 export interface DeploySourceOptions {
@@ -46,8 +48,8 @@ export function resolveDeploySource(
   switch (body.deploy_method) {
     case 'compose': {
       const compose = body.compose ?? '';
-      inRequestField('compose', () => parseCompose(compose, given, parseOptions));
-      return { compose, variables: given, templateId: null };
+      const plan = inRequestField('compose', () => parseCompose(compose, given, parseOptions));
+      return { compose, variables: given, templateId: null, containers: containerCount(plan.containers) };
     }
     case 'template': {
       const template = catalog.get(body.template_id ?? '');
@@ -61,13 +63,18 @@ export function resolveDeploySource(
         );
       }
       const variables = resolveTemplateVariables(template, given);
-      inRequestField('variables', () => parseCompose(template.compose, variables, parseOptions));
-      return { compose: template.compose, variables, templateId: template.id };
+      const plan = inRequestField('variables', () => parseCompose(template.compose, variables, parseOptions));
+      return {
+        compose: template.compose,
+        variables,
+        templateId: template.id,
+        containers: containerCount(plan.containers),
+      };
     }
     case 'git':
     case 'ai':
       checkRepositorySource(body, options);
-      return { compose: '', variables: given, templateId: null };
+      return { compose: '', variables: given, templateId: null, containers: 1 };
   }
 }
 
@@ -91,13 +98,17 @@ function checkRepositorySource(body: CreateServiceBody, options: DeploySourceOpt
   }
 }
 
-/** Re-checks a stored service's definition with changed variables before they are saved. */
+/**
+ * Re-checks a stored service's definition with changed variables before they are saved, and says
+ * how many containers it then runs (variables can set replicas); undefined when it cannot tell
+ * (git/ai: the worker counts).
+ */
 export function revalidateVariables(
   service: { deployMethod: string; templateId: string | null; compose: string },
   variables: Record<string, string>,
   catalog: ReadonlyMap<string, Template>,
   options: Pick<DeploySourceOptions, 'imagePolicy' | 'containerLimits'>,
-): Record<string, string> {
+): { variables: Record<string, string>; containers?: number } {
   const parseOptions = {
     checkImage: imageChecker(options.imagePolicy),
     ...(options.containerLimits ? { limits: options.containerLimits } : {}),
@@ -105,12 +116,13 @@ export function revalidateVariables(
   const template = service.templateId ? catalog.get(service.templateId) : undefined;
   if (template) {
     const resolved = resolveTemplateVariables(template, variables);
-    inRequestField('variables', () => parseCompose(template.compose, resolved, parseOptions));
-    return resolved;
+    const plan = inRequestField('variables', () => parseCompose(template.compose, resolved, parseOptions));
+    return { variables: resolved, containers: containerCount(plan.containers) };
   }
   // The stored compose passed at create; changed variables can still change what an image names.
   if (service.deployMethod === 'compose') {
-    inRequestField('variables', () => parseCompose(service.compose, variables, parseOptions));
+    const plan = inRequestField('variables', () => parseCompose(service.compose, variables, parseOptions));
+    return { variables, containers: containerCount(plan.containers) };
   }
-  return variables;
+  return { variables };
 }

@@ -6,6 +6,7 @@ import {
   type LifecycleAction,
   type ServiceStatus,
 } from '@hostctl/domain';
+import { DEFAULT_CONTAINER_LIMITS } from '@hostctl/compose';
 import type { Template } from '@hostctl/templates';
 import type { DeploySourceOptions } from './deploy-source.js';
 import {
@@ -51,6 +52,9 @@ export type ServicesService = ReturnType<typeof createServicesService>;
 
 export function createServicesService(deps: ServicesServiceDeps) {
   const { services, jobs } = deps;
+  // CUSTOMER_MAX_CONTAINERS, counted with every create and PATCH (container-quota.ts in @hostctl/db).
+  const customerMax = (deps.sourcePolicy.containerLimits ?? DEFAULT_CONTAINER_LIMITS)
+    .maxContainersPerCustomer;
 
   async function visibleOr404(principal: Principal, id: string) {
     const service = await services.findById(customerScope(principal), id);
@@ -124,16 +128,19 @@ export function createServicesService(deps: ServicesServiceDeps) {
       const source = resolveDeploySource(body, deps.catalog, deps.sourcePolicy);
       const customerId = await resolveCustomer(principal, body.customer_id);
       try {
-        const { service, deployment } = await services.createWithDeployment({
-          name: body.name,
-          customerId,
-          deployMethod: body.deploy_method,
-          ...source,
-          gitUrl: body.git_url ?? null,
-          gitBranch: body.git_branch ?? null,
-          aiUrl: body.ai_url ?? null,
-          url: deps.publicUrl(body.name),
-        });
+        const { service, deployment } = await services.createWithDeployment(
+          {
+            name: body.name,
+            customerId,
+            deployMethod: body.deploy_method,
+            ...source,
+            gitUrl: body.git_url ?? null,
+            gitBranch: body.git_branch ?? null,
+            aiUrl: body.ai_url ?? null,
+            url: deps.publicUrl(body.name),
+          },
+          customerMax,
+        );
         await jobs.enqueueDeploy(deployment.id);
         return {
           id: service.id,
@@ -188,7 +195,8 @@ export function createServicesService(deps: ServicesServiceDeps) {
     /** Changes variables and/or custom domains, then redeploys so they take effect. */
     async update(principal: Principal, id: string, body: UpdateServiceBody) {
       const service = await visibleOr404(principal, id);
-      const changes: { variables?: Record<string, string>; customDomains?: string[] } = {};
+      const changes: { variables?: Record<string, string>; customDomains?: string[]; containers?: number } =
+        {};
       if (body.variables) {
         const merged: Record<string, string> = { ...(service.variables as Record<string, string>) };
         for (const [name, value] of Object.entries(body.variables)) {
@@ -196,7 +204,9 @@ export function createServicesService(deps: ServicesServiceDeps) {
           else merged[name] = value;
         }
         checkVariableBytes(merged);
-        changes.variables = revalidateVariables(service, merged, deps.catalog, deps.sourcePolicy);
+        const revalidated = revalidateVariables(service, merged, deps.catalog, deps.sourcePolicy);
+        changes.variables = revalidated.variables;
+        if (revalidated.containers !== undefined) changes.containers = revalidated.containers;
       }
       if (body.custom_domains) {
         const domains = normaliseCustomDomains(body.custom_domains, deps);
@@ -205,7 +215,8 @@ export function createServicesService(deps: ServicesServiceDeps) {
         if (claimed.length > 0) throw domainTaken(claimed);
         changes.customDomains = domains;
       }
-      const { deployment } = await services.updateAndRedeploy(id, changes).catch((error: unknown) => {
+      const quota = { customerId: service.customerId, customerMax };
+      const { deployment } = await services.updateAndRedeploy(id, changes, quota).catch((error: unknown) => {
         if (isCustomDomainClaimed(error)) throw domainTaken(changes.customDomains ?? []);
         throw error;
       });

@@ -30,6 +30,11 @@ export function setCookie(response: LightMyRequestResponse, name: string): strin
   return pair && pair !== `${name}=` ? pair : undefined;
 }
 
+/** A cookie of the app under either name (`__Host-` with COOKIE_SECURE, the bare name without). */
+export function appCookie(response: LightMyRequestResponse, name: 'session' | 'hostctl_login') {
+  return setCookie(response, `__Host-${name}`) ?? setCookie(response, name);
+}
+
 export function joinCookies(...cookies: (string | undefined)[]): string {
   return cookies.filter(Boolean).join('; ');
 }
@@ -46,7 +51,7 @@ export async function startLogin(app: FastifyInstance, options: { redirect?: str
   return {
     response,
     authorizationUrl: String(response.headers.location),
-    loginCookie: setCookie(response, 'hostctl_login'),
+    loginCookie: appCookie(response, 'hostctl_login'),
   };
 }
 
@@ -91,7 +96,7 @@ export function finishLogin(app: FastifyInstance, callbackUrl: string, cookie: s
   return app.inject({ method: 'GET', url: url.pathname + url.search, headers: cookie ? { cookie } : {} });
 }
 
-/** The whole browser sign-in; returns the session cookie (`session=…`) and the callback response. */
+/** The whole browser sign-in; returns the session cookie (`[__Host-]session=…`) and the callback response. */
 export async function signIn(
   app: FastifyInstance,
   account: Pick<TestAccount, 'email' | 'password'>,
@@ -100,7 +105,7 @@ export async function signIn(
   const login = await startLogin(app, options);
   const callbackUrl = await authenticateAtIdp(login.authorizationUrl, account);
   const response = await finishLogin(app, callbackUrl, joinCookies(options.cookie, login.loginCookie));
-  const session = setCookie(response, 'session');
+  const session = appCookie(response, 'session');
   if (response.statusCode !== 302 || !session)
     throw new Error(`callback answered ${response.statusCode}: ${response.body}`);
   return { session, response, login, callbackUrl };
