@@ -7,6 +7,7 @@ import {
   cookieCount,
   readSessionSecret,
   refreshSessionCookie,
+  sessionCookieInUse,
   type CookieNames,
 } from './session-cookies.js';
 import type { SessionStore } from './session-store.js';
@@ -18,13 +19,13 @@ import type { SessionStore } from './session-store.js';
 export function createSessionAuthenticator(deps: {
   sessions: Pick<SessionStore, 'touch' | 'remove'>;
   users: Pick<IdentityStore, 'findUserById'>;
-  cookies: Pick<CookieNames, 'session'>;
+  cookies: CookieNames;
 }): SessionAuthenticator {
   return {
     async principalFromRequest(request): Promise<Principal | null> {
       // Two session cookies: one was planted beside ours, and the parser would pick whichever the
       // browser sent first. Neither is trusted; the answer clears ours so a fresh sign-in starts clean.
-      if (cookieCount(request, deps.cookies.session) > 1) {
+      if (cookieCount(request, sessionCookieInUse(request, deps.cookies)) > 1) {
         clearSessionCookie(request);
         throw new DomainError(
           'unauthenticated',

@@ -16,13 +16,14 @@ const ALLOWED_FETCH_SITES = new Set(['same-origin', 'none']);
  */
 export function registerOriginCheck(
   app: FastifyInstance,
-  options: { publicUrl: string; sessionCookie: string },
+  /** Every name a session cookie may have (`__Host-session`, and the spec's `session` beside it). */
+  options: { publicUrl: string; sessionCookies: string[] },
 ): void {
   const expected = new URL(options.publicUrl).origin;
 
   app.addHook('onRequest', async (request) => {
     if (request.headers.authorization !== undefined) return;
-    if (request.cookies[options.sessionCookie] === undefined) return;
+    if (options.sessionCookies.every((name) => request.cookies[name] === undefined)) return;
     const isUpgrade = request.headers.upgrade?.toLowerCase() === 'websocket';
     if (!isUpgrade && !UNSAFE_METHODS.has(request.method)) return;
 

@@ -93,7 +93,10 @@ export function createAuthModule(deps: {
         authFailuresPerMinute: config.RATE_LIMIT_AUTH_FAILURES_PER_MINUTE,
         log,
       });
-      registerOriginCheck(app, { publicUrl, sessionCookie: cookies.session });
+      registerOriginCheck(app, {
+        publicUrl,
+        sessionCookies: [cookies.session, ...(cookies.spec ? [cookies.spec] : [])],
+      });
     },
     routes: (app) => {
       registerAuthRoutes(app, { signIn, publicUrl, cookies });

@@ -49,8 +49,10 @@ afterAll(async () => {
 });
 
 type Problem = { status: number; code: string; detail: string };
-const me = (h: AuthHarness, cookie: string) =>
-  h.app.inject({ method: 'GET', url: '/api/auth/me', headers: { cookie } });
+const me = (h: AuthHarness, cookie: string, headers: Record<string, string> = {}) =>
+  h.app.inject({ method: 'GET', url: '/api/auth/me', headers: { cookie, ...headers } });
+/** What every current browser adds to a same-origin fetch (Fetch Metadata). */
+const FROM_BROWSER = { 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' };
 const setCookieLines = (response: { headers: Record<string, unknown> }) =>
   ([] as string[]).concat((response.headers['set-cookie'] as string | string[] | undefined) ?? []);
 /** `name=value` with the name swapped: what a sibling host can set under the bare name. */
@@ -67,18 +69,35 @@ describe('session and pre-login cookies are __Host- cookies', () => {
       expect(line).toMatch(/; HttpOnly/);
       expect(line).not.toMatch(/domain=/i);
     }
-    expect(setCookieLines(response).some((line) => line.startsWith('session='))).toBe(false);
   });
 
-  it("a bare `session` cookie (what a tenant's app can plant with Domain=) authenticates nobody", async () => {
+  it("sign-in also sets the spec's `session` cookie, host-only and Secure, for API clients", async () => {
+    const { response } = await signIn(secure.app, victim);
+    const spec = setCookieLines(response).find((line) => line.startsWith('session='));
+    expect(spec).toMatch(/; Secure/);
+    expect(spec).toMatch(/; HttpOnly/);
+    expect(spec).toMatch(/; SameSite=Lax/);
+    expect(spec).not.toMatch(/domain=/i);
+    // A client that keeps only the spec's cookie (no browser) is signed in by it.
+    const alone = me(secure, spec!.slice(0, spec!.indexOf(';')));
+    expect(json<{ email: string }>(await alone).email).toBe(victim.email);
+  });
+
+  it("from a browser, a bare `session` cookie (what a tenant's app can plant with Domain=) authenticates nobody", async () => {
     const attackers = await signIn(secure.app, attacker);
     const planted = renamed(attackers.session, 'session');
-    expect((await me(secure, planted)).statusCode).toBe(401);
-    // Beside the victim's real cookie, and sent first as a longer path would be: the victim stays the victim.
+    expect((await me(secure, planted, FROM_BROWSER)).statusCode).toBe(401);
+    // Beside the victim's real cookies, and sent first as a longer path would be: the victim stays the victim.
     const victims = await signIn(secure.app, victim);
-    const response = await me(secure, joinCookies(planted, victims.session));
-    expect(response.statusCode).toBe(200);
-    expect(json<{ email: string }>(response).email).toBe(victim.email);
+    const victimsSpec = renamed(victims.session, 'session');
+    for (const cookie of [
+      joinCookies(planted, victims.session),
+      joinCookies(planted, victimsSpec, victims.session),
+    ]) {
+      const response = await me(secure, cookie, FROM_BROWSER);
+      expect(response.statusCode).toBe(200);
+      expect(json<{ email: string }>(response).email).toBe(victim.email);
+    }
   });
 });
 
