@@ -52,9 +52,15 @@ describe('the worker counts a deployment against CUSTOMER_MAX_CONTAINERS', () =>
     expect(failed.error).toContain(
       'this would bring the customer to 5 containers; at most 4 per customer (CUSTOMER_MAX_CONTAINERS), 3 are taken',
     );
-    expect((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).containers).toBe(1);
+    // The refused definition does not stay on the service: it reports what runs (class 3).
+    expect(await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).toMatchObject({
+      containers: 1,
+      compose: withReplicas(1),
+    });
 
+    // Room is made and the larger definition asked for again: now it runs.
     await db.service.update({ where: { id: sibling.id }, data: { containers: 2 } });
+    await db.service.update({ where: { id: service.serviceId }, data: { compose: withReplicas(2) } });
     const fits = await redeploy(service.serviceId);
     expect(await waitForDeployment(db, fits, 30_000)).toMatchObject({ status: 'succeeded' });
     expect((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).containers).toBe(2);
