@@ -16,8 +16,6 @@ export interface PowerDnsOptions {
   serverId?: string;
   ttl?: number;
   timeoutMs?: number;
-  /** Runs a zone's write alone (network/zone-writes.ts); unset, writes go out as they come. */
-  zoneWriteGate?: <T>(zone: string, write: () => Promise<T>) => Promise<T>;
 }
 
 interface SearchHit {
@@ -62,9 +60,8 @@ export function createPowerDnsProvider(options: PowerDnsOptions): DnsProvider {
   // The search does not match across spaces: search for the id, then keep exact markers only.
   const owned = async (serviceId: string) =>
     (await search(`*${serviceId}*`, 'comment')).filter((hit) => hit.content === ownerMarker(serviceId));
-  const gate = options.zoneWriteGate ?? ((_zone, write) => write());
   const patch = (zone: string, rrsets: unknown[]) =>
-    gate(zone, () => call('PATCH', `/zones/${encodeURIComponent(zone)}`, { rrsets }));
+    call('PATCH', `/zones/${encodeURIComponent(zone)}`, { rrsets });
   const zoneNames = async () =>
     ((await call('GET', '/zones')) as { name: string }[]).map((zone) => zone.name);
   const readZone = async (zone: string) =>
