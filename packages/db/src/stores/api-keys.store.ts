@@ -5,6 +5,18 @@ import type { ApiKey, Prisma } from '../generated/client.ts';
 
 export type ApiKeysStore = ReturnType<typeof createApiKeysStore>;
 
+/** A key to insert, from the API or the operator CLI (limits: docs/auth.md#deploy-tokens). */
+export interface NewApiKey {
+  userId: string;
+  name: string;
+  digest: string;
+  expiresAt: Date | null;
+  serviceId?: string | null;
+  customerId?: string | null;
+  /** Empty: not limited by action. */
+  actions?: string[];
+}
+
 /** Whose keys the caller may revoke (auth-policy keyRevokeScope decides it). */
 export type RevokeScope = KeyRevokeScope;
 
@@ -33,15 +45,7 @@ export function createApiKeysStore(db: Db) {
      * row is locked for the transaction so two concurrent requests cannot both pass the count.
      */
     async createWithinLimit(
-      input: {
-        userId: string;
-        name: string;
-        digest: string;
-        expiresAt: Date | null;
-        serviceId?: string | null;
-        customerId?: string | null;
-        /** Empty: not limited by action. */
-        actions?: string[];
+      input: NewApiKey & {
         /** The API key minting this one: the new key expires no later and is revoked with it. */
         parentKeyId?: string | null;
       },

@@ -1,5 +1,6 @@
 import type { Role } from '@hostctl/domain';
 import type { Db } from '../client.js';
+import type { NewApiKey } from './api-keys.store.js';
 import type { Customer, User } from '../generated/client.ts';
 
 export type BootstrapStore = ReturnType<typeof createBootstrapStore>;
@@ -33,15 +34,7 @@ export function createBootstrapStore(db: Db) {
     },
 
     /** Limits as docs/auth.md#deploy-tokens: a service-limited key carries its service's customer. */
-    createApiKey(input: {
-      userId: string;
-      name: string;
-      digest: string;
-      expiresAt: Date | null;
-      serviceId?: string | null;
-      customerId?: string | null;
-      actions?: string[];
-    }) {
+    createApiKey(input: NewApiKey) {
       return db.apiKey.create({ data: input });
     },
 
