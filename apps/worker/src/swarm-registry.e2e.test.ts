@@ -87,9 +87,14 @@ describe('RUNTIME=swarm: the images pushed for the nodes follow the releases', {
     const third = await release(service.serviceId, '3');
     // Pruned right after the release is marked succeeded.
     await tagsBecome(service.serviceId, [`${repository}:${second}`, `${repository}:${third}`]);
-    expect((await deploymentLog(db, third)).join('\n')).toContain(
-      `Removed from the registry the images of releases older than the last 2: ${repository}:${service.deploymentId}`,
-    );
+    // The line is written once the registry answered the deletes, so it may trail the tags.
+    const pruned = `Removed from the registry the images of releases older than the last 2: ${repository}:${service.deploymentId}`;
+    await waitFor(
+      'the release to log what it pruned',
+      async () => (await deploymentLog(db, third)).join('\n').includes(pruned),
+      15_000,
+    ).catch(() => undefined);
+    expect((await deploymentLog(db, third)).join('\n')).toContain(pruned);
 
     // The same image again, twice: release 3 falls out of the kept two, but its digest is theirs
     // (deleting it would take their tags too), so its tag stays; release 2 goes.

@@ -215,11 +215,13 @@ export function createNotificationsStore(db: Db) {
           select: { inFlightUntil: true, redeliveredAt: true },
         });
         const now = new Date();
-        if (current.inFlightUntil && current.inFlightUntil > now)
-          return { kind: 'in_flight', until: current.inFlightUntil };
+        // Spacing first: a second ask right after a redelivery is "too soon" whether or not the
+        // attempt it started is still running, so the answer does not depend on the worker's pace.
         const sinceLast = current.redeliveredAt ? now.getTime() - current.redeliveredAt.getTime() : Infinity;
         if (sinceLast < throttle.intervalMs)
           return { kind: 'too_soon', retryAfterMs: throttle.intervalMs - sinceLast };
+        if (current.inFlightUntil && current.inFlightUntil > now)
+          return { kind: 'in_flight', until: current.inFlightUntil };
         const windowStart = new Date(now.getTime() - MINUTE_MS);
         const recent = await tx.notificationDelivery.aggregate({
           where: { redeliveredAt: { gt: windowStart }, subscription: { customerId } },
