@@ -37,6 +37,7 @@ import { createDeleteProcessor } from './processors/delete.processor.js';
 import { createDeployProcessor } from './processors/deploy.processor.js';
 import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
 import { createNetworkRouter } from './network/network-wiring.js';
+import { oneWriterPerZone } from './network/zone-writes.js';
 import { createNotificationProcessor } from './notifications/notification.processor.js';
 import { createNotificationRelay } from './notifications/notification-relay.js';
 import { createReconciler } from './reconciler.js';
@@ -86,7 +87,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   );
   const runtime = options.runtime ?? createDockerRuntime({ socketPath: config.DOCKER_SOCKET });
   // Caddy routes + DNS records when configured; custom domains are read from the database per call.
-  const router = options.router ?? createNetworkRouter(config, logger, (id) => services.findById(id));
+  const router =
+    options.router ??
+    createNetworkRouter(config, logger, (id) => services.findById(id), oneWriterPerZone(locks));
   const deployments = createWorkerDeploymentStore(db);
   const services = createWorkerServiceStore(db);
   // The queue prefix names the installation; Docker objects carry it so reconcilers never cross.

@@ -16,6 +16,8 @@ export interface PowerDnsOptions {
   serverId?: string;
   ttl?: number;
   timeoutMs?: number;
+  /** Runs a zone's write alone (network/zone-writes.ts); unset, writes go out as they come. */
+  zoneWriteGate?: <T>(zone: string, write: () => Promise<T>) => Promise<T>;
 }
 
 interface SearchHit {
@@ -24,6 +26,8 @@ interface SearchHit {
   type: string;
   zone: string;
   content: string;
+  /** Records only. */
+  ttl?: number;
 }
 
 export const ownerMarker = (serviceId: string) => `hostctl-owner service=${serviceId}`;
@@ -32,6 +36,7 @@ const fqdn = (name: string) => `${name.toLowerCase().replace(/\.$/, '')}.`;
 export function createPowerDnsProvider(options: PowerDnsOptions): DnsProvider {
   const base = `${options.apiUrl.replace(/\/+$/, '')}/api/v1/servers/${options.serverId ?? 'localhost'}`;
   const recordType = options.publicIp.includes(':') ? 'AAAA' : 'A';
+  const ttl = options.ttl ?? 60;
   const call = async (method: string, path: string, body?: unknown) => {
     const response = await fetch(`${base}${path}`, {
       method,
@@ -60,8 +65,9 @@ export function createPowerDnsProvider(options: PowerDnsOptions): DnsProvider {
   // The search does not match across spaces: search for the id, then keep exact markers only.
   const owned = async (serviceId: string) =>
     (await search(`*${serviceId}*`, 'comment')).filter((hit) => hit.content === ownerMarker(serviceId));
+  const gate = options.zoneWriteGate ?? ((_zone, write) => write());
   const patch = (zone: string, rrsets: unknown[]) =>
-    call('PATCH', `/zones/${encodeURIComponent(zone)}`, { rrsets });
+    gate(zone, () => call('PATCH', `/zones/${encodeURIComponent(zone)}`, { rrsets }));
   const zoneNames = async () =>
     ((await call('GET', '/zones')) as { name: string }[]).map((zone) => zone.name);
   const readZone = async (zone: string) =>
@@ -96,11 +102,23 @@ export function createPowerDnsProvider(options: PowerDnsOptions): DnsProvider {
           });
           continue;
         }
+        // Already what we would write: no write. Routes are upserted on every upstream move (the
+        // Swarm route follower does it each tick) while records depend on the names only, and each
+        // write takes the zone's lock (zone-writes.ts), which must never sit on the routing path.
+        if (
+          existing.length === 1 &&
+          existing[0]!.type === recordType &&
+          existing[0]!.content === options.publicIp &&
+          existing[0]!.ttl === ttl
+        ) {
+          report.published.push(name);
+          continue;
+        }
         await patch(zone, [
           {
             name,
             type: recordType,
-            ttl: options.ttl ?? 60,
+            ttl,
             changetype: 'REPLACE',
             records: [{ content: options.publicIp, disabled: false }],
             comments: [{ content: ownerMarker(serviceId), account: 'hostctl' }],

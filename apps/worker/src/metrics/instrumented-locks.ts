@@ -1,17 +1,22 @@
 import type { AdvisoryLocks } from '@hostctl/db';
+import { DNS_ZONE_LOCK_PREFIX } from '../network/zone-writes.js';
 import type { LockScope, WorkerMetrics } from './worker-metrics.js';
 
 /**
  * Counts lock contention and waits without touching the processors: every lock user gets this
  * decorator from the composition root. The reconciler's sweep lock is reported apart, since its
- * contention is normal (one replica sweeps, the others skip).
+ * contention is normal (one replica sweeps, the others skip), and so are DNS zone writes.
  */
 export function instrumentLocks(
   locks: AdvisoryLocks,
   metrics: Pick<WorkerMetrics, 'lockContended' | 'lockWaited'>,
 ): AdvisoryLocks {
   const scopeOf = (key: string): LockScope =>
-    key.startsWith('hostctl:reconciler:') ? 'reconciler' : 'service';
+    key.startsWith('hostctl:reconciler:')
+      ? 'reconciler'
+      : key.startsWith(DNS_ZONE_LOCK_PREFIX)
+        ? 'dns_zone'
+        : 'service';
   return {
     async tryAcquire(key) {
       const lease = await locks.tryAcquire(key);

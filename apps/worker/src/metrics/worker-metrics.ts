@@ -14,7 +14,7 @@ export type RepairKind =
   | 'stray_set_removed'
   | 'service_restored'
   | 'service_failed';
-export type LockScope = 'service' | 'reconciler';
+export type LockScope = 'service' | 'reconciler' | 'dns_zone';
 
 const JOB_STATES = ['wait', 'active', 'delayed', 'prioritized', 'failed'] as const;
 const SCRAPE_TIMEOUT_MS = 2000;

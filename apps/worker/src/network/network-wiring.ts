@@ -5,6 +5,7 @@ import { noDns } from '../adapters/dns-provider.js';
 import { createPowerDnsProvider } from '../adapters/powerdns-provider.js';
 import { noopRouter, type ServiceRouter } from '../adapters/router.js';
 import { createServicePublisher } from './service-publisher.js';
+import type { ZoneWriteGate } from './zone-writes.js';
 
 /**
  * The router the configuration asks for: Caddy routes when CADDY_ADMIN_URL is set, PowerDNS
@@ -23,6 +24,7 @@ export function createNetworkRouter(
   config: WorkerConfig,
   logger: Logger,
   findService: (id: string) => Promise<{ customDomains: string[] } | null>,
+  zoneWriteGate: ZoneWriteGate,
 ): ServiceRouter {
   const hasCaddy = config.CADDY_ADMIN_URL !== '';
   const hasDns = config.DNS_PROVIDER === 'powerdns';
@@ -40,6 +42,7 @@ export function createNetworkRouter(
           apiUrl: config.PDNS_API_URL,
           apiKey: config.PDNS_API_KEY,
           publicIp: config.PUBLIC_IP,
+          zoneWriteGate,
         })
       : noDns,
     appsDomain: config.APPS_DOMAIN,
