@@ -27,8 +27,9 @@ import { unitsOf } from './workloads.js';
  * after verify (~1 s) and stabilisation, a few seconds into the drain: the moment the old set is
  * the only thing that can save the visitors.
  *
- * Under E2E_RUNTIME=swarm Swarm replaces the task (start-first) and watches it for its update
- * monitor, RELEASE_STABILIZATION_MS + RELEASE_DRAIN_MS, 12.5 s here. The release exits 9 s
+ * Under E2E_RUNTIME=swarm, with the same windows, Swarm replaces the task (start-first) and
+ * watches it for its update monitor, RELEASE_STABILIZATION_MS + RELEASE_DRAIN_MS, 13.5 s; the
+ * worker routes the new task once it has run for the stabilisation window. The release exits 9 s
  * after its start, once it has taken traffic and within the monitor: Swarm rolls the update back
  * itself, and once the previous release runs again the worker reports the deployment rolled_back,
  * as the single engine does, with the task's error (apps/worker/src/adapters/swarm-tasks.ts).
@@ -49,9 +50,7 @@ const eventsOf = async (id: string) =>
 const CUTOVER_TIMEOUT_MS = 300_000;
 
 const isSwarm = E2E_RUNTIME === 'swarm';
-const WINDOWS: Record<string, string> = isSwarm
-  ? { RELEASE_STABILIZATION_MS: '12000', RELEASE_DRAIN_MS: '500' }
-  : { RELEASE_STABILIZATION_MS: '1500', RELEASE_DRAIN_MS: '12000' };
+const WINDOWS: Record<string, string> = { RELEASE_STABILIZATION_MS: '1500', RELEASE_DRAIN_MS: '12000' };
 /** How the crash-looping release ends (above): status, and what its error names under Swarm. */
 const CRASHED = {
   status: 'rolled_back',

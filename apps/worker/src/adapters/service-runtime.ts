@@ -22,6 +22,8 @@ export interface TaskObservation {
   desiredState: 'running' | 'shutdown';
   /** The deployment whose definition the task runs: during an update, old and new tasks differ. */
   deploymentId?: string;
+  /** Swarm: when a running task started running (epoch ms), which tells how long it has been watched. */
+  runningSince?: number;
   /** Why the task failed or was rejected (e.g. the image could not be pulled on its node). */
   error?: string;
   /**

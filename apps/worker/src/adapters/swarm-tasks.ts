@@ -15,6 +15,8 @@ export interface SwarmTask {
   Spec?: { ContainerSpec?: { Labels?: Record<string, string>; HealthCheck?: { Test?: string[] } } };
   Status?: {
     State?: string;
+    /** When the task entered its state (for a running task: since when it runs). */
+    Timestamp?: string;
     Err?: string;
     Message?: string;
     ContainerStatus?: { ContainerID?: string; ExitCode?: number };
@@ -150,6 +152,9 @@ export function observeComponent(
       desiredState: task.DesiredState === 'running' ? 'running' : 'shutdown',
       ...(deploymentId ? { deploymentId } : {}),
       ...(task.Status?.Err ? { error: task.Status.Err } : {}),
+      ...(task.Status?.State === 'running' && task.Status.Timestamp
+        ? { runningSince: Date.parse(task.Status.Timestamp) }
+        : {}),
       ...(node && published?.PublishedPort && task.Status?.State === 'running'
         ? { endpoint: { host: node.address, port: published.PublishedPort } }
         : {}),

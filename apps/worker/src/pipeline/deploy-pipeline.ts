@@ -160,7 +160,12 @@ async function runOnSwarm(
         })
       : prepared.runnable;
     await swarmRelease(
-      { serviceRuntime: swarm, router: deps.router, ...(standby ? { standby } : {}) },
+      {
+        serviceRuntime: swarm,
+        router: deps.router,
+        settleMs: deps.stabilizationMs,
+        ...(standby ? { standby } : {}),
+      },
       {
         service: run.service,
         deploymentId: run.deployment.id,

@@ -1,10 +1,6 @@
 import type { Plan } from '@hostctl/compose';
 import { dialAddress, upstreamKey, type RouteTarget, type ServiceRouter } from '../adapters/router.js';
-import {
-  runningWebEndpoints,
-  type ComponentObservation,
-  type ServiceRuntime,
-} from '../adapters/service-runtime.js';
+import type { ComponentObservation, ServiceRuntime } from '../adapters/service-runtime.js';
 import type { SwarmStandby } from '../adapters/swarm-standby.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import { messageOf } from '../pipeline/step-errors.js';
@@ -17,9 +13,11 @@ export const TASK_FOLLOW_MS = 500;
  * A release under RUNTIME=swarm (docs/swarm-runtime.md). Swarm replaces the tasks itself
  * (start-first, its monitor, its rollback: swarm-spec.ts), so the worker's part is: write the specs
  * and wait for Swarm's verdict (`create`, `stabilize`), then send the proxy to the new release's
- * tasks (`route`). While Swarm swaps tasks, a follower keeps the route on every running web task,
- * old and new, so the proxy always has a task that answers (and Caddy retries another on a refused
- * dial: caddy-routes.ts). A first release is routed only once it runs, as on the single engine.
+ * tasks (`route`). While Swarm swaps tasks, a follower keeps the route on every running web task
+ * of the previous release (and the standby), adding a new task once it has run for the
+ * stabilisation window (followedTargets), so the proxy always has a task that answers (and Caddy
+ * retries another on a refused dial: caddy-routes.ts). A first release is routed only once it
+ * runs, as on the single engine.
  *
  * Before an update, a standby of the serving release's web component starts (swarm-standby.ts):
  * Swarm stops the old task as soon as the new one runs, so without it a release that crashes
@@ -37,6 +35,11 @@ export interface SwarmReleaseDeps {
   standby?: SwarmStandby;
   /** How often the follower reads the tasks while Swarm updates (default TASK_FOLLOW_MS). */
   followMs?: number;
+  /**
+   * RELEASE_STABILIZATION_MS: how long a new task runs before the follower sends it traffic, the
+   * single engine's window before the switch (default 0: at once).
+   */
+  settleMs?: number;
 }
 
 export interface SwarmReleaseRun {
@@ -135,12 +138,17 @@ function followRunningTasks(deps: SwarmReleaseDeps, run: SwarmReleaseRun) {
   let stopped = false;
   const sync = async () => {
     const components = await deps.serviceRuntime.observe(run.service.id);
-    const targets = runningWebEndpoints(components);
+    const { targets, includesRelease } = followedTargets(
+      components,
+      run.deploymentId,
+      deps.settleMs ?? 0,
+      Date.now(),
+    );
     const key = upstreamKey(targets);
     if (targets.length === 0 || key === routed) return;
     await route(deps.router, run, targets);
     routed = key;
-    if (routesRelease(components, run.deploymentId)) run.onRouted?.();
+    if (includesRelease) run.onRouted?.();
   };
   const loop = (async () => {
     while (!stopped) {
@@ -158,15 +166,33 @@ function followRunningTasks(deps: SwarmReleaseDeps, run: SwarmReleaseRun) {
   };
 }
 
-/** Whether a running task of the release is among the web endpoints (runningWebEndpoints). */
-function routesRelease(components: ComponentObservation[], deploymentId: string): boolean {
-  return components.some(
-    (item) =>
-      !item.standby &&
-      item.tasks.some(
-        (task) => task.deploymentId === deploymentId && task.state === 'running' && task.endpoint,
-      ),
+/**
+ * Where the proxy goes while Swarm replaces the web tasks: every running one (the standby's and the
+ * previous release's included), but a task of the new release only once it has run for `settleMs`,
+ * as the single engine watches a new set before the switch. A release that crashes within that
+ * window never took traffic (`failed`, not `rolled_back`): seen before, a release that answered for
+ * 4 s and then exited got 67 of 586 requests and caused a 502. When nothing else runs, the new
+ * tasks are routed all the same: a task under watch answers, nothing at all does not.
+ */
+export function followedTargets(
+  components: ComponentObservation[],
+  deploymentId: string,
+  settleMs: number,
+  now: number,
+): { targets: RouteTarget[]; includesRelease: boolean } {
+  const running = components.flatMap((item) =>
+    item.tasks
+      .filter((task) => task.state === 'running' && task.endpoint)
+      .map((task) => ({ task, isNew: item.standby !== true && task.deploymentId === deploymentId })),
   );
+  const settled = running.filter(
+    ({ task, isNew }) => !isNew || (task.runningSince !== undefined && now - task.runningSince >= settleMs),
+  );
+  const chosen = settled.length > 0 ? settled : running;
+  return {
+    targets: chosen.map(({ task }) => task.endpoint!),
+    includesRelease: chosen.some(({ isNew }) => isNew),
+  };
 }
 
 async function route(router: ServiceRouter, run: SwarmReleaseRun, targets: RouteTarget[]) {
