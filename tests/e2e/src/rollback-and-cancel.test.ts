@@ -234,7 +234,9 @@ describe('cancel', () => {
         expect(cancelled.status).toBe(200);
         expect(cancelled.body).toMatchObject({ id: deploymentId, status: 'cancelled' });
         expect((await waitDeployment(api, deploymentId)).status).toBe('cancelled');
-        expect(await settledStatus(api, serviceId)).toBe('running');
+        const settled = await settledStatus(api, serviceId);
+        const told = (await eventsOf(serviceId)).slice(0, 8).map((event) => event.message);
+        expect(settled, told.join('\n')).toBe('running');
         // What the cancelled release had started is removed; the serving set is untouched.
         expect(await soleSet(serviceId)).toBe(serving);
       } finally {
