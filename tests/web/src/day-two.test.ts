@@ -93,6 +93,10 @@ describe('the services list', () => {
       .poll(async () => (await names()).filter((text) => text.startsWith(prefix)))
       .toEqual(expected);
 
+    // The customer column names the customer, not its id.
+    const customers = () => page.locator('table tbody tr td:nth-child(4)').allInnerTexts();
+    await expect.poll(async () => (await customers()).slice(0, 2)).toEqual(['acme', 'acme']);
+
     await page.reload();
     await settled(page, 'Services');
     expect(await page.getByRole('combobox', { name: 'Status' }).inputValue()).toBe('running');

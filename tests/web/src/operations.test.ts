@@ -107,7 +107,14 @@ describe('running a service', () => {
   });
 
   it('stops, starts and redeploys from the service screen', async () => {
+    // Stop asks first, as Delete does: cancelled, nothing happens.
     await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    const asking = page.getByRole('group', { name: 'Confirm stop' });
+    await asking.getByRole('button', { name: 'Cancel' }).click();
+    await asking.waitFor({ state: 'detached' });
+    expect(await serviceStatus()).toBe('running');
+    await page.getByRole('button', { name: 'Stop', exact: true }).click();
+    await asking.getByRole('button', { name: 'Stop service' }).click();
     await expect.poll(serviceStatus, { timeout: 60_000 }).toBe('stopped');
     await page.getByRole('button', { name: 'Start', exact: true }).click();
     await expect.poll(serviceStatus, { timeout: 60_000 }).toBe('running');

@@ -17,6 +17,7 @@ import {
   type ServicesQuery,
 } from '../services-query.ts';
 import { allows } from '../permissions.ts';
+import { useCustomerNames } from '../customer-names.ts';
 
 const SORT_LABELS: Record<ServicesQuery['sort'], string> = {
   name: 'Name',
@@ -38,6 +39,12 @@ export function ServicesScreen({ me }: { me: Me }) {
     refetchInterval: 15_000,
   });
   const rows = list.data?.data ?? [];
+  // A customer-scoped user only ever sees their own customer: the column would repeat it.
+  const showsCustomer = me.customer_id === null;
+  const customerNames = useCustomerNames(
+    rows.map((service) => service.customer_id),
+    showsCustomer,
+  );
 
   return (
     <>
@@ -113,7 +120,7 @@ export function ServicesScreen({ me }: { me: Me }) {
                 <th scope="col">Name</th>
                 <th scope="col">Status</th>
                 <th scope="col">Method</th>
-                <th scope="col">Customer</th>
+                {showsCustomer ? <th scope="col">Customer</th> : null}
                 <th scope="col">Last change</th>
               </tr>
             </thead>
@@ -127,7 +134,11 @@ export function ServicesScreen({ me }: { me: Me }) {
                     <StatusBadge status={service.status} />
                   </td>
                   <td>{service.template ? `template: ${service.template}` : service.deploy_method}</td>
-                  <td>{service.customer_id}</td>
+                  {showsCustomer ? (
+                    <td title={service.customer_id}>
+                      {customerNames.get(service.customer_id) ?? service.customer_id}
+                    </td>
+                  ) : null}
                   <td title={service.updated_at}>{timeAgo(service.updated_at)}</td>
                 </tr>
               ))}

@@ -3,6 +3,7 @@ import { useState } from 'react';
 import { api, must, type User } from '../api/client.ts';
 import { ListState, Pager, ProblemAlert } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
+import { useCustomerNames } from '../customer-names.ts';
 import { dateTime } from '../format.ts';
 
 const PER_PAGE = 50;
@@ -41,6 +42,10 @@ export function UsersScreen() {
     onSettled: () => queries.invalidateQueries({ queryKey: ['users'] }),
   });
   const rows = list.data?.data ?? [];
+  const customerNames = useCustomerNames(
+    rows.flatMap((user) => (user.customer_id ? [user.customer_id] : [])),
+    true,
+  );
   return (
     <>
       <PageHeading title="Users" />
@@ -128,7 +133,9 @@ export function UsersScreen() {
                         ))}
                       </select>
                     </td>
-                    <td>{user.customer_id ?? 'all'}</td>
+                    <td title={user.customer_id ?? undefined}>
+                      {user.customer_id ? (customerNames.get(user.customer_id) ?? user.customer_id) : 'all'}
+                    </td>
                     <td>{dateTime(user.created_at)}</td>
                   </tr>
                 ))}

@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useState } from 'react';
 import { api, must, type Me, type Service } from '../api/client.ts';
 import { ProblemAlert, StatusBadge } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
@@ -91,14 +92,33 @@ const ACTION_LABELS: Record<LifecycleAction, string> = {
   rollback: 'Rollback',
 };
 
+/**
+ * Actions that take the service away from its visitors ask first, as Delete does: Stop ends
+ * answering until a start, Rollback replaces what runs with the release before it.
+ */
+const ASKS_FIRST: Partial<Record<LifecycleAction, { question: (name: string) => string; confirm: string }>> =
+  {
+    stop: {
+      question: (name) => `Stop ${name}? It stops answering until it is started again.`,
+      confirm: 'Stop service',
+    },
+    rollback: {
+      question: (name) =>
+        `Roll ${name} back to the release before the current one? Its image, compose and variables come back.`,
+      confirm: 'Roll back',
+    },
+  };
+
 function Actions({ service }: { service: Service }) {
   const action = useServiceAction(service.id);
+  const [asking, setAsking] = useState<LifecycleAction | null>(null);
   const shown: LifecycleAction[] = [
     'redeploy',
     service.status === 'stopped' ? 'start' : 'stop',
     'restart',
     'rollback',
   ];
+  const question = asking ? ASKS_FIRST[asking] : undefined;
   return (
     <>
       {shown.map((name) => (
@@ -107,7 +127,8 @@ function Actions({ service }: { service: Service }) {
           type="button"
           className={name === 'redeploy' ? 'primary' : undefined}
           disabled={action.isPending}
-          onClick={() => action.mutate(name)}
+          aria-expanded={ASKS_FIRST[name] ? asking === name : undefined}
+          onClick={() => (ASKS_FIRST[name] ? setAsking(name) : action.mutate(name))}
         >
           {ACTION_LABELS[name]}
         </button>
@@ -116,6 +137,25 @@ function Actions({ service }: { service: Service }) {
         <span className="muted" aria-live="polite">
           Working…
         </span>
+      ) : null}
+      {asking && question ? (
+        <div className="confirm" role="group" aria-label={`Confirm ${ACTION_LABELS[asking].toLowerCase()}`}>
+          <p>{question.question(service.name)}</p>
+          <button
+            type="button"
+            className="danger"
+            autoFocus
+            onClick={() => {
+              action.mutate(asking);
+              setAsking(null);
+            }}
+          >
+            {question.confirm}
+          </button>
+          <button type="button" onClick={() => setAsking(null)}>
+            Cancel
+          </button>
+        </div>
       ) : null}
       <div className="action-result">
         <ProblemAlert error={action.error} />
