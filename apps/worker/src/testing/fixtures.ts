@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkerConfigSchema, loadConfig, type WorkerConfig } from '@hostctl/config';
-import { createDb, type Db } from '@hostctl/db';
+import { createDb, keyringFromEnvironment, type Db } from '@hostctl/db';
 import { isFinalDeployment } from '@hostctl/domain';
 import { pino } from 'pino';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env.js';
@@ -41,7 +41,7 @@ export function uniquePrefix(label: string): string {
 }
 
 export function createTestDb(): Db {
-  return createDb({ url: TEST_DATABASE_URL, max: 4 });
+  return createDb({ url: TEST_DATABASE_URL, max: 4, keys: keyringFromEnvironment(process.env) });
 }
 
 export interface CreatedService {
