@@ -15,6 +15,3 @@ CREATE UNIQUE INDEX "data_keys_customer_id_key" ON "data_keys"("customer_id");
 
 -- CreateIndex
 CREATE INDEX "data_keys_kek_id_idx" ON "data_keys"("kek_id");
-
--- AddForeignKey
-ALTER TABLE "data_keys" ADD CONSTRAINT "data_keys_customer_id_fkey" FOREIGN KEY ("customer_id") REFERENCES "customers"("id") ON DELETE CASCADE ON UPDATE CASCADE;

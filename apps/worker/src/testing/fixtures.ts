@@ -16,6 +16,9 @@ export function testConfig(prefix: string, overrides: Record<string, string> = {
     DATABASE_URL: TEST_DATABASE_URL,
     REDIS_URL: TEST_REDIS_URL,
     QUEUE_PREFIX: prefix,
+    // The dev stack's key (scripts/lib/env.sh): the test database's data keys are wrapped with it.
+    SECRETS_KEK: process.env.SECRETS_KEK ?? '',
+    SECRETS_KEK_ID: process.env.SECRETS_KEK_ID ?? 'k1',
     WORKER_HEALTH_PORT: '0',
     WORKER_CONCURRENCY: '2',
     DEPLOY_TIMEOUT_MS: '60000',
