@@ -41,7 +41,11 @@ async function variablesWith(settings: { SECRETS_KEK: string; SECRETS_KEK_ID: st
 beforeAll(async () => {
   await ensureDatabase(url);
   await migrate(url, MIGRATIONS_DIR);
-  const { db } = createDatabase({ url, max: 2, keys: keyringFromSettings({ SECRETS_KEK: k1, SECRETS_KEK_ID: 'k1' }) });
+  const { db } = createDatabase({
+    url,
+    max: 2,
+    keys: keyringFromSettings({ SECRETS_KEK: k1, SECRETS_KEK_ID: 'k1' }),
+  });
   const customer = await db.customer.create({ data: { name: `cli-secrets-${randomUUID()}` } });
   const service = await db.service.create({
     data: {

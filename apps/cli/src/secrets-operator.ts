@@ -25,7 +25,12 @@ export const SECRETS_COMMANDS: Record<string, SecretsCommand> = {
     await vault.verify();
     const rewrap = await rewrapDataKeys(db, vault.keys);
     const sealed = await sealPlaintextRows(db);
-    return { kek_id: rewrap.kekId, rewrapped: rewrap.rewrapped, already_current: rewrap.current, ...sealedOf(sealed) };
+    return {
+      kek_id: rewrap.kekId,
+      rewrapped: rewrap.rewrapped,
+      already_current: rewrap.current,
+      ...sealedOf(sealed),
+    };
   },
   /** Seals variables stored before encryption existed (the worker also does it at start). */
   'secrets seal': async ({ db, vault }) => {

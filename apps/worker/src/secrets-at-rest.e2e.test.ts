@@ -55,7 +55,9 @@ async function redisDump(): Promise<string> {
 }
 
 async function pgDump(): Promise<string> {
-  const { stdout } = await run('pg_dump', ['--data-only', TEST_DATABASE_URL], { maxBuffer: 256 * 1024 * 1024 });
+  const { stdout } = await run('pg_dump', ['--data-only', TEST_DATABASE_URL], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
   return stdout;
 }
 
@@ -67,7 +69,10 @@ describe('planted secrets', () => {
     expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
 
     // The owner rotates the password: the first release (the rollback history) keeps the old one.
-    await db.service.update({ where: { id: service.serviceId }, data: { variables: { DB_PASSWORD: current } } });
+    await db.service.update({
+      where: { id: service.serviceId },
+      data: { variables: { DB_PASSWORD: current } },
+    });
     const rotation = await createRedeployment(db, service.serviceId);
     await app.producer.enqueue('deploy', { deploymentId: rotation });
     expect((await waitForDeployment(db, rotation)).status).toBe('succeeded');

@@ -15,6 +15,9 @@ export async function startSecrets(db: Db, vault: Vault, logger: Logger): Promis
         logger.info(report, 'sealed variables that were stored in plaintext');
     })
     .catch((error: unknown) =>
-      logger.error({ err: error instanceof Error ? error.message : String(error) }, 'sealing plaintext rows failed'),
+      logger.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'sealing plaintext rows failed',
+      ),
     );
 }

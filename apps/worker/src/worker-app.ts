@@ -76,7 +76,11 @@ const WATCHDOG_INTERVAL_MS = 5000;
 export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions = {}) {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { app: 'worker' } });
   const keys = keyringFromSettings(config);
-  const { db, vault } = createDatabase({ url: config.DATABASE_URL, max: config.WORKER_CONCURRENCY + 2, keys });
+  const { db, vault } = createDatabase({
+    url: config.DATABASE_URL,
+    max: config.WORKER_CONCURRENCY + 2,
+    keys,
+  });
   const connection = createRedis(config.REDIS_URL, 'worker');
   const producer = createProducer(connection, config.QUEUE_PREFIX);
   const metrics = createWorkerMetrics({

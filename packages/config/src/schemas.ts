@@ -8,7 +8,7 @@ const describe = <T extends object>(schema: T, description: string): T =>
 const secretsKeys = {
   SECRETS_KEK: describe(
     Type.String({ minLength: 1 }),
-    'Key-encryption key: base64 of 32 random bytes (openssl rand -base64 32), or SECRETS_KEK_FILE. Wraps every customer\'s data key; without it (or with a wrong one) the process refuses to start. Back it up: the database is unreadable without it (docs/secrets.md).',
+    "Key-encryption key: base64 of 32 random bytes (openssl rand -base64 32), or SECRETS_KEK_FILE. Wraps every customer's data key; without it (or with a wrong one) the process refuses to start. Back it up: the database is unreadable without it (docs/secrets.md).",
   ),
   SECRETS_KEK_ID: describe(
     Type.String({ default: 'k1', pattern: '^[A-Za-z0-9._-]{1,64}$' }),

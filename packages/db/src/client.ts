@@ -53,7 +53,9 @@ export function createDatabase(options: DbOptions): Database {
 /** Stands in when no key was given: any use names what is missing. */
 function createMissingKeys(): KeyEncryptionKeys {
   const refuse = () =>
-    Promise.reject(new SecretsKeyError('no key-encryption key configured: set SECRETS_KEK or SECRETS_KEK_FILE'));
+    Promise.reject(
+      new SecretsKeyError('no key-encryption key configured: set SECRETS_KEK or SECRETS_KEK_FILE'),
+    );
   return { currentId: '', has: () => false, wrap: refuse, unwrap: refuse };
 }
 

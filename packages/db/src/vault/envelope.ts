@@ -27,7 +27,10 @@ export function open(key: Buffer, sealed: Buffer, aad: string): Buffer {
   const decipher = createDecipheriv(ALGORITHM, key, nonce, { authTagLength: TAG_BYTES });
   decipher.setAAD(Buffer.from(aad, 'utf8'));
   decipher.setAuthTag(tag);
-  return Buffer.concat([decipher.update(sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES)), decipher.final()]);
+  return Buffer.concat([
+    decipher.update(sealed.subarray(NONCE_BYTES, sealed.length - TAG_BYTES)),
+    decipher.final(),
+  ]);
 }
 
 /** The JSON a protected column holds instead of its value: self-describing, so any reader spots it. */

@@ -34,15 +34,21 @@ export function createLocalKeyring(current: LocalKey, retired: readonly LocalKey
   const keys = new Map<string, Buffer>();
   for (const entry of [current, ...retired]) {
     if (entry.key.length !== KEY_BYTES)
-      throw new SecretsKeyError(`key-encryption key ${entry.id} must be ${KEY_BYTES} bytes, got ${entry.key.length}`);
-    if (keys.has(entry.id)) throw new SecretsKeyError(`key-encryption key id ${entry.id} is configured twice`);
+      throw new SecretsKeyError(
+        `key-encryption key ${entry.id} must be ${KEY_BYTES} bytes, got ${entry.key.length}`,
+      );
+    if (keys.has(entry.id))
+      throw new SecretsKeyError(`key-encryption key id ${entry.id} is configured twice`);
     keys.set(entry.id, entry.key);
   }
   return {
     currentId: current.id,
     has: (kekId) => keys.has(kekId),
     wrap: (dataKey, context) =>
-      Promise.resolve({ kekId: current.id, wrapped: seal(current.key, dataKey, wrapAad(current.id, context)) }),
+      Promise.resolve({
+        kekId: current.id,
+        wrapped: seal(current.key, dataKey, wrapAad(current.id, context)),
+      }),
     unwrap(kekId, wrapped, context) {
       const key = keys.get(kekId);
       if (!key)

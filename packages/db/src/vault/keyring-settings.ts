@@ -1,5 +1,10 @@
 import { KEY_BYTES } from './envelope.js';
-import { createLocalKeyring, SecretsKeyError, type KeyEncryptionKeys, type LocalKey } from './key-encryption-keys.js';
+import {
+  createLocalKeyring,
+  SecretsKeyError,
+  type KeyEncryptionKeys,
+  type LocalKey,
+} from './key-encryption-keys.js';
 
 /** The operator's settings as configured (docs/configuration.md: SECRETS_KEK*). */
 export interface KeyringSettings {
@@ -13,7 +18,8 @@ export interface KeyringSettings {
 const KEY_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 function parseKey(id: string, encoded: string, where: string): LocalKey {
-  if (!KEY_ID.test(id)) throw new SecretsKeyError(`${where}: key id "${id}" must be 1-64 of A-Z a-z 0-9 . _ -`);
+  if (!KEY_ID.test(id))
+    throw new SecretsKeyError(`${where}: key id "${id}" must be 1-64 of A-Z a-z 0-9 . _ -`);
   const key = Buffer.from(encoded.trim(), 'base64');
   if (key.length !== KEY_BYTES)
     throw new SecretsKeyError(

@@ -62,7 +62,9 @@ export async function sealPlaintextRows(db: Db): Promise<SealReport> {
           where: { id: row.id },
           data: {
             ...(current.plan !== null ? { plan: current.plan as object } : {}),
-            ...(current.sourceVariables !== null ? { sourceVariables: current.sourceVariables as object } : {}),
+            ...(current.sourceVariables !== null
+              ? { sourceVariables: current.sourceVariables as object }
+              : {}),
           },
         });
         report.deployments += 1;

@@ -65,7 +65,10 @@ function createCustomerResolver(base: Db) {
   async function deploymentCustomer(deploymentId: string): Promise<string> {
     const known = ofDeployment.get(deploymentId);
     if (known) return known;
-    const row = await base.deployment.findUnique({ where: { id: deploymentId }, select: { serviceId: true } });
+    const row = await base.deployment.findUnique({
+      where: { id: deploymentId },
+      select: { serviceId: true },
+    });
     if (!row) throw new Error(`cannot seal variables: deployment ${deploymentId} is not committed`);
     const customerId = await serviceCustomer(row.serviceId);
     ofDeployment.set(deploymentId, customerId);
@@ -107,7 +110,8 @@ export function withSealedColumns(base: Db, vault: Vault): Db {
     const sealed = { ...data };
     for (const column of present) {
       const sealColumn = columns[column];
-      if (sealColumn) sealed[column] = await sealColumn(data[column], (value) => vault.seal(customerId, value));
+      if (sealColumn)
+        sealed[column] = await sealColumn(data[column], (value) => vault.seal(customerId, value));
     }
     return sealed;
   }

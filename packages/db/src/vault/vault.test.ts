@@ -63,7 +63,9 @@ describe('variables at rest', () => {
   it('are sealed in every copy (service, release record, plan environment) and read back as written', async () => {
     const values = { DB_PASSWORD: planted(), API_TOKEN: planted(), RELEASE_ONLY: planted() };
     const service = await newService({ DB_PASSWORD: values.DB_PASSWORD, API_TOKEN: values.API_TOKEN });
-    const deployment = await database.db.deployment.create({ data: { serviceId: service.id, trigger: 'create' } });
+    const deployment = await database.db.deployment.create({
+      data: { serviceId: service.id, trigger: 'create' },
+    });
     const deployments = createWorkerDeploymentStore(database.db);
     await deployments.record(deployment.id, { sourceVariables: { RELEASE_ONLY: values.RELEASE_ONLY } });
     const plan = {
@@ -78,15 +80,19 @@ describe('variables at rest', () => {
 
     const read = await database.db.service.findUniqueOrThrow({ where: { id: service.id } });
     expect(read.variables).toEqual({ DB_PASSWORD: values.DB_PASSWORD, API_TOKEN: values.API_TOKEN });
-    const detail = await createServicesStore(database.db, database.sql, database.vault).findById(ALL, service.id);
+    const detail = await createServicesStore(database.db, database.sql, database.vault).findById(
+      ALL,
+      service.id,
+    );
     expect(detail?.variables).toEqual(read.variables);
     const recorded = await deployments.findById(deployment.id);
     expect(recorded?.sourceVariables).toEqual({ RELEASE_ONLY: values.RELEASE_ONLY });
     expect(recorded?.plan).toEqual(plan);
     // What SQL reads of the plan besides the environment stays readable (health checks).
-    const { rows } = await database.sql.query<{ web: unknown }>(`SELECT plan -> 'web' AS web FROM deployments WHERE id = $1`, [
-      deployment.id,
-    ]);
+    const { rows } = await database.sql.query<{ web: unknown }>(
+      `SELECT plan -> 'web' AS web FROM deployments WHERE id = $1`,
+      [deployment.id],
+    );
     expect(rows[0]?.web).toEqual(plan.web);
   });
 
@@ -94,9 +100,13 @@ describe('variables at rest', () => {
     const service = await newService({ SECRET: planted() });
     const wrong = openWith({ SECRETS_KEK: newKey(), SECRETS_KEK_ID: 'k1' });
     await expect(wrong.vault.verify()).rejects.toThrow(/key-encryption key k1 does not open .*wrong/);
-    await expect(wrong.db.service.findUnique({ where: { id: service.id } })).rejects.toBeInstanceOf(SecretsKeyError);
+    await expect(wrong.db.service.findUnique({ where: { id: service.id } })).rejects.toBeInstanceOf(
+      SecretsKeyError,
+    );
     const unknown = openWith({ SECRETS_KEK: newKey(), SECRETS_KEK_ID: 'k9' });
-    await expect(unknown.vault.verify()).rejects.toThrow(/wrapped with key-encryption key k1, which is not configured/);
+    await expect(unknown.vault.verify()).rejects.toThrow(
+      /wrapped with key-encryption key k1, which is not configured/,
+    );
     const keyless = createDatabase({ url: fresh.url, max: 1 });
     opened.push(keyless);
     await expect(keyless.db.service.findUnique({ where: { id: service.id } })).rejects.toThrow(/SECRETS_KEK/);
@@ -111,14 +121,21 @@ describe('variables at rest', () => {
       `UPDATE services SET variables = jsonb_set(variables, '{ct}', to_jsonb(reverse(variables ->> 'ct'))) WHERE id = $1`,
       [service.id],
     );
-    await expect(database.db.service.findUnique({ where: { id: service.id } })).rejects.toThrow(/integrity check/);
+    await expect(database.db.service.findUnique({ where: { id: service.id } })).rejects.toThrow(
+      /integrity check/,
+    );
   });
 
   it('written before encryption existed are sealed online without losing a value', async () => {
     const value = planted();
     const service = await newService({});
-    const deployment = await database.db.deployment.create({ data: { serviceId: service.id, trigger: 'create' } });
-    await database.sql.query(`UPDATE services SET variables = $2 WHERE id = $1`, [service.id, { OLD: value }]);
+    const deployment = await database.db.deployment.create({
+      data: { serviceId: service.id, trigger: 'create' },
+    });
+    await database.sql.query(`UPDATE services SET variables = $2 WHERE id = $1`, [
+      service.id,
+      { OLD: value },
+    ]);
     const plan = { containers: [{ name: 'web', environment: { OLD: value } }] };
     await database.sql.query(`UPDATE deployments SET source_variables = $2, plan = $3 WHERE id = $1`, [
       deployment.id,
@@ -131,7 +148,9 @@ describe('variables at rest', () => {
     expect(report.services).toBeGreaterThanOrEqual(1);
     expect(report.deployments).toBeGreaterThanOrEqual(1);
     expect(await pgDump()).not.toContain(value);
-    expect((await database.db.service.findUniqueOrThrow({ where: { id: service.id } })).variables).toEqual({ OLD: value });
+    expect((await database.db.service.findUniqueOrThrow({ where: { id: service.id } })).variables).toEqual({
+      OLD: value,
+    });
     const after = await database.db.deployment.findUniqueOrThrow({ where: { id: deployment.id } });
     expect(after.sourceVariables).toEqual({ OLD: value });
     expect(after.plan).toEqual(plan);
@@ -152,10 +171,14 @@ describe('key rotation', () => {
 
     const after = openWith({ SECRETS_KEK: k2, SECRETS_KEK_ID: 'k2' });
     await after.vault.verify();
-    expect((await after.db.service.findUniqueOrThrow({ where: { id: service.id } })).variables).toEqual({ KEPT: value });
+    expect((await after.db.service.findUniqueOrThrow({ where: { id: service.id } })).variables).toEqual({
+      KEPT: value,
+    });
     const oldOnly = openWith({ SECRETS_KEK: k1, SECRETS_KEK_ID: 'k1' });
     await expect(oldOnly.vault.verify()).rejects.toThrow(/k2, which is not configured/);
     // The process that ran before the rotation still reads (its data keys did not change).
-    expect((await database.db.service.findUniqueOrThrow({ where: { id: service.id } })).variables).toEqual({ KEPT: value });
+    expect((await database.db.service.findUniqueOrThrow({ where: { id: service.id } })).variables).toEqual({
+      KEPT: value,
+    });
   });
 });

@@ -50,7 +50,9 @@ export function createVault(base: Db, keys: KeyEncryptionKeys): Vault {
     const key = randomBytes(KEY_BYTES);
     const { kekId, wrapped } = await keys.wrap(key, customerId);
     try {
-      const row = await base.dataKey.create({ data: { customerId, kekId, wrapped: new Uint8Array(wrapped) } });
+      const row = await base.dataKey.create({
+        data: { customerId, kekId, wrapped: new Uint8Array(wrapped) },
+      });
       return { id: row.id, key };
     } catch (error) {
       // Another process made the customer's key first: use that one.
