@@ -33,6 +33,9 @@ write redis_url "redis://:$redis_password@127.0.0.1:6379"
 
 write session_secret "$(random_hex 32)"
 
+# 256-bit key-encryption key, base64 (docs/secrets.md). Back it up: the database is unreadable without it.
+write secrets_kek "$(head -c 32 /dev/urandom | base64 | tr -d '\n')"
+
 [[ -e $dir/pdns_api_key ]] || write pdns_api_key "$(random_hex 24)"
 write pdns_api.conf "api-key=$(<"$dir/pdns_api_key")"
 

@@ -4,7 +4,7 @@ import secureSession from '@fastify/secure-session';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { generateApiKey } from '@hostctl/auth-policy';
-import { createBootstrapStore, createDb } from '@hostctl/db';
+import { createBootstrapStore, createDb, keyringFromEnvironment } from '@hostctl/db';
 import { deriveCookieKey } from '@hostctl/auth-policy';
 import { assertBenchDatabase, BENCH } from './config.js';
 import { run } from './proc.js';
@@ -154,7 +154,7 @@ export async function growServices(pool: pg.Pool, total: number): Promise<void> 
 
 /** An admin (all customers) with an API key created the way the CLI creates one. */
 export async function createAdminWithKey(): Promise<{ userId: string; authorization: string }> {
-  const db = createDb({ url: BENCH.databaseUrl, max: 1 });
+  const db = createDb({ url: BENCH.databaseUrl, max: 1, keys: keyringFromEnvironment(process.env) });
   try {
     const store = createBootstrapStore(db);
     const user = await store.ensureUser({

@@ -36,6 +36,8 @@ export async function startApi(): Promise<Proc> {
     REDIS_URL: BENCH.redisUrl,
     QUEUE_PREFIX: BENCH.queuePrefix,
     SESSION_SECRET: BENCH.sessionSecret,
+    SECRETS_KEK: process.env.SECRETS_KEK ?? '',
+    SECRETS_KEK_ID: process.env.SECRETS_KEK_ID ?? 'k1',
     API_HOST: '127.0.0.1',
     API_PORT: String(BENCH.ports.api),
     PUBLIC_URL: `http://127.0.0.1:${BENCH.ports.api}`,

@@ -74,6 +74,18 @@ secret() {
   printf '%s' "$value"
 }
 
+# secret_key NAME: like secret, for a 256-bit key in base64 (SECRETS_KEK); made once, kept.
+secret_key() {
+  local value
+  [[ -f $SECRETS ]] || (umask 077 && : >"$SECRETS")
+  value=$(sed -n "s/^$1=//p" "$SECRETS" | tail -n 1)
+  if [[ -z $value ]]; then
+    value=$(head -c 32 /dev/urandom | base64 | tr -d '\n')
+    set_secret "$1" "$value"
+  fi
+  printf '%s' "$value"
+}
+
 # set_secret NAME VALUE: replaces a persisted secret.
 set_secret() {
   local rest

@@ -11,6 +11,9 @@ write_env() {
 DATABASE_URL=$2
 REDIS_URL=redis://127.0.0.1:6379
 SESSION_SECRET=$(secret SESSION_SECRET 48)
+# The dev stack's key-encryption key (docs/secrets.md); production keys come from the operator.
+SECRETS_KEK=$(secret_key SECRETS_KEK)
+SECRETS_KEK_ID=dev1
 PUBLIC_URL=http://127.0.0.1:3000
 OIDC_ISSUER=http://127.0.0.1:3100
 OIDC_CLIENT_ID=hostctl-dashboard

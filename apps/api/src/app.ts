@@ -73,4 +73,6 @@ export const LOG_REDACTIONS = [
   '*.key',
   '*.password',
   '*.SESSION_SECRET',
+  '*.SECRETS_KEK',
+  '*.SECRETS_KEK_RETIRED',
 ];

@@ -7,6 +7,7 @@ import {
   createCustomersStore,
   createDeploymentsStore,
   createDatabase,
+  keyringFromSettings,
   createEventsStore,
   createIdentityStore,
   createKeyTargetsStore,
@@ -69,12 +70,14 @@ export interface Container {
   /** Cross-cutting plugins that must run before access control (session cookies, rate limits, Origin check). */
   plugins: (app: FastifyInstance) => Promise<void>;
   routes: (app: FastifyInstance) => Promise<void>;
+  /** Refuses the start (SecretsKeyError) when the configured keys do not open the data keys at rest. */
+  verifyKeys(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** The composition root: every dependency is built here once and passed down explicitly. */
 export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Container {
-  const { db, sql } = createDatabase({ url: config.DATABASE_URL });
+  const { db, sql, vault } = createDatabase({ url: config.DATABASE_URL, keys: keyringFromSettings(config) });
   const redis = createRedis(config.REDIS_URL, 'request');
   const queueRedis = createRedis(config.REDIS_URL, 'worker');
   const producer = createProducer(redis, config.QUEUE_PREFIX);
@@ -97,7 +100,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const customers = createCustomersStore(db);
   const admin = createAdminService({ customers, users: createUsersStore(db) });
   const notifier = createChangeNotifier(createRedis(config.REDIS_URL, 'worker'));
-  const servicesStore = createServicesStore(db, sql);
+  const servicesStore = createServicesStore(db, sql, vault);
   const sourcePolicy = sourcePolicyOf(
     config,
     {
@@ -193,6 +196,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       auth.routes(app);
       registerDashboardRoutes(app, { dir: config.DASHBOARD_DIR, publicUrl: config.PUBLIC_URL });
     },
+    verifyKeys: () => vault.verify(),
     async close() {
       retention.stop();
       // The events of the last requests are written before the database connection goes.

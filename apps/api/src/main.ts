@@ -1,6 +1,7 @@
 // API process: load config → build the container → build the app → listen; drain on SIGTERM.
 import pino from 'pino';
 import { ApiConfigSchema, assertProductionSafe, installProcessGuard, loadConfig } from '@hostctl/config';
+import { SecretsKeyError } from '@hostctl/db';
 import { buildApp, LOG_REDACTIONS } from './app.js';
 import { createContainer } from './container.js';
 
@@ -9,7 +10,7 @@ const config = loadConfig(ApiConfigSchema);
 assertProductionSafe(config);
 const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACTIONS });
 installProcessGuard(logger);
-const container = createContainer(config, logger);
+const container = await startContainer();
 const app = await buildApp({
   logger,
   trustProxy: config.TRUST_PROXY,
@@ -19,6 +20,20 @@ const app = await buildApp({
   plugins: container.plugins,
   routes: container.routes,
 });
+
+/** A key that does not open the data at rest stops the start with the reason (docs/secrets.md). */
+async function startContainer() {
+  try {
+    const started = createContainer(config, logger);
+    await started.verifyKeys();
+    return started;
+  } catch (error) {
+    if (!(error instanceof SecretsKeyError)) throw error;
+    logger.fatal({ reason: error.message }, 'cannot start: secrets key');
+    console.error(error.message);
+    process.exit(2);
+  }
+}
 
 let closing = false;
 async function shutdown(signal: string): Promise<void> {

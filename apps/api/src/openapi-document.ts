@@ -13,6 +13,8 @@ const config = loadConfig(ApiConfigSchema, {
   DATABASE_URL: 'postgresql://openapi@127.0.0.1:1/openapi',
   REDIS_URL: 'redis://127.0.0.1:1',
   SESSION_SECRET: 'openapi-document-only-openapi-document-only',
+  // Never used: the document is built without touching the database.
+  SECRETS_KEK: Buffer.alloc(32).toString('base64'),
   LOG_LEVEL: 'silent',
 });
 const logger = pino({ level: 'silent' });

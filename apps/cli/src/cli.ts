@@ -38,7 +38,14 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   logout,
 };
 
-const OPERATOR_COMMAND_NAMES = new Set(['customers create', 'users create', 'api-keys create']);
+const OPERATOR_COMMAND_NAMES = new Set([
+  'customers create',
+  'users create',
+  'api-keys create',
+  'secrets rotate',
+  'secrets seal',
+  'secrets verify',
+]);
 
 export interface CliIo {
   env: Record<string, string | undefined>;
@@ -80,6 +87,8 @@ export async function runCli(argv: string[], rawIo: CliIo): Promise<ExitCode> {
       const operator = await io.loadOperator();
       const command = operator.OPERATOR_COMMANDS[words];
       if (command) return await operator.runOperatorCommand(command, args, io);
+      const secrets = operator.SECRETS_COMMANDS[words];
+      if (secrets) return await operator.runSecretsCommand(secrets, args, io);
     }
     const command = CLIENT_COMMANDS[words] ?? CLIENT_COMMANDS[args.positional[0] ?? ''];
     if (args.flags.get('help') === true || !command) {

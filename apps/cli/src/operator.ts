@@ -10,6 +10,8 @@ import { UsageError, type ParsedArgs } from './args.js';
 import { createApiKey, createCustomer, createUser, type Command } from './commands/bootstrap.commands.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
 
+export { runSecretsCommand, SECRETS_COMMANDS } from './secrets-operator.js';
+
 export const OPERATOR_COMMANDS: Record<string, Command> = {
   'customers create': createCustomer,
   'users create': createUser,

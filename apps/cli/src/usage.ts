@@ -26,4 +26,9 @@ Operator bootstrap (talks to the database: DATABASE_URL, else the repository's .
   hostctl users create --email E --name N --role admin|operator|viewer [--customer ID]
   hostctl api-keys create --email E --name N [--expires-at RFC3339]
                         [--service ID | --customer ID] [--actions read,deploy,operate,manage]
-                                                 a deploy token when limited (docs/auth.md)`;
+                                                 a deploy token when limited (docs/auth.md)
+
+Secrets at rest (DATABASE_URL and SECRETS_KEK[_FILE], SECRETS_KEK_ID, SECRETS_KEK_RETIRED; docs/secrets.md):
+  hostctl secrets rotate   re-wrap every data key under SECRETS_KEK (old key in SECRETS_KEK_RETIRED)
+  hostctl secrets seal     encrypt variables stored before encryption existed
+  hostctl secrets verify   check that the configured keys open every data key`;

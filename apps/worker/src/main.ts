@@ -1,6 +1,7 @@
 // Worker process entry: load config → build the app → start workers, reconciler and health
 // endpoints → on SIGTERM/SIGINT let running jobs finish within a bound, then exit.
 import { ConfigError, WorkerConfigSchema, installProcessGuard, loadConfig } from '@hostctl/config';
+import { SecretsKeyError } from '@hostctl/db';
 import { AllowlistError } from '@hostctl/source-policy';
 import { EgressPolicyError } from './egress/egress-policy.js';
 import { createWorkerApp, type WorkerApp } from './worker-app.js';
@@ -23,9 +24,11 @@ try {
   await app.start();
 } catch (error) {
   // A malformed allowlist, settings that contradict each other (registry credentials), or a
-  // worker that cannot enforce the egress policy and so must not run tenant code: say why and stop.
+  // worker that cannot enforce the egress policy and so must not run tenant code, or keys that do
+  // not open the data at rest: say why and stop.
   if (
     !(error instanceof AllowlistError) &&
+    !(error instanceof SecretsKeyError) &&
     !(error instanceof EgressPolicyError) &&
     !(error instanceof ConfigError)
   )

@@ -3,7 +3,8 @@ import type { Worker } from 'bullmq';
 import type { WorkerConfig } from '@hostctl/config';
 import {
   createAdvisoryLocks,
-  createDb,
+  createDatabase,
+  keyringFromSettings,
   createWorkerDeploymentStore,
   createWorkerNotificationStore,
   createWorkerServiceStore,
@@ -45,6 +46,7 @@ import { TASK_FOLLOW_MS } from './release/swarm-release.js';
 import { createUpdateRouteFollower } from './network/update-route-follower.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
+import { startSecrets } from './secrets-startup.js';
 import { assertDockerNetworkNamespace } from './egress/egress-policy.js';
 import { createWorkerEgress } from './egress/worker-egress.js';
 
@@ -74,7 +76,12 @@ const WATCHDOG_INTERVAL_MS = 5000;
 
 export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions = {}) {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { app: 'worker' } });
-  const db = createDb({ url: config.DATABASE_URL, max: config.WORKER_CONCURRENCY + 2 });
+  const keys = keyringFromSettings(config);
+  const { db, vault } = createDatabase({
+    url: config.DATABASE_URL,
+    max: config.WORKER_CONCURRENCY + 2,
+    keys,
+  });
   const connection = createRedis(config.REDIS_URL, 'worker');
   const producer = createProducer(connection, config.QUEUE_PREFIX);
   const metrics = createWorkerMetrics({
@@ -330,6 +337,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     },
 
     async start(): Promise<void> {
+      await startSecrets(db, vault, logger);
       // Before any job runs: tenant code must never run without the egress policy in enforce mode.
       if (config.EGRESS_POLICY === 'enforce') {
         await sources.builder.prepare?.();

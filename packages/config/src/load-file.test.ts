@@ -12,7 +12,10 @@ const secretFile = (name: string, content: string) => {
   writeFileSync(file, content);
   return file;
 };
-const base = { DATABASE_URL: 'postgresql://db/x' };
+const base = {
+  DATABASE_URL: 'postgresql://db/x',
+  SECRETS_KEK: 'a2V5LWVuY3J5cHRpb24ta2V5LWZvci10ZXN0cy0zMmI=',
+};
 
 describe('loadConfig with <NAME>_FILE', () => {
   it('reads the value from the file and drops one trailing newline', () => {

@@ -58,7 +58,8 @@ function variablesOf(schema: TObject, skip: ReadonlySet<string> = new Set()): Co
       defaultValue: defaultOf(property),
       constraints: constraintsOf(property),
       description: property.description ?? '',
-      isSecret: SECRET_NAMES.test(name),
+      // A key's id (SECRETS_KEK_ID) names a secret; it is not one.
+      isSecret: SECRET_NAMES.test(name) && !name.endsWith('_ID'),
     }));
 }
 

@@ -1,6 +1,9 @@
 import { PrismaPg } from '@prisma/adapter-pg';
 import pg from 'pg';
 import { PrismaClient } from './generated/client.ts';
+import { SecretsKeyError, type KeyEncryptionKeys } from './vault/key-encryption-keys.js';
+import { withSealedColumns } from './vault/sealed-columns.js';
+import { createVault, type Vault } from './vault/vault.js';
 
 export type Db = InstanceType<typeof PrismaClient>;
 
@@ -15,11 +18,19 @@ export interface DbOptions {
   url: string;
   /** Pool size per process; keep small: api and worker replicas multiply it. */
   max?: number;
+  /**
+   * The operator's key-encryption keys: variables are sealed with them at rest (docs/secrets.md).
+   * Without them, writing or reading a sealed column fails (never a plaintext write, never an
+   * empty value): tools that touch no variables may leave it out.
+   */
+  keys?: KeyEncryptionKeys;
 }
 
 export interface Database {
   db: Db;
   sql: SqlPool;
+  /** Opens values read with raw SQL on `sql`, whose results bypass the client's decryption. */
+  vault: Vault;
 }
 
 /** A Prisma client and the pg pool beneath it: one pool per process, ended by `db.$disconnect()`. */
@@ -34,7 +45,18 @@ export function createDatabase(options: DbOptions): Database {
   // it and the next query connects again, or fails and is answered with a 503.
   sql.on('error', () => undefined);
   const adapter = new PrismaPg(sql, { disposeExternalPool: true });
-  return { db: new PrismaClient({ adapter }), sql };
+  const base = new PrismaClient({ adapter });
+  const vault = createVault(base, options.keys ?? createMissingKeys());
+  return { db: withSealedColumns(base, vault), sql, vault };
+}
+
+/** Stands in when no key was given: any use names what is missing. */
+function createMissingKeys(): KeyEncryptionKeys {
+  const refuse = () =>
+    Promise.reject(
+      new SecretsKeyError('no key-encryption key configured: set SECRETS_KEK or SECRETS_KEK_FILE'),
+    );
+  return { currentId: '', has: () => false, wrap: refuse, unwrap: refuse };
 }
 
 export function createDb(options: DbOptions): Db {

@@ -3,6 +3,19 @@
 export * from './client.js';
 export * from './migrator.js';
 export * from './errors.js';
+export { SecretsKeyError, type KeyEncryptionKeys } from './vault/key-encryption-keys.js';
+export {
+  keyringFromEnvironment,
+  keyringFromSettings,
+  type KeyringSettings,
+} from './vault/keyring-settings.js';
+export type { Vault } from './vault/vault.js';
+export {
+  rewrapDataKeys,
+  sealPlaintextRows,
+  type RewrapReport,
+  type SealReport,
+} from './vault/maintenance.js';
 export type { Prisma } from './generated/client.ts';
 export type * from './generated/client.ts';
 export * from './stores/scope-where.js';

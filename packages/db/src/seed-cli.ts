@@ -1,5 +1,6 @@
 // `pnpm db:seed`: the development data set (idempotent). Accounts match apps/dev-idp/accounts.json.
 import { createDb } from './client.js';
+import { keyringFromEnvironment } from './vault/keyring-settings.js';
 import { createBootstrapStore } from './stores/bootstrap.store.js';
 
 const url = process.env.DATABASE_URL;
@@ -7,7 +8,7 @@ if (!url) {
   console.error('DATABASE_URL is required');
   process.exit(2);
 }
-const db = createDb({ url, max: 2 });
+const db = createDb({ url, max: 2, keys: keyringFromEnvironment(process.env) });
 const store = createBootstrapStore(db);
 const acme = await store.ensureCustomer('acme');
 await store.ensureCustomer('globex');

@@ -3,7 +3,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Db } from '@hostctl/db';
+import { createDatabase, keyringFromEnvironment, type Db } from '@hostctl/db';
 import { apiClient } from '@hostctl/testing';
 import { operatorApi } from './release-fixtures.js';
 import { E2E_DATABASE_URL, TEST_IMAGE } from './env.js';
@@ -102,7 +102,7 @@ beforeAll(async () => {
   await repo.push(site('v1'));
   // The team's receiver listens on loopback: the operator opens the ephemeral ports to receivers.
   stack = await startStack({ extraEnv: { NOTIFICATION_ALLOWED_HOSTS: '127.0.0.1:32768-60999' } });
-  db = createDatabase({ url: E2E_DATABASE_URL }).db;
+  db = createDatabase({ url: E2E_DATABASE_URL, keys: keyringFromEnvironment(process.env) }).db;
   const operator = await operatorApi(stack, 'ci');
   const { api, customerId } = operator;
   operatorKey = operator.key;

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDatabase, type Db } from '@hostctl/db';
+import { createDatabase, keyringFromEnvironment, type Db } from '@hostctl/db';
 import type { ApiResponse } from '@hostctl/testing';
 import { eventually } from './client.js';
 import { E2E_DATABASE_URL } from './env.js';
@@ -40,7 +40,7 @@ beforeAll(async () => {
       NOTIFY_REDELIVER_PER_MINUTE: '3',
     },
   });
-  db = createDatabase({ url: E2E_DATABASE_URL }).db;
+  db = createDatabase({ url: E2E_DATABASE_URL, keys: keyringFromEnvironment(process.env) }).db;
   tenantA = await operatorApi(stack, 'notify-a');
   tenantB = await operatorApi(stack, 'notify-b');
   const subscribe = async (tenant: typeof tenantA, url: string) => {

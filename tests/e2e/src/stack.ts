@@ -70,6 +70,9 @@ export async function startStack(
     REDIS_URL,
     QUEUE_PREFIX: `e2e-${randomUUID().slice(0, 8)}`,
     SESSION_SECRET: randomBytes(32).toString('hex'),
+    // The key the test code's own client uses (.data/env.test): both read the same data keys.
+    SECRETS_KEK: process.env.SECRETS_KEK ?? '',
+    SECRETS_KEK_ID: process.env.SECRETS_KEK_ID ?? 'k1',
     API_PORT: String(apiPort),
     PUBLIC_URL: `http://127.0.0.1:${apiPort}`,
     LOG_LEVEL: 'warn',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDb, type Db } from '@hostctl/db';
+import { createDb, keyringFromEnvironment, type Db } from '@hostctl/db';
 import { freePort } from '@hostctl/testing';
 import { startCaddyAdminDelay, type CaddyAdminDelay } from './caddy-admin-delay.js';
 import { createFaultClient, type FaultClient } from './fault-client.js';
@@ -80,7 +80,7 @@ beforeAll(async () => {
       ...(caddy ? { CADDY_ADMIN_URL: caddy.url } : {}),
     },
   });
-  db = createDb({ url: FAULT_DATABASE_URL, max: 4 });
+  db = createDb({ url: FAULT_DATABASE_URL, max: 4, keys: keyringFromEnvironment(process.env) });
   const customer = await stack.cli('customers', 'create', '--name', `fault-${Date.now()}`);
   const email = `fault-${Date.now()}@fault.test`;
   await stack.cli('users', 'create', '--email', email, '--name', 'Fault', '--role', 'operator');

@@ -51,6 +51,9 @@ export async function startFaultStack(options: {
     REDIS_URL: options.redisUrl,
     QUEUE_PREFIX: `fault-${randomUUID().slice(0, 8)}`,
     SESSION_SECRET: randomBytes(32).toString('hex'),
+    // The key the test code's own client uses (.data/env.test): both read the same data keys.
+    SECRETS_KEK: process.env.SECRETS_KEK ?? '',
+    SECRETS_KEK_ID: process.env.SECRETS_KEK_ID ?? 'k1',
     LOG_LEVEL: 'info',
     RATE_LIMIT_PER_MINUTE: '100000',
     CADDY_ADMIN_URL,

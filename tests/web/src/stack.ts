@@ -84,6 +84,9 @@ export function stackEnv(input: { appUrl: string; issuer: string; clientSecret: 
     REDIS_URL,
     QUEUE_PREFIX,
     SESSION_SECRET: randomBytes(32).toString('hex'),
+    // The key the test code's own client uses (.data/env.test): both read the same data keys.
+    SECRETS_KEK: process.env.SECRETS_KEK ?? '',
+    SECRETS_KEK_ID: process.env.SECRETS_KEK_ID ?? 'k1',
     API_HOST: '127.0.0.1',
     API_PORT: new URL(input.appUrl).port,
     PUBLIC_URL: input.appUrl,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkerConfigSchema, loadConfig, type WorkerConfig } from '@hostctl/config';
-import { createDb, type Db } from '@hostctl/db';
+import { createDb, keyringFromEnvironment, type Db } from '@hostctl/db';
 import { isFinalDeployment } from '@hostctl/domain';
 import { pino } from 'pino';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './test-env.js';
@@ -16,6 +16,9 @@ export function testConfig(prefix: string, overrides: Record<string, string> = {
     DATABASE_URL: TEST_DATABASE_URL,
     REDIS_URL: TEST_REDIS_URL,
     QUEUE_PREFIX: prefix,
+    // The dev stack's key (scripts/lib/env.sh): the test database's data keys are wrapped with it.
+    SECRETS_KEK: process.env.SECRETS_KEK ?? '',
+    SECRETS_KEK_ID: process.env.SECRETS_KEK_ID ?? 'k1',
     WORKER_HEALTH_PORT: '0',
     WORKER_CONCURRENCY: '2',
     DEPLOY_TIMEOUT_MS: '60000',
@@ -41,7 +44,7 @@ export function uniquePrefix(label: string): string {
 }
 
 export function createTestDb(): Db {
-  return createDb({ url: TEST_DATABASE_URL, max: 4 });
+  return createDb({ url: TEST_DATABASE_URL, max: 4, keys: keyringFromEnvironment(process.env) });
 }
 
 export interface CreatedService {

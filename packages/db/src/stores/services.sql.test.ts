@@ -4,6 +4,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, type Database } from '../client.js';
+import { keyringFromEnvironment } from '../vault/keyring-settings.js';
 import { migrate } from '../migrator.js';
 import {
   createFreshDatabase,
@@ -70,7 +71,7 @@ beforeAll(async () => {
   }
   await migrate(fresh.url, before);
   await rm(before, { recursive: true });
-  database = createDatabase({ url: fresh.url, max: 8 });
+  database = createDatabase({ url: fresh.url, max: 8, keys: keyringFromEnvironment(process.env) });
   customers = [];
   for (const name of ['acme', 'globex', 'initech']) {
     customers.push((await database.db.customer.create({ data: { name } })).id);
@@ -157,7 +158,7 @@ describe('service_counts', () => {
 describe('services list statement', () => {
   let store: ReturnType<typeof createServicesStore>;
   beforeAll(async () => {
-    store = createServicesStore(database.db, database.sql);
+    store = createServicesStore(database.db, database.sql, database.vault);
     await database.sql.query('TRUNCATE services CASCADE');
     const [acme, globex] = customers as [string, string];
     for (let i = 0; i < 7; i++)
@@ -248,7 +249,7 @@ describe('service by id statement', () => {
         deployedAt: new Date(),
       },
     });
-    const store = createServicesStore(database.db, database.sql);
+    const store = createServicesStore(database.db, database.sql, database.vault);
     const viaPrisma = await database.db.service.findUnique({
       where: { id: created.id },
       include: { customer: { select: { name: true } } },

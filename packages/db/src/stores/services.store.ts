@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CustomerScope } from '@hostctl/auth-policy';
 import type { DeployMethod } from '@hostctl/domain';
 import type { Db, SqlPool } from '../client.js';
+import type { Vault } from '../vault/vault.js';
 import type { Deployment, Service } from '../generated/client.ts';
 import { isUniqueViolation } from '../errors.js';
 import { claimContainers } from './container-quota.js';
@@ -109,7 +110,8 @@ export async function retryOnceOnConflict<T>(run: () => Promise<T>): Promise<T> 
   }
 }
 
-export function createServicesStore(db: Db, sql: SqlPool) {
+/** `vault` opens the variables of rows read with raw SQL (the client opens only Prisma's results). */
+export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'openAll'>) {
   return {
     /** The hot read of the dashboard and CI: one SQL statement on the pg pool (page + total). */
     async list(
@@ -129,7 +131,7 @@ export function createServicesStore(db: Db, sql: SqlPool) {
       const statement = serviceByIdStatement(scope, id);
       if (statement === null) return null;
       const { rows } = await sql.query<ServiceWithCustomer>(statement);
-      return rows[0] ?? null;
+      return rows[0] ? vault.openAll(rows[0]) : null;
     },
 
     /**

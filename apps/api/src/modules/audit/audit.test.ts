@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LightMyRequestResponse } from 'fastify';
 import pino from 'pino';
 import type { Role } from '@hostctl/domain';
-import { createAuditStore, createDatabase } from '@hostctl/db';
+import { createAuditStore, createDatabase, keyringFromEnvironment } from '@hostctl/db';
 import { cookieNames } from '../../auth/session-cookies.js';
 import { createSessionStore } from '../../auth/session-store.js';
 import { createHarness, json, TEST_DATABASE_URL, type Harness } from '../../test-support/harness.js';
@@ -347,7 +347,11 @@ describe('append-only, with retention', () => {
       VALUES (${id}, now() - make_interval(days => ${daysAgo}), 'anonymous', 'POST', '/api/x', 'x.create', 201, '127.0.0.1', ${marker})`;
     await insert(`old-${marker}`, 91);
     await insert(`kept-${marker}`, 89);
-    const { db, sql } = createDatabase({ url: TEST_DATABASE_URL, max: 1 });
+    const { db, sql } = createDatabase({
+      url: TEST_DATABASE_URL,
+      max: 1,
+      keys: keyringFromEnvironment(process.env),
+    });
     // A batch of one: the loop must go on until nothing old is left.
     const store = createAuditStore(db, sql);
     const retention = startAuditRetention({

@@ -89,6 +89,20 @@ describe('rollback by a key without manage', () => {
     expect(await rollbacksOf(serviceId)).toBe(1);
   });
 
+  it('is refused when the release ran another compose document, with the same variables', async () => {
+    const { serviceId } = await rotatedService();
+    const otherCompose = COMPOSE_BUSYBOX.replace('busybox', 'busybox-old');
+    expect(otherCompose).not.toBe(COMPOSE_BUSYBOX);
+    const older = await addDeployment(h, serviceId, { at: 30, compose: otherCompose, variables: ROTATED });
+    const token = await deployToken(serviceId);
+    const refused = await post(token, `/api/services/${serviceId}/rollback`, { deployment_id: older });
+    expect(refused.statusCode).toBe(403);
+    const problem = json<{ detail: string }>(refused);
+    expect(problem.detail).toContain('compose document');
+    expect(problem.detail).not.toContain('DB_PASSWORD');
+    expect(await rollbacksOf(serviceId)).toBe(0);
+  });
+
   it('a key with manage, and the owner, may bring the old variables back', async () => {
     const { serviceId, leaked } = await rotatedService();
     const manager = await deployToken(serviceId, ['read', 'deploy', 'manage']);

@@ -50,7 +50,9 @@ describe('one live service per custom domain, under concurrency', () => {
 
   it('the key decides even when no read comes first: parallel store writes, one wins', async () => {
     // updateAndRedeploy uses Prisma only; the SQL pool argument is not reached.
-    const store = createServicesStore(h.container.db, h.container.db as never);
+    const store = createServicesStore(h.container.db, h.container.db as never, {
+      openAll: (row) => Promise.resolve(row),
+    });
     const tenants = await Promise.all(Array.from({ length: 6 }, tenant));
     const domain = fresh('raw');
     const results = await Promise.allSettled(

@@ -37,6 +37,9 @@ export async function createAuthHarness(env: Record<string, string>): Promise<Au
     DATABASE_URL: TEST_DATABASE_URL,
     REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
     SESSION_SECRET: 'auth-test-secret-auth-test-secret-0123456789',
+    // The test database's data keys are wrapped with the dev stack's key (.data/env.test).
+    SECRETS_KEK: process.env.SECRETS_KEK ?? '',
+    SECRETS_KEK_ID: process.env.SECRETS_KEK_ID ?? 'k1',
     QUEUE_PREFIX: `test-auth-${randomUUID().slice(0, 8)}`,
     PUBLIC_URL: TEST_PUBLIC_URL,
     COOKIE_SECURE: 'false',

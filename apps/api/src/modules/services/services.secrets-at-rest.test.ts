@@ -1,0 +1,87 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { createRedis } from '@hostctl/queue';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, json, type Harness } from '../../test-support/harness.js';
+
+/**
+ * Variables through the API (docs/secrets.md): the contract is unchanged (the detail shows the
+ * values as written), while every copy the API leaves behind (the services row, the audit log,
+ * the idempotency record of the create, the job payload) holds none of them in plaintext.
+ */
+const run = promisify(execFile);
+let h: Harness;
+let admin: string;
+let redis: ReturnType<typeof createRedis>;
+
+beforeAll(async () => {
+  h = await createHarness();
+  admin = (await h.user('admin')).auth;
+  redis = createRedis(h.config.REDIS_URL, 'request');
+});
+afterAll(async () => {
+  await redis?.quit();
+  await h?.close();
+});
+
+async function redisText(prefix: string): Promise<string> {
+  const parts: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    cursor = next;
+    for (const key of keys) {
+      const type = await redis.type(key);
+      if (type === 'string') parts.push(String(await redis.get(key)));
+      else if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
+      else if (type === 'list') parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
+      else if (type === 'zset') parts.push(JSON.stringify(await redis.zrange(key, 0, -1)));
+    }
+  } while (cursor !== '0');
+  return parts.join('\n');
+}
+
+describe('variables written through the API', () => {
+  it('read back exactly as written, yet appear in no pg_dump or Redis key', async () => {
+    const created = `planted-create-${randomUUID()}`;
+    const patched = `planted-patch-${randomUUID()}`;
+    const customer = await h.customer();
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/services',
+      headers: { authorization: admin, 'idempotency-key': randomUUID() },
+      payload: {
+        name: `sec-${randomUUID().slice(0, 8)}`,
+        customer_id: customer.id,
+        deploy_method: 'compose',
+        compose: 'services:\n  web:\n    image: local/busybox:1\n    environment:\n      TOKEN: ${TOKEN}\n',
+        variables: { TOKEN: created, PLAIN: 'visible' },
+      },
+    });
+    expect(response.statusCode).toBe(201);
+    const { id } = json<{ id: string }>(response);
+    const patch = await h.app.inject({
+      method: 'PATCH',
+      url: `/api/services/${id}`,
+      headers: { authorization: admin },
+      payload: { variables: { TOKEN: patched } },
+    });
+    expect(patch.statusCode).toBe(200);
+    const detail = json<{ variables: Record<string, string> }>(
+      await h.app.inject({ method: 'GET', url: `/api/services/${id}`, headers: { authorization: admin } }),
+    );
+    expect(detail.variables).toEqual({ TOKEN: patched, PLAIN: 'visible' });
+
+    const { stdout: dump } = await run('pg_dump', ['--data-only', h.config.DATABASE_URL], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    expect(dump).toContain(id);
+    const queued = await redisText(h.config.QUEUE_PREFIX);
+    expect(queued).toContain(id);
+    for (const value of [created, patched]) {
+      expect(dump).not.toContain(value);
+      expect(queued).not.toContain(value);
+    }
+  });
+});

@@ -1,0 +1,101 @@
+import { execFile } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { promisify } from 'node:util';
+import { createRedis } from '@hostctl/queue';
+import { pino } from 'pino';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createRedeployment, waitForDeployment } from './testing/fixtures.js';
+import { TEST_DATABASE_URL, TEST_REDIS_URL } from './testing/test-env.js';
+import { useWorkerApp } from './testing/worker-fixture.js';
+
+/**
+ * Issue 30's acceptance: distinct values planted in a service's variables, in a release that was
+ * rotated away (the rollback history) and in a value that reached a deploy error, then a pg_dump of
+ * the database, a dump of the installation's Redis keys (job payloads, log streams) and the
+ * worker's own log: none of the values appears anywhere.
+ */
+const run = promisify(execFile);
+const workerLog: string[] = [];
+const { prefix, db, app, deploy } = useWorkerApp('secrets', {
+  app: {
+    logger: pino({ level: 'debug' }, { write: (line: string) => void workerLog.push(line) }),
+    readiness: { timeoutMs: 20_000, stableMs: 300 },
+  },
+});
+const redis = createRedis(TEST_REDIS_URL, 'request');
+afterAll(async () => redis.quit());
+
+const COMPOSE = `services:
+  web:
+    image: local/busybox:1
+    command: ["httpd", "-f", "-p", "8080", "-h", "/"]
+    ports: ["8080"]
+    environment:
+      DB_PASSWORD: \${DB_PASSWORD}
+`;
+
+/** Every key of this installation, as text: strings, hashes, lists, sets, sorted sets, streams. */
+async function redisDump(): Promise<string> {
+  const parts: string[] = [];
+  let cursor = '0';
+  do {
+    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+    cursor = next;
+    for (const key of keys) {
+      const type = await redis.type(key);
+      if (type === 'string') parts.push(String(await redis.get(key)));
+      else if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
+      else if (type === 'list') parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
+      else if (type === 'set') parts.push(JSON.stringify(await redis.smembers(key)));
+      else if (type === 'zset') parts.push(JSON.stringify(await redis.zrange(key, 0, -1)));
+      else if (type === 'stream') parts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
+    }
+  } while (cursor !== '0');
+  return parts.join('\n');
+}
+
+async function pgDump(): Promise<string> {
+  const { stdout } = await run('pg_dump', ['--data-only', TEST_DATABASE_URL], {
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+describe('planted secrets', () => {
+  it('appear in no database dump, Redis key, deploy log or worker log line', async () => {
+    const rotatedAway = `planted-old-${randomUUID()}`;
+    const current = `planted-new-${randomUUID()}`;
+    const service = await deploy({ compose: COMPOSE, variables: { DB_PASSWORD: rotatedAway } });
+    expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
+
+    // The owner rotates the password: the first release (the rollback history) keeps the old one.
+    await db.service.update({
+      where: { id: service.serviceId },
+      data: { variables: { DB_PASSWORD: current } },
+    });
+    const rotation = await createRedeployment(db, service.serviceId);
+    await app.producer.enqueue('deploy', { deploymentId: rotation });
+    expect((await waitForDeployment(db, rotation)).status).toBe('succeeded');
+
+    // What the worker and API read is the plain value (the sealing is invisible to them)...
+    const first = await db.deployment.findUniqueOrThrow({ where: { id: service.deploymentId } });
+    expect(first.sourceVariables).toEqual({ DB_PASSWORD: rotatedAway });
+    expect((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).variables).toEqual({
+      DB_PASSWORD: current,
+    });
+    // ...and the dump is looked at for real: ids of this test's rows are in it.
+    const dump = await pgDump();
+    expect(dump).toContain(rotation);
+    const redisText = await redisDump();
+    expect(redisText).toContain(rotation);
+    const logs = await db.deploymentLog.findMany({ where: { deployment: { serviceId: service.serviceId } } });
+    expect(logs.length).toBeGreaterThan(0);
+
+    for (const value of [rotatedAway, current]) {
+      expect(dump).not.toContain(value);
+      expect(redisText).not.toContain(value);
+      expect(logs.map((line) => line.message).join('\n')).not.toContain(value);
+      expect(workerLog.join('')).not.toContain(value);
+    }
+  });
+});

@@ -1,0 +1,23 @@
+import { sealPlaintextRows, type Db, type Vault } from '@hostctl/db';
+import type { Logger } from 'pino';
+
+/**
+ * Before any job runs, the configured key-encryption keys must open the data keys at rest (a
+ * wrong or missing key refuses the start with the reason: SecretsKeyError). Rows written before
+ * encryption existed are then sealed online, in the background: a deploy meanwhile reads them
+ * either way, and the conditional updates never overwrite a newer write (docs/secrets.md).
+ */
+export async function startSecrets(db: Db, vault: Vault, logger: Logger): Promise<void> {
+  await vault.verify();
+  void sealPlaintextRows(db)
+    .then((report) => {
+      if (report.services + report.deployments > 0)
+        logger.info(report, 'sealed variables that were stored in plaintext');
+    })
+    .catch((error: unknown) =>
+      logger.error(
+        { err: error instanceof Error ? error.message : String(error) },
+        'sealing plaintext rows failed',
+      ),
+    );
+}
