@@ -88,10 +88,6 @@ const containerLimits = {
     Type.Integer({ default: 20, minimum: 1 }),
     'Most containers one service may run: deploy.replicas (1 when absent) summed over its compose services; above it the compose is refused (400).',
   ),
-  CUSTOMER_MAX_CONTAINERS: describe(
-    Type.Integer({ default: 100, minimum: 1 }),
-    "Most containers one customer's live services may run together; a create or change that would pass it gets 409, a deploy that would pass it fails (docs/limits.md#containers-per-service-and-per-customer).",
-  ),
   SWARM_PLACEMENT_ALLOWED: describe(
     Type.String({ default: '' }),
     'Comma-separated node attributes tenants may name in deploy.placement constraints and spread preferences, each exact (node.labels.zone). Empty: any placement is refused (400). node.role, node.hostname and node.id only when listed; the manager is never a target (docs/compose-policy.md#placement).',

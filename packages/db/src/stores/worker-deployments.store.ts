@@ -4,7 +4,7 @@ import type { Prisma } from '../generated/client.ts';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { insertNotifications } from './notification-outbox.js';
 import { alignWithRelease } from './release-definition.js';
-import { recordServiceContainers } from './container-quota.js';
+import { recordServiceClaim, type CapacityClaim } from './quota-ledger.js';
 import type {
   DeploymentOutcome,
   DeploymentRecord,
@@ -174,9 +174,8 @@ export function createWorkerDeploymentStore(db: Db) {
       });
     },
 
-    /** CUSTOMER_MAX_CONTAINERS at deploy time (container-quota.ts). */
-    recordContainers: (serviceId: string, containers: number, customerMax: number) =>
-      recordServiceContainers(db, serviceId, containers, customerMax),
+    /** The customer's quotas at deploy time (quota-ledger.ts): records the plan's claim or refuses. */
+    recordClaim: (serviceId: string, claim: CapacityClaim) => recordServiceClaim(db, serviceId, claim),
 
     async savePlan(id: string, plan: unknown, imageDigest?: string): Promise<void> {
       await db.deployment.update({
