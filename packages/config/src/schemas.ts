@@ -261,6 +261,10 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 10000, minimum: 100, maximum: 60000 }),
     'Connect plus response timeout of one notification attempt.',
   ),
+  DEPLOY_CUSTOMER_CONCURRENCY: describe(
+    Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+    "Deployments one customer may run at once, across every worker: a job past it steps back in the queue so that another customer's deployment takes the slot, and one customer's flood of deploys cannot starve the others (docs/quotas.md#fair-queues).",
+  ),
   NOTIFY_CUSTOMER_CONCURRENCY: describe(
     Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
     "Notification attempts one customer may have in flight at a time, across every worker: a customer's slow receiver delays that customer's deliveries, not the others' (docs/notifications.md#fairness).",

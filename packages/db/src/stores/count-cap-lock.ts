@@ -18,6 +18,8 @@ export const COUNT_CAPS = {
   notificationSends: 3,
   /** A customer's redeliveries per minute (notifications.store.ts). */
   notificationRedeliveries: 4,
+  /** Not a row cap: a customer's deployments running at once (worker-deployments.store.ts). */
+  deploySlots: 5,
 } as const;
 
 export async function lockCountCap(

@@ -110,9 +110,11 @@ export function createNotificationsStore(db: Db) {
         secret: string;
       },
     ): Promise<NotificationSubscriptionRow> {
+      // The limit is read before the lock: the locked section stays as short as the count and the
+      // insert, which is what a burst queues on (docs/security/limits.md#count-caps).
+      const limit = (await customerLimits(db, input.customerId)).notification_subscriptions;
       return db.$transaction(async (tx) => {
         await lockCustomerQuota(tx, input.customerId);
-        const limit = (await customerLimits(tx, input.customerId)).notification_subscriptions;
         const existing = await tx.notificationSubscription.count({ where: { customerId: input.customerId } });
         if (limit !== null && existing + 1 > limit)
           throw quotaExceeded({ name: 'notification_subscriptions', limit, usage: existing, requested: 1 });

@@ -127,8 +127,9 @@ export async function claimCapacity(
   claim: CapacityClaim,
   serviceId?: string,
 ): Promise<void> {
-  await lockCustomerQuota(tx, customerId);
+  // The limits before the lock: the locked section stays as short as the count and the write.
   const limits = await customerLimits(tx, customerId);
+  await lockCustomerQuota(tx, customerId);
   const others = await servicesUsage(tx, customerId, serviceId ?? '');
   const before = serviceId
     ? await tx.service.findUniqueOrThrow({
