@@ -89,6 +89,8 @@ describe("the worker counts a deployment against the customer's quotas", () => {
     const grown = await waitForDeployment(db, await redeploy(service.serviceId), 30_000);
     expect(grown.status).toBe('failed');
     expect(grown.error).toContain('quota memory_mb exceeded: the customer uses 1024 of 512');
-    expect((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).claimedMemoryMb).toBe(1024);
+    expect((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).claimedMemoryMb).toBe(
+      1024,
+    );
   });
 });

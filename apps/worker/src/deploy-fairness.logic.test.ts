@@ -40,7 +40,10 @@ describe('per-customer deploy concurrency', () => {
     // Customer A holds its one slot with a long deployment (a build, say) and queues six more.
     const held = fixture.track(await createComposeService(db, { compose: COMPOSE }));
     const customerA = held.customerId;
-    await db.deployment.update({ where: { id: held.deploymentId }, data: { status: 'running', startedAt: new Date() } });
+    await db.deployment.update({
+      where: { id: held.deploymentId },
+      data: { status: 'running', startedAt: new Date() },
+    });
     const flood: string[] = [];
     for (let i = 0; i < A_QUEUED; i++) flood.push(await queuedFor(customerA));
     for (const deploymentId of flood) await fixture.app.producer.enqueue('deploy', { deploymentId });
@@ -49,11 +52,17 @@ describe('per-customer deploy concurrency', () => {
     await fixture.app.producer.enqueue('deploy', { deploymentId: single.deploymentId });
 
     expect(await waitForDeployment(db, single.deploymentId, 60_000)).toMatchObject({ status: 'succeeded' });
-    const waiting = await db.deployment.findMany({ where: { id: { in: flood } }, select: { status: true, startedAt: true } });
+    const waiting = await db.deployment.findMany({
+      where: { id: { in: flood } },
+      select: { status: true, startedAt: true },
+    });
     expect(waiting.map((d) => [d.status, d.startedAt])).toEqual(flood.map(() => ['queued', null]));
 
     // A's slot frees up: its flood then runs, one deployment at a time.
-    await db.deployment.update({ where: { id: held.deploymentId }, data: { status: 'succeeded', finishedAt: new Date() } });
+    await db.deployment.update({
+      where: { id: held.deploymentId },
+      data: { status: 'succeeded', finishedAt: new Date() },
+    });
     for (const deploymentId of flood)
       expect(await waitForDeployment(db, deploymentId, 90_000)).toMatchObject({ status: 'succeeded' });
     const runs = await db.deployment.findMany({

@@ -100,16 +100,14 @@ export function createNotificationsStore(db: Db) {
      * (quota_exceeded); the count and the insert run under the customer's quota lock, so parallel
      * creates cannot pass the count together.
      */
-    async createWithinQuota(
-      input: {
-        customerId: string;
-        url: string;
-        events: NotificationEvent[];
-        enabled: boolean;
-        description: string;
-        secret: string;
-      },
-    ): Promise<NotificationSubscriptionRow> {
+    async createWithinQuota(input: {
+      customerId: string;
+      url: string;
+      events: NotificationEvent[];
+      enabled: boolean;
+      description: string;
+      secret: string;
+    }): Promise<NotificationSubscriptionRow> {
       // The limit is read before the lock: the locked section stays as short as the count and the
       // insert, which is what a burst queues on (docs/security/limits.md#count-caps).
       const limit = (await customerLimits(db, input.customerId)).notification_subscriptions;

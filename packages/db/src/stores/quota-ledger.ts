@@ -137,7 +137,8 @@ export async function claimCapacity(
         select: { containers: true, claimedMemoryMb: true, claimedMillicpus: true },
       })
     : { containers: 0, claimedMemoryMb: 0, claimedMillicpus: 0 };
-  if (!serviceId) checkGrowth('services', limits.services, { others: others.services, before: 0, requested: 1 });
+  if (!serviceId)
+    checkGrowth('services', limits.services, { others: others.services, before: 0, requested: 1 });
   checkGrowth('containers', limits.containers, {
     others: others.containers,
     before: before.containers,
@@ -170,7 +171,12 @@ export async function claimDeploy(tx: Tx, customerId: string): Promise<void> {
   if (limits.deploys_per_hour === null) return;
   const used = await deploysLastHour(tx, customerId);
   if (used + 1 > limits.deploys_per_hour)
-    throw quotaExceeded({ name: 'deploys_per_hour', limit: limits.deploys_per_hour, usage: used, requested: 1 });
+    throw quotaExceeded({
+      name: 'deploys_per_hour',
+      limit: limits.deploys_per_hour,
+      usage: used,
+      requested: 1,
+    });
 }
 
 /** The customer of a service, for taking its quota lock before the service row's. */
@@ -192,7 +198,10 @@ export async function recordServiceClaim(
 ): Promise<{ fits: true } | { fits: false; message: string }> {
   try {
     await db.$transaction(async (tx) => {
-      const service = await tx.service.findUniqueOrThrow({ where: { id: serviceId }, select: { customerId: true } });
+      const service = await tx.service.findUniqueOrThrow({
+        where: { id: serviceId },
+        select: { customerId: true },
+      });
       await claimCapacity(tx, service.customerId, claim, serviceId);
       await tx.service.update({ where: { id: serviceId }, data: claimColumns(claim) });
     }, CAP_TRANSACTION);

@@ -1,5 +1,11 @@
 import type { CustomerScope } from '@hostctl/auth-policy';
-import { DEFAULT_QUOTA_PLAN, parseQuotaLimits, type PartialQuotaLimits, type QuotaLimits, type QuotaName } from '@hostctl/domain';
+import {
+  DEFAULT_QUOTA_PLAN,
+  parseQuotaLimits,
+  type PartialQuotaLimits,
+  type QuotaLimits,
+  type QuotaName,
+} from '@hostctl/domain';
 import type { Db } from '../client.js';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { customerLimits, customerUsage, lockCustomerQuota } from './quota-ledger.js';
@@ -35,7 +41,10 @@ export function createQuotasStore(db: Db) {
     return {
       name: plan.name,
       limits: parseQuotaLimits(plan.limits),
-      customers: plan.name === DEFAULT_QUOTA_PLAN ? await db.customer.count({ where: { quotaPlan: null } }) : plan._count.customers,
+      customers:
+        plan.name === DEFAULT_QUOTA_PLAN
+          ? await db.customer.count({ where: { quotaPlan: null } })
+          : plan._count.customers,
       createdAt: plan.createdAt,
       updatedAt: plan.updatedAt,
     };
@@ -51,7 +60,10 @@ export function createQuotasStore(db: Db) {
     findPlan: planRow,
 
     /** Creates or replaces a plan's limits; `created` says which. */
-    async putPlan(name: string, limits: PartialQuotaLimits): Promise<{ plan: QuotaPlanRow; created: boolean }> {
+    async putPlan(
+      name: string,
+      limits: PartialQuotaLimits,
+    ): Promise<{ plan: QuotaPlanRow; created: boolean }> {
       const existing = await db.quotaPlan.findUnique({ where: { name }, select: { name: true } });
       await db.quotaPlan.upsert({
         where: { name },
@@ -85,7 +97,10 @@ export function createQuotasStore(db: Db) {
         select: { id: true, quotaPlan: true, quotaOverrides: true },
       });
       if (!customer) return null;
-      const [limits, usage] = await Promise.all([customerLimits(db, customerId), customerUsage(db, customerId)]);
+      const [limits, usage] = await Promise.all([
+        customerLimits(db, customerId),
+        customerUsage(db, customerId),
+      ]);
       return {
         customerId,
         plan: customer.quotaPlan ?? DEFAULT_QUOTA_PLAN,

@@ -58,16 +58,14 @@ export function createNotificationsService(deps: NotificationsDeps) {
       const secret = newSecret();
       // Each subscription multiplies every event's deliveries: the notification_subscriptions
       // quota (25 in the default plan) keeps one customer's fan-out small (docs/quotas.md).
-      const row = await deps.store.createWithinQuota(
-        {
-          customerId,
-          url: body.url,
-          events: body.events,
-          enabled: body.enabled ?? true,
-          description: body.description ?? '',
-          secret,
-        },
-      );
+      const row = await deps.store.createWithinQuota({
+        customerId,
+        url: body.url,
+        events: body.events,
+        enabled: body.enabled ?? true,
+        description: body.description ?? '',
+        secret,
+      });
       return { ...toSubscription(row), secret };
     },
 

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { COMPOSE_BUSYBOX, createHarness, json, uniqueName, type Harness } from '../../test-support/harness.js';
+import {
+  COMPOSE_BUSYBOX,
+  createHarness,
+  json,
+  uniqueName,
+  type Harness,
+} from '../../test-support/harness.js';
 
 /**
  * Issue 31, done-when: 10 parallel creates with room for 3 → exactly 3 succeed. Each create counts
@@ -22,7 +28,10 @@ describe('parallel creates against a quota', () => {
   ] as const)('%s: 10 creates with room for 3 → exactly 3 created', async (quota, overrides, existing) => {
     const [one, two] = replicas as [Harness, Harness];
     const customerId = (await one.customer()).id;
-    await one.container.db.customer.update({ where: { id: customerId }, data: { quotaOverrides: overrides } });
+    await one.container.db.customer.update({
+      where: { id: customerId },
+      data: { quotaOverrides: overrides },
+    });
     const operator = await one.user('operator', customerId);
     // Fill the quota up to "room for 3": services and containers count 1 per create, memory 512 MiB.
     const filler = quota === 'memory_mb' ? 1 : existing;
@@ -34,7 +43,12 @@ describe('parallel creates against a quota', () => {
           method: 'POST',
           url: '/api/services',
           headers: { authorization: operator.auth },
-          payload: { name: uniqueName('race'), customer_id: customerId, deploy_method: 'compose', compose: COMPOSE_BUSYBOX },
+          payload: {
+            name: uniqueName('race'),
+            customer_id: customerId,
+            deploy_method: 'compose',
+            compose: COMPOSE_BUSYBOX,
+          },
         }),
       ),
     );

@@ -50,7 +50,13 @@ const create = (t: { customerId: string; auth: string }, payload: Record<string,
     method: 'POST',
     url: '/api/services',
     headers: { authorization: t.auth },
-    payload: { name: uniqueName('q'), customer_id: t.customerId, deploy_method: 'compose', compose: compose(), ...payload },
+    payload: {
+      name: uniqueName('q'),
+      customer_id: t.customerId,
+      deploy_method: 'compose',
+      compose: compose(),
+      ...payload,
+    },
   });
 
 const post = (auth: string, url: string, payload?: object) =>
@@ -60,7 +66,10 @@ const post = (auth: string, url: string, payload?: object) =>
 async function settled(response: LightMyRequestResponse) {
   expect(response.statusCode).toBe(201);
   const created = json<{ id: string; deploy_job_id: string }>(response);
-  await h.container.db.deployment.update({ where: { id: created.deploy_job_id }, data: { status: 'succeeded' } });
+  await h.container.db.deployment.update({
+    where: { id: created.deploy_job_id },
+    data: { status: 'succeeded' },
+  });
   return created.id;
 }
 
@@ -107,7 +116,11 @@ describe('create', () => {
 
   it('templates count like any other create', async () => {
     const t = await tenant({ services: 0 });
-    const response = await create(t, { deploy_method: 'template', template_id: 'busybox-web', compose: undefined });
+    const response = await create(t, {
+      deploy_method: 'template',
+      template_id: 'busybox-web',
+      compose: undefined,
+    });
     expectRefusal(response, { name: 'services', limit: 0, usage: 0, requested: 1 });
   });
 

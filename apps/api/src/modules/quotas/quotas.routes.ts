@@ -30,7 +30,11 @@ export function registerQuotaRoutes(instance: FastifyInstance, service: QuotasSe
       response: { 200: QuotaPlan, 201: QuotaPlan, ...problemResponses(400, 413, 415) },
     },
     handler: async (request, reply) => {
-      const { created, plan } = await service.putPlan(principalOf(request), request.params.name, request.body);
+      const { created, plan } = await service.putPlan(
+        principalOf(request),
+        request.params.name,
+        request.body,
+      );
       return reply.status(created ? 201 : 200).send(plan);
     },
   });

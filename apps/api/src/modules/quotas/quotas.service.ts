@@ -31,7 +31,10 @@ export function createQuotasService(deps: { store: QuotasStore }) {
 
   function requireUnscoped(principal: Principal): void {
     if (principal.customerId !== null)
-      throw new DomainError('forbidden', 'quotas are set by unscoped admins; your role is limited to your own customer');
+      throw new DomainError(
+        'forbidden',
+        'quotas are set by unscoped admins; your role is limited to your own customer',
+      );
   }
 
   return {

@@ -59,7 +59,11 @@ describe('quota plans', () => {
   ])('refuses %s with 400 naming the field', async (_label, payload, path) => {
     const response = await call('PUT', `/api/quota-plans/${uniqueName('plan')}`, payload);
     expect(response.statusCode).toBe(400);
-    expect(json<{ errors: { path: string }[] }>(response).errors.map((e) => e.path).join(' ')).toContain(path);
+    expect(
+      json<{ errors: { path: string }[] }>(response)
+        .errors.map((e) => e.path)
+        .join(' '),
+    ).toContain(path);
   });
 
   it('refuses a plan name that is not a lower-case slug', async () => {
@@ -90,19 +94,29 @@ describe("a customer's quota", () => {
       deploys_per_hour: 30,
       notification_subscriptions: 25,
     });
-    expect(quota.usage).toMatchObject({ services: 1, containers: 1, memory_mb: 512, cpus: 1, deploys_per_hour: 1 });
+    expect(quota.usage).toMatchObject({
+      services: 1,
+      containers: 1,
+      memory_mb: 512,
+      cpus: 1,
+      deploys_per_hour: 1,
+    });
   });
 
   it("another customer's principals get 404, like for the customer itself", async () => {
     const customerId = (await h.customer()).id;
     const stranger = await h.user('admin', (await h.customer()).id);
-    expect((await call('GET', `/api/customers/${customerId}/quota`, undefined, stranger.auth)).statusCode).toBe(404);
+    expect(
+      (await call('GET', `/api/customers/${customerId}/quota`, undefined, stranger.auth)).statusCode,
+    ).toBe(404);
   });
 
   it('a scoped admin may read its own quota but not change it', async () => {
     const customerId = (await h.customer()).id;
     const own = await h.user('admin', customerId);
-    expect((await call('GET', `/api/customers/${customerId}/quota`, undefined, own.auth)).statusCode).toBe(200);
+    expect((await call('GET', `/api/customers/${customerId}/quota`, undefined, own.auth)).statusCode).toBe(
+      200,
+    );
     const refused = await call('PUT', `/api/customers/${customerId}/quota`, { plan: 'default' }, own.auth);
     expect(refused.statusCode).toBe(403);
     expect(json<{ detail: string }>(refused).detail).toMatch(/unscoped admins/);
@@ -113,7 +127,9 @@ describe("a customer's quota", () => {
     const unknownPlan = await call('PUT', `/api/customers/${customerId}/quota`, { plan: 'no-such-plan' });
     expect(unknownPlan.statusCode).toBe(400);
     expect(json(unknownPlan)).toMatchObject({ errors: [{ path: '/body/plan' }] });
-    expect((await call('PUT', '/api/customers/no-such-customer/quota', { plan: 'default' })).statusCode).toBe(404);
+    expect((await call('PUT', '/api/customers/no-such-customer/quota', { plan: 'default' })).statusCode).toBe(
+      404,
+    );
     expect((await call('GET', '/api/customers/no-such-customer/quota')).statusCode).toBe(404);
   });
 });

@@ -147,7 +147,10 @@ describe("replicas count toward the customer's containers quota", () => {
   /** A customer whose containers quota is 6 (an override, as an unscoped admin sets it). */
   const freshCustomer = async () => {
     const customerId = (await h.customer()).id;
-    await h.container.db.customer.update({ where: { id: customerId }, data: { quotaOverrides: { containers: 6 } } });
+    await h.container.db.customer.update({
+      where: { id: customerId },
+      data: { quotaOverrides: { containers: 6 } },
+    });
     auth = (await h.user('operator', customerId)).auth;
     return customerId;
   };
@@ -157,7 +160,9 @@ describe("replicas count toward the customer's containers quota", () => {
     expect((await createAs(h, auth, customerId, composeWith('{replicas: 4}'))).statusCode).toBe(201);
     const over = await createAs(h, auth, customerId, composeWith('{replicas: 3}'));
     expect(over.statusCode).toBe(409);
-    expect(json<Problem>(over).detail).toMatch(/quota containers exceeded: the customer uses 4 of 6 .* asks for 3 more/);
+    expect(json<Problem>(over).detail).toMatch(
+      /quota containers exceeded: the customer uses 4 of 6 .* asks for 3 more/,
+    );
     expect((await createAs(h, auth, customerId, composeWith('{replicas: 2}'))).statusCode).toBe(201);
   });
 

@@ -211,10 +211,12 @@ export function createServicesService(deps: ServicesServiceDeps) {
         if (claimed.length > 0) throw domainTaken(claimed);
         changes.customDomains = domains;
       }
-      const { deployment } = await services.updateAndRedeploy(id, service.customerId, changes).catch((error: unknown) => {
-        if (isCustomDomainClaimed(error)) throw domainTaken(changes.customDomains ?? []);
-        throw error;
-      });
+      const { deployment } = await services
+        .updateAndRedeploy(id, service.customerId, changes)
+        .catch((error: unknown) => {
+          if (isCustomDomainClaimed(error)) throw domainTaken(changes.customDomains ?? []);
+          throw error;
+        });
       await jobs.enqueueDeploy(deployment.id);
       return { ...toDetail(await visibleOr404(principal, id)), deploy_job_id: deployment.id };
     },
