@@ -13,6 +13,7 @@ import {
   createKeyTargetsStore,
   createNodesStore,
   createNotificationsStore,
+  createQuotasStore,
   createServicesStore,
   createUsersStore,
   createWebhooksStore,
@@ -53,6 +54,8 @@ import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
+import { registerQuotaRoutes } from './modules/quotas/quotas.routes.js';
+import { createQuotasService } from './modules/quotas/quotas.service.js';
 import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createWebhooksService, webhookSecretKey } from './modules/webhooks/webhooks.service.js';
 
@@ -155,6 +158,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     enqueueAttempt: async (deliveryId, attempts) =>
       void (await producer.enqueue('notify', { deliveryId, attempts })),
   });
+  const quotas = createQuotasService({ store: createQuotasStore(db) });
   const webhooks = createWebhooksService({
     hooks: createWebhooksStore(db),
     services: servicesStore,
@@ -185,6 +189,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerAuditRoutes(app, createAuditService({ store: auditStore }));
       registerNodeRoutes(app, nodes);
       registerNotificationRoutes(app, notifications);
+      registerQuotaRoutes(app, quotas);
       registerWebhookRoutes(app, webhooks);
       await registerWebhookReceiver(app, webhooks, {
         redis,

@@ -176,6 +176,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       logger,
       notify,
       deployTimeoutMs: config.DEPLOY_TIMEOUT_MS,
+      customerShare: config.DEPLOY_CUSTOMER_CONCURRENCY,
       releasesKept: config.RELEASES_KEPT,
       ...(registryImages ? { registryImages } : {}),
       pipeline: {

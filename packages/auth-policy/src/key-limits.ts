@@ -55,6 +55,8 @@ const DEFAULT_REQUIREMENT: Record<Permission, KeyRequirement> = {
   // customer); the routes under /:id are nested resources that no limited key reaches.
   'notifications:read': { kind: 'action', action: 'read' },
   'notifications:manage': { kind: 'action', action: 'manage' },
+  // What the operator sells: no limited key changes it, whatever its owner's role.
+  'quotas:manage': { kind: 'admin' },
 };
 
 /** The actions a route of this permission may declare instead of the default. */

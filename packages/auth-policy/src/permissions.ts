@@ -19,6 +19,9 @@ export const PERMISSIONS = [
   // Outbound notification subscriptions (issue 15 part 4, docs/notifications.md).
   'notifications:read',
   'notifications:manage',
+  // Quota plans and per-customer quotas (docs/quotas.md): admins only, and the service refuses
+  // scoped admins, since a quota is what the operator sells to the customer.
+  'quotas:manage',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

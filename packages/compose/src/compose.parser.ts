@@ -121,6 +121,29 @@ export function containerCount(containers: readonly PlanContainer[]): number {
   return containers.reduce((sum, container) => sum + (container.replicas ?? 1), 0);
 }
 
+/**
+ * What a plan claims of its customer's quotas (docs/quotas.md): containers, and their memory and
+ * CPU limits summed with replicas, rounded up to whole MiB and thousandths of a CPU.
+ */
+export function planCapacity(containers: readonly PlanContainer[]): {
+  containers: number;
+  memoryMb: number;
+  millicpus: number;
+} {
+  let memoryBytes = 0;
+  let nanoCpus = 0;
+  for (const container of containers) {
+    const replicas = container.replicas ?? 1;
+    memoryBytes += (container.limits.memoryBytes ?? 0) * replicas;
+    nanoCpus += (container.limits.nanoCpus ?? 0) * replicas;
+  }
+  return {
+    containers: containerCount(containers),
+    memoryMb: Math.ceil(memoryBytes / (1024 * 1024)),
+    millicpus: Math.ceil(nanoCpus / 1e6),
+  };
+}
+
 function checkContainerCount(containers: PlanContainer[], max: number, problems: Problems): void {
   const count = containerCount(containers);
   if (count <= max) return;

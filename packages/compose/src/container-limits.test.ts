@@ -12,7 +12,6 @@ const policy = containerLimitPolicy({
   CONTAINER_DEFAULT_PIDS: 100,
   CONTAINER_MAX_PIDS: 1000,
   SERVICE_MAX_CONTAINERS: 20,
-  CUSTOMER_MAX_CONTAINERS: 100,
   SWARM_PLACEMENT_ALLOWED: '',
 });
 const limitsOf = (extra: string) =>

@@ -14,8 +14,6 @@ export interface ContainerLimitPolicy {
   maxPids: number;
   /** SERVICE_MAX_CONTAINERS: most containers (deploy.replicas summed over components) per service. */
   maxContainersPerService: number;
-  /** CUSTOMER_MAX_CONTAINERS: most containers of one customer's live services together. */
-  maxContainersPerCustomer: number;
   /**
    * SWARM_PLACEMENT_ALLOWED: the node attributes a tenant may name in deploy.placement. Empty: no
    * placement at all. A constraint picks the nodes a tenant's code runs on, so it is the operator's
@@ -35,7 +33,6 @@ export function containerLimitPolicy(settings: {
   CONTAINER_DEFAULT_PIDS: number;
   CONTAINER_MAX_PIDS: number;
   SERVICE_MAX_CONTAINERS: number;
-  CUSTOMER_MAX_CONTAINERS: number;
   SWARM_PLACEMENT_ALLOWED: string;
 }): ContainerLimitPolicy {
   for (const [low, high] of [
@@ -53,7 +50,6 @@ export function containerLimitPolicy(settings: {
     defaultPids: settings.CONTAINER_DEFAULT_PIDS,
     maxPids: settings.CONTAINER_MAX_PIDS,
     maxContainersPerService: settings.SERVICE_MAX_CONTAINERS,
-    maxContainersPerCustomer: settings.CUSTOMER_MAX_CONTAINERS,
     placementAllowed: settings.SWARM_PLACEMENT_ALLOWED.split(',')
       .map((attribute) => attribute.trim())
       .filter((attribute) => attribute !== ''),
@@ -69,7 +65,6 @@ export const DEFAULT_CONTAINER_LIMITS: ContainerLimitPolicy = containerLimitPoli
   CONTAINER_DEFAULT_PIDS: 512,
   CONTAINER_MAX_PIDS: 4096,
   SERVICE_MAX_CONTAINERS: 20,
-  CUSTOMER_MAX_CONTAINERS: 100,
   SWARM_PLACEMENT_ALLOWED: '',
 });
 

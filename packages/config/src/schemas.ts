@@ -105,10 +105,6 @@ const containerLimits = {
     Type.Integer({ default: 20, minimum: 1 }),
     'Most containers one service may run: deploy.replicas (1 when absent) summed over its compose services; above it the compose is refused (400).',
   ),
-  CUSTOMER_MAX_CONTAINERS: describe(
-    Type.Integer({ default: 100, minimum: 1 }),
-    "Most containers one customer's live services may run together; a create or change that would pass it gets 409, a deploy that would pass it fails (docs/limits.md#containers-per-service-and-per-customer).",
-  ),
   SWARM_PLACEMENT_ALLOWED: describe(
     Type.String({ default: '' }),
     'Comma-separated node attributes tenants may name in deploy.placement constraints and spread preferences, each exact (node.labels.zone). Empty: any placement is refused (400). node.role, node.hostname and node.id only when listed; the manager is never a target (docs/compose-policy.md#placement).',
@@ -281,6 +277,10 @@ export const WorkerConfigSchema = Type.Object({
   NOTIFY_TIMEOUT_MS: describe(
     Type.Integer({ default: 10000, minimum: 100, maximum: 60000 }),
     'Connect plus response timeout of one notification attempt.',
+  ),
+  DEPLOY_CUSTOMER_CONCURRENCY: describe(
+    Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
+    "Deployments one customer may run at once, across every worker: a job past it steps back in the queue so that another customer's deployment takes the slot, and one customer's flood of deploys cannot starve the others (docs/quotas.md#fair-queues).",
   ),
   NOTIFY_CUSTOMER_CONCURRENCY: describe(
     Type.Integer({ default: 1, minimum: 1, maximum: 64 }),

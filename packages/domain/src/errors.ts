@@ -14,6 +14,7 @@ export const ERROR_CODES = {
   name_taken: { status: 409, title: 'Name already in use', retryable: false },
   deployment_in_progress: { status: 409, title: 'A deployment is in progress', retryable: false },
   conflict: { status: 409, title: 'Conflicting state', retryable: false },
+  quota_exceeded: { status: 409, title: 'Quota exceeded', retryable: false },
   idempotency_in_progress: { status: 409, title: 'Request with this key in progress', retryable: true },
   payload_too_large: { status: 413, title: 'Request body too large', retryable: false },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', retryable: false },
@@ -34,22 +35,38 @@ export interface FieldError {
   message: string;
 }
 
+/** The shape of a quota refusal (quotas.ts names the fields' meaning). */
+export interface QuotaRefusalDetails {
+  name: string;
+  limit: number;
+  usage: number;
+  requested: number;
+}
+
 export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly errors: FieldError[] | undefined;
   /** Extra response headers such as Retry-After. */
   readonly headers: Record<string, string> | undefined;
+  /** quota_exceeded: the quota, its limit, the usage and what was asked for (docs/quotas.md). */
+  readonly quota: QuotaRefusalDetails | undefined;
 
   constructor(
     code: ErrorCode,
     message: string,
-    options: { errors?: FieldError[]; headers?: Record<string, string>; cause?: unknown } = {},
+    options: {
+      errors?: FieldError[];
+      headers?: Record<string, string>;
+      quota?: QuotaRefusalDetails;
+      cause?: unknown;
+    } = {},
   ) {
     super(message, { cause: options.cause });
     this.name = 'DomainError';
     this.code = code;
     this.errors = options.errors;
     this.headers = options.headers;
+    this.quota = options.quota;
   }
 
   get status(): number {

@@ -4,3 +4,4 @@ export * from './types.js';
 export * from './errors.js';
 export * from './transitions.js';
 export * from './names.js';
+export * from './quotas.js';

@@ -46,6 +46,8 @@ export interface Fixtures {
   freshDeployment(): Promise<string>;
   /** A fresh user (with one API key) for routes that change users or keys. */
   freshUser(role: Role, customerId: string | null): Promise<{ id: string; keyId: string }>;
+  /** The name of a fresh quota plan no customer uses, for its delete. */
+  freshQuotaPlan(): Promise<string>;
   /** Headers of a fresh browser session of the caller (cookie plus same-origin Origin). */
   session(caller: Caller): Promise<Record<string, string>>;
 }
@@ -111,6 +113,11 @@ export async function buildFixtures(h: Harness): Promise<Fixtures> {
     },
     async freshDeployment() {
       return (await h.createService(root, { customer_id: a.id, name: uniqueName('authz') })).deploy_job_id;
+    },
+    async freshQuotaPlan() {
+      const name = uniqueName('plan');
+      await h.container.db.quotaPlan.create({ data: { name, limits: { services: 1 } } });
+      return name;
     },
     async freshUser(role, customerId) {
       const user = await h.store.createUser({

@@ -67,6 +67,7 @@ const ADMINISTRATION_READS = new Set([
   'GET /api/auth/api-keys',
   'GET /api/nodes',
   'GET /api/nodes/:id',
+  'GET /api/quota-plans',
 ]);
 
 const cases = Object.entries(ROUTE_TABLE)

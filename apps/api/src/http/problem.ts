@@ -1,4 +1,4 @@
-import { ERROR_CODES, type ErrorCode, type FieldError } from '@hostctl/domain';
+import { ERROR_CODES, type ErrorCode, type FieldError, type QuotaRefusalDetails } from '@hostctl/domain';
 
 /** RFC 9457 problem details, plus a stable `code` and the request id for support. */
 export interface ProblemBody {
@@ -10,6 +10,8 @@ export interface ProblemBody {
   code: ErrorCode;
   request_id: string;
   errors?: FieldError[];
+  /** quota_exceeded only: the quota, its limit, current usage and what the request asked for. */
+  quota?: QuotaRefusalDetails;
 }
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
@@ -24,6 +26,7 @@ export function buildProblem(input: {
   instance: string;
   requestId: string;
   errors?: FieldError[] | undefined;
+  quota?: QuotaRefusalDetails | undefined;
 }): ProblemBody {
   const { status, title } = ERROR_CODES[input.code];
   return {
@@ -35,5 +38,6 @@ export function buildProblem(input: {
     code: input.code,
     request_id: input.requestId,
     ...(input.errors && input.errors.length > 0 ? { errors: input.errors } : {}),
+    ...(input.quota ? { quota: input.quota } : {}),
   };
 }

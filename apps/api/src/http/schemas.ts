@@ -12,6 +12,12 @@ export const ProblemSchema = Type.Object(
     code: Type.String(),
     request_id: Type.String(),
     errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
+    quota: Type.Optional(
+      Type.Object(
+        { name: Type.String(), limit: Type.Number(), usage: Type.Number(), requested: Type.Number() },
+        { description: 'quota_exceeded: the quota, its limit, current usage and what the request asked for' },
+      ),
+    ),
   },
   { $id: 'Problem', description: 'RFC 9457 problem details' },
 );

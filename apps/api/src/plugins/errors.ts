@@ -34,6 +34,7 @@ export function sendProblem(request: FastifyRequest, reply: FastifyReply, error:
     instance: request.url.split('?')[0] ?? request.url,
     requestId: request.id,
     errors: error.errors,
+    quota: error.quota,
   });
   if (error.code === 'unauthenticated') reply.header('www-authenticate', 'Bearer realm="hostctl"');
   // A refused WebSocket upgrade must not leave its raw socket open on the server.

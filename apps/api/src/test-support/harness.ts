@@ -47,9 +47,6 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
     // The rate limiter is exercised by its own tests; here it must not throttle the suites.
     RATE_LIMIT_PER_MINUTE: '1000000',
     RATE_LIMIT_AUTH_FAILURES_PER_MINUTE: '1000000',
-    // Likewise the per-customer container cap (services.placement-caps.test.ts sets its own):
-    // route-table suites create well over 100 services for one customer.
-    CUSTOMER_MAX_CONTAINERS: '1000000',
     LOG_LEVEL: 'silent',
     // Deterministic whether or not the dashboard was built in this checkout: "not built" (503).
     DASHBOARD_DIR: '/nonexistent/hostctl-dashboard',
@@ -72,6 +69,10 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
     routes: container.routes,
   });
   await app.ready();
+  // Likewise the default plan's container quota (quota tests give their customers overrides):
+  // route-table suites create well over 100 services for one customer.
+  await container.db.$executeRaw`
+    UPDATE quota_plans SET limits = limits || '{"containers": null}'::jsonb WHERE name = 'default'`;
   const store = createBootstrapStore(container.db);
   return {
     app,

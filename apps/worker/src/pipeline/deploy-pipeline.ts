@@ -1,19 +1,13 @@
 import {
-  containerCount,
-  DEFAULT_CONTAINER_LIMITS,
   parseCompose,
+  planCapacity,
   renderCompose,
   type ContainerLimitPolicy,
   type Plan,
 } from '@hostctl/compose';
 import type { RegistryAuth } from '../adapters/registry-auth.js';
 import type { RegistryAccess } from '../release/registry-access.js';
-import {
-  customerCapMessage,
-  type WorkerDeployment,
-  type WorkerDeploymentStore,
-  type WorkerService,
-} from '@hostctl/db';
+import type { WorkerDeployment, WorkerDeploymentStore, WorkerService } from '@hostctl/db';
 import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
 import { ensureImages } from './images.step.js';
@@ -47,7 +41,7 @@ export type DeployStep = (typeof DEPLOY_STEPS)[number];
 export interface PipelineDeps extends ReleaseDeps {
   store: Pick<
     WorkerDeploymentStore,
-    'savePlan' | 'recordCommit' | 'record' | 'findById' | 'lastSucceeded' | 'recordContainers'
+    'savePlan' | 'recordCommit' | 'record' | 'findById' | 'lastSucceeded' | 'recordClaim'
   >;
   /** git/ai deployments (clone, analyze, build); without it they fail as unsupported. */
   sources?: RepositorySourceDeps;
@@ -252,16 +246,13 @@ async function preparePlan(
 }
 
 /**
- * CUSTOMER_MAX_CONTAINERS before anything is pulled: the API counts the definitions it can parse;
- * a git/ai plan, a reused one and a rollback's older one are first known here.
+ * The customer's quotas (containers, memory, CPU; docs/quotas.md) before anything is pulled: the
+ * API counts the definitions it can parse; a git/ai plan, a reused one and a rollback's older one
+ * are first known here. Only growth is refused: the same plan deploys again under a lowered quota.
  */
 async function claimContainers(deps: PipelineDeps, serviceId: string, plan: Plan): Promise<void> {
-  const claim = {
-    containers: containerCount(plan.containers),
-    customerMax: (deps.containerLimits ?? DEFAULT_CONTAINER_LIMITS).maxContainersPerCustomer,
-  };
-  const outcome = await deps.store.recordContainers(serviceId, claim.containers, claim.customerMax);
-  if (!outcome.fits) throw new PermanentStepError(customerCapMessage(outcome.used, claim));
+  const outcome = await deps.store.recordClaim(serviceId, planCapacity(plan.containers));
+  if (!outcome.fits) throw new PermanentStepError(outcome.message);
 }
 
 /** A rollback runs exactly what its target ran: its stored plan, every image pinned; no source, no build. */

@@ -1,4 +1,4 @@
-import { UnrecoverableError, type Job } from 'bullmq';
+import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { renderCompose, type Plan } from '@hostctl/compose';
 import type { DeployMethod } from '@hostctl/domain';
 import type {
@@ -35,6 +35,11 @@ export interface DeployProcessorDeps {
   locks: AdvisoryLocks;
   pipeline: Omit<PipelineDeps, 'store'>;
   deployTimeoutMs: number;
+  /**
+   * DEPLOY_CUSTOMER_CONCURRENCY: deployments one customer may run at once across every worker; a
+   * job past it steps aside for other customers' (docs/quotas.md#fair-queues).
+   */
+  customerShare: number;
   /** RELEASES_KEPT: built images of this many latest releases per service stay. */
   releasesKept: number;
   /** RUNTIME=swarm with REGISTRY: where each release's images were pushed; pruned the same way. */
@@ -65,7 +70,14 @@ export function createDeployProcessor(deps: DeployProcessorDeps) {
         deps.logger.info({ deploymentId: deployment.id }, 'deployment superseded by a newer one');
         return { status: 'superseded' };
       }
-      if (!(await deps.deployments.claim(deployment.id))) return { status: 'unclaimed' };
+      const claim = await deps.deployments.claim(deployment.id, deps.customerShare);
+      if (claim === 'unclaimed') return { status: 'unclaimed' };
+      if (claim === 'customer_busy') {
+        // Back of the line, so that other customers' deployments take this slot; the service
+        // lock is released by `finally` (docs/quotas.md#fair-queues).
+        await job.moveToDelayed(Date.now() + CUSTOMER_BUSY_DELAY_MS, token);
+        throw new DelayedError();
+      }
       return await runClaimed(deps, job, deployment, service, lease);
     } finally {
       await lease.release();
@@ -74,6 +86,8 @@ export function createDeployProcessor(deps: DeployProcessorDeps) {
 }
 
 const CANCEL_POLL_MS = 1000;
+/** How long a job of a customer at its share waits before it asks for a slot again. */
+const CUSTOMER_BUSY_DELAY_MS = 1000;
 
 async function runClaimed(
   deps: DeployProcessorDeps,

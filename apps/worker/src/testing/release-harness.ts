@@ -94,6 +94,7 @@ export function createReleaseHarness(settings: {
     services: createWorkerServiceStore(db),
     locks,
     deployTimeoutMs: 30_000,
+    customerShare: 64,
     releasesKept: settings.releasesKept ?? 5,
     logger: silentLogger,
     notify: () => undefined,

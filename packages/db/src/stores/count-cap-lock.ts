@@ -12,12 +12,14 @@ import type { Prisma } from '../generated/client.ts';
  * serialises their creates, it never lets a create past its cap.
  */
 export const COUNT_CAPS = {
-  notificationSubscriptions: 1,
+  // 1 was notification subscriptions, now counted under the customer's quota lock (quota-ledger.ts).
   serviceWebhook: 2,
   /** Not a row cap: a customer's notification attempts in flight (worker-notifications.store.ts). */
   notificationSends: 3,
   /** A customer's redeliveries per minute (notifications.store.ts). */
   notificationRedeliveries: 4,
+  /** Not a row cap: a customer's deployments running at once (worker-deployments.store.ts). */
+  deploySlots: 5,
 } as const;
 
 export async function lockCountCap(

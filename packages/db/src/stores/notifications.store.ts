@@ -1,8 +1,9 @@
 import type { CustomerScope } from '@hostctl/auth-policy';
-import type { NotificationDeliveryStatus, NotificationEvent } from '@hostctl/domain';
+import { quotaExceeded, type NotificationDeliveryStatus, type NotificationEvent } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import { CAP_TRANSACTION, lockCountCap } from './count-cap-lock.js';
 import { customerWhere } from './scope-where.js';
+import { customerLimits, lockCustomerQuota } from './quota-ledger.js';
 
 /** A subscription as the API shows it: never the secret (docs/notifications.md). */
 export interface NotificationSubscriptionRow {
@@ -95,24 +96,26 @@ export function createNotificationsStore(db: Db) {
 
   return {
     /**
-     * Inserts the subscription unless its customer already has `max`; the count and the insert run
-     * under the customer's cap lock, so parallel creates cannot pass the count together.
+     * Inserts the subscription unless its customer is at its notification_subscriptions quota
+     * (quota_exceeded); the count and the insert run under the customer's quota lock, so parallel
+     * creates cannot pass the count together.
      */
-    async createWithinLimit(
-      input: {
-        customerId: string;
-        url: string;
-        events: NotificationEvent[];
-        enabled: boolean;
-        description: string;
-        secret: string;
-      },
-      max: number,
-    ): Promise<NotificationSubscriptionRow | 'limit_reached'> {
+    async createWithinQuota(input: {
+      customerId: string;
+      url: string;
+      events: NotificationEvent[];
+      enabled: boolean;
+      description: string;
+      secret: string;
+    }): Promise<NotificationSubscriptionRow> {
+      // The limit is read before the lock: the locked section stays as short as the count and the
+      // insert, which is what a burst queues on (docs/security/limits.md#count-caps).
+      const limit = (await customerLimits(db, input.customerId)).notification_subscriptions;
       return db.$transaction(async (tx) => {
-        await lockCountCap(tx, 'notificationSubscriptions', input.customerId);
+        await lockCustomerQuota(tx, input.customerId);
         const existing = await tx.notificationSubscription.count({ where: { customerId: input.customerId } });
-        if (existing >= max) return 'limit_reached';
+        if (limit !== null && existing + 1 > limit)
+          throw quotaExceeded({ name: 'notification_subscriptions', limit, usage: existing, requested: 1 });
         return asSubscription(
           await tx.notificationSubscription.create({ data: input, select: SUBSCRIPTION_COLUMNS }),
         );

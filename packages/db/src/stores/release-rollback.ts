@@ -4,6 +4,7 @@ import type { Db } from '../client.js';
 import { eventTypeOf } from './deployments.store.js';
 import type { Deployment } from '../generated/client.ts';
 import { changedDefinition, definitionOf } from './release-definition.js';
+import { claimDeploy, customerOfService, lockCustomerQuota } from './quota-ledger.js';
 
 export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
 
@@ -58,6 +59,9 @@ export async function requestRollback(
   options: { mayChangeDefinition: boolean },
 ): Promise<RollbackOutcome> {
   return db.$transaction(async (tx) => {
+    // The customer's quota lock before the service row (quota-ledger.ts).
+    const customerId = await customerOfService(tx, serviceId);
+    if (customerId !== null) await lockCustomerQuota(tx, customerId);
     await tx.$queryRaw`SELECT id FROM services WHERE id = ${serviceId} FOR UPDATE`;
     const current = await tx.deployment.findFirst({
       where: { serviceId, status: 'succeeded' },
@@ -87,6 +91,7 @@ export async function requestRollback(
         return { queued: false, reason: 'definition_change_needs_manage', targetId: target.id, changed };
     }
 
+    if (customerId !== null) await claimDeploy(tx, customerId);
     const id = randomUUID();
     const supersededId = await supersedeQueued(tx, serviceId, { kind: 'rollback', id });
     // Compose and variables go back only when the rollback succeeds (the worker's markSucceeded):

@@ -5,7 +5,15 @@ import type { Db, SqlPool } from '../client.js';
 import type { Vault } from '../vault/vault.js';
 import type { Deployment, Service } from '../generated/client.ts';
 import { isUniqueViolation } from '../errors.js';
-import { claimContainers } from './container-quota.js';
+import { CAP_TRANSACTION } from './count-cap-lock.js';
+import {
+  claimCapacity,
+  claimColumns,
+  claimDeploy,
+  customerOfService,
+  lockCustomerQuota,
+  type CapacityClaim,
+} from './quota-ledger.js';
 import { requestRollback, supersedeQueued, type RollbackOutcome, type Tx } from './release-rollback.js';
 import { serviceByIdStatement, servicesListStatement, type ServiceListQuery } from './services.sql.js';
 
@@ -27,8 +35,13 @@ export interface NewService {
   gitBranch?: string | null;
   aiUrl?: string | null;
   url: string;
-  /** What the definition runs (containerCount of its plan; 1 for git/ai until the worker knows). */
-  containers: number;
+}
+
+/** What a service's definition changes to: new variables can change replicas and limits. */
+export interface ServiceChanges {
+  variables?: Record<string, string>;
+  customDomains?: string[];
+  capacity?: CapacityClaim;
 }
 
 export type ServicesStore = ReturnType<typeof createServicesStore>;
@@ -59,8 +72,11 @@ export async function queueRedeploy(
   serviceId: string,
   commit: string | null = null,
 ): Promise<{ deployment: Deployment; coalesced: boolean }> {
-  // The service row first, as rollback and cancel take it: every transaction that changes a
-  // service's queue locks service then deployment, so two of them never wait on each other.
+  // The customer's quota lock before the service row (quota-ledger.ts), then the service row, as
+  // rollback and cancel take it: every transaction that changes a service's queue locks service
+  // then deployment, so two of them never wait on each other.
+  const customerId = await customerOfService(tx, serviceId);
+  if (customerId !== null) await lockCustomerQuota(tx, customerId);
   await tx.$queryRaw`SELECT id FROM services WHERE id = ${serviceId} FOR UPDATE`;
   const queued = await tx.deployment.findFirst({ where: { serviceId, status: 'queued' } });
   // A redeploy asks for the newest inputs (a git branch's new head, unpinned images): it replaces
@@ -81,6 +97,8 @@ export async function queueRedeploy(
     });
     return { deployment: queued, coalesced: true };
   }
+  // Joining a queued deployment adds none; a new one counts against deploys_per_hour.
+  if (customerId !== null) await claimDeploy(tx, customerId);
   const deployment = await tx.deployment.create({
     data: { id, serviceId, trigger: 'redeploy', requestedCommit: commit, commit },
   });
@@ -140,11 +158,14 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
      */
     async createWithDeployment(
       input: NewService,
-      customerMax: number,
+      capacity: CapacityClaim,
     ): Promise<{ service: Service; deployment: Deployment }> {
       return db.$transaction(async (tx) => {
-        await claimContainers(tx, { ...input, customerMax });
-        const service = await tx.service.create({ data: { ...input, status: 'deploying' } });
+        await claimCapacity(tx, input.customerId, capacity);
+        await claimDeploy(tx, input.customerId);
+        const service = await tx.service.create({
+          data: { ...input, ...claimColumns(capacity), status: 'deploying' },
+        });
         const deployment = await tx.deployment.create({ data: { serviceId: service.id, trigger: 'create' } });
         await tx.serviceEvent.create({
           data: {
@@ -155,25 +176,29 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
           },
         });
         return { service, deployment };
-      });
+      }, CAP_TRANSACTION);
     },
 
     /**
      * Saves new deploy inputs and queues the redeploy that applies them, in one transaction. New
-     * variables can change replicas: `quota` re-counts the service against its customer's cap.
+     * variables can change replicas and limits: the service is counted again against its
+     * customer's quotas (growth only; quota-ledger.ts).
      */
     async updateAndRedeploy(
       serviceId: string,
-      changes: { variables?: Record<string, string>; customDomains?: string[]; containers?: number },
-      quota?: { customerId: string; customerMax: number },
+      customerId: string,
+      changes: ServiceChanges,
     ): Promise<{ deployment: Deployment; coalesced: boolean }> {
+      const { capacity, ...rest } = changes;
       return retryOnceOnConflict(() =>
         db.$transaction(async (tx) => {
-          if (quota && changes.containers !== undefined)
-            await claimContainers(tx, { ...quota, containers: changes.containers }, serviceId);
-          await tx.service.update({ where: { id: serviceId }, data: changes });
+          if (capacity) await claimCapacity(tx, customerId, capacity, serviceId);
+          await tx.service.update({
+            where: { id: serviceId },
+            data: { ...rest, ...(capacity ? claimColumns(capacity) : {}) },
+          });
           return queueRedeploy(tx, serviceId);
-        }),
+        }, CAP_TRANSACTION),
       );
     },
 

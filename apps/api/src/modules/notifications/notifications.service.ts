@@ -18,9 +18,6 @@ import type {
 
 export type NotificationsService = ReturnType<typeof createNotificationsService>;
 
-/** Each subscription multiplies every event's deliveries: a bound keeps one customer's fan-out small. */
-const SUBSCRIPTIONS_PER_CUSTOMER = 25;
-
 export interface NotificationsDeps {
   store: NotificationsStore;
   customers: Pick<CustomersStore, 'findById'>;
@@ -59,22 +56,16 @@ export function createNotificationsService(deps: NotificationsDeps) {
       checkUrl(body.url);
       const customerId = await resolveCustomer(principal, body.customer_id);
       const secret = newSecret();
-      const row = await deps.store.createWithinLimit(
-        {
-          customerId,
-          url: body.url,
-          events: body.events,
-          enabled: body.enabled ?? true,
-          description: body.description ?? '',
-          secret,
-        },
-        SUBSCRIPTIONS_PER_CUSTOMER,
-      );
-      if (row === 'limit_reached')
-        throw new DomainError(
-          'conflict',
-          `customer ${customerId} already has ${SUBSCRIPTIONS_PER_CUSTOMER} notification subscriptions`,
-        );
+      // Each subscription multiplies every event's deliveries: the notification_subscriptions
+      // quota (25 in the default plan) keeps one customer's fan-out small (docs/quotas.md).
+      const row = await deps.store.createWithinQuota({
+        customerId,
+        url: body.url,
+        events: body.events,
+        enabled: body.enabled ?? true,
+        description: body.description ?? '',
+        secret,
+      });
       return { ...toSubscription(row), secret };
     },
 

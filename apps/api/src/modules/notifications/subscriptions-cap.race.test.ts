@@ -2,9 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, json, type Harness } from '../../test-support/harness.js';
 
 /**
- * The 25-subscriptions cap under a race (issue 27, class 8; docs/security/limits.md#count-caps):
- * N creates sent together for one customer end with exactly 25 created and the rest refused with
- * the documented 409 problem. The count and the insert used to be two statements, so requests
+ * The default plan's notification_subscriptions quota (25) under a race (issue 27, class 8;
+ * docs/quotas.md): N creates sent together for one customer end with exactly 25 created and the
+ * rest refused with the documented 409 quota_exceeded problem. The count and the insert used to be two statements, so requests
  * arriving together all passed the count (seen: 40 → 26 created, 60 → 27).
  */
 let h: Harness;
@@ -42,8 +42,11 @@ describe('notification subscriptions per customer, raced', () => {
     expect(stored).toBe(CAP);
     for (const refused of responses.filter((response) => response.statusCode === 409)) {
       expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
-      expect(json(refused)).toMatchObject({ code: 'conflict' });
-      expect(json<{ detail: string }>(refused).detail).toMatch(/already has 25 notification subscriptions/);
+      expect(json(refused)).toMatchObject({
+        code: 'quota_exceeded',
+        quota: { name: 'notification_subscriptions', limit: 25, usage: 25, requested: 1 },
+      });
+      expect(json<{ detail: string }>(refused).detail).toMatch(/notification_subscriptions exceeded/);
     }
   });
 });

@@ -1,4 +1,10 @@
-import { containerCount, parseCompose, type ContainerLimitPolicy } from '@hostctl/compose';
+import {
+  DEFAULT_CONTAINER_LIMITS,
+  parseCompose,
+  planCapacity,
+  type ContainerLimitPolicy,
+} from '@hostctl/compose';
+import type { CapacityClaim } from '@hostctl/db';
 import { DomainError, type FieldError } from '@hostctl/domain';
 import {
   checkBranch,
@@ -15,8 +21,11 @@ export interface DeploySource {
   compose: string;
   variables: Record<string, string>;
   templateId: string | null;
-  /** Containers the definition runs; git/ai: 1 until the worker reads the repository. */
-  containers: number;
+  /**
+   * What the definition claims of the customer's quotas; git/ai: one container with the default
+   * limits until the worker reads the repository.
+   */
+  capacity: CapacityClaim;
 }
 
 export interface DeploySourceOptions {
@@ -49,7 +58,7 @@ export function resolveDeploySource(
     case 'compose': {
       const compose = body.compose ?? '';
       const plan = inRequestField('compose', () => parseCompose(compose, given, parseOptions));
-      return { compose, variables: given, templateId: null, containers: containerCount(plan.containers) };
+      return { compose, variables: given, templateId: null, capacity: planCapacity(plan.containers) };
     }
     case 'template': {
       const template = catalog.get(body.template_id ?? '');
@@ -68,14 +77,24 @@ export function resolveDeploySource(
         compose: template.compose,
         variables,
         templateId: template.id,
-        containers: containerCount(plan.containers),
+        capacity: planCapacity(plan.containers),
       };
     }
     case 'git':
     case 'ai':
       checkRepositorySource(body, options);
-      return { compose: '', variables: given, templateId: null, containers: 1 };
+      return { compose: '', variables: given, templateId: null, capacity: repositoryCapacity(options) };
   }
+}
+
+/** A git/ai service before its first deploy: one container with the default limits. */
+function repositoryCapacity(options: DeploySourceOptions): CapacityClaim {
+  const limits = options.containerLimits ?? DEFAULT_CONTAINER_LIMITS;
+  return {
+    containers: 1,
+    memoryMb: Math.ceil(limits.defaultMemoryBytes / (1024 * 1024)),
+    millicpus: Math.ceil(limits.defaultNanoCpus / 1e6),
+  };
 }
 
 function checkRepositorySource(body: CreateServiceBody, options: DeploySourceOptions): void {
@@ -100,7 +119,7 @@ function checkRepositorySource(body: CreateServiceBody, options: DeploySourceOpt
 
 /**
  * Re-checks a stored service's definition with changed variables before they are saved, and says
- * how many containers it then runs (variables can set replicas); undefined when it cannot tell
+ * what it then claims (variables can set replicas and limits); undefined when it cannot tell
  * (git/ai: the worker counts).
  */
 export function revalidateVariables(
@@ -108,7 +127,7 @@ export function revalidateVariables(
   variables: Record<string, string>,
   catalog: ReadonlyMap<string, Template>,
   options: Pick<DeploySourceOptions, 'imagePolicy' | 'containerLimits'>,
-): { variables: Record<string, string>; containers?: number } {
+): { variables: Record<string, string>; capacity?: CapacityClaim } {
   const parseOptions = {
     checkImage: imageChecker(options.imagePolicy),
     ...(options.containerLimits ? { limits: options.containerLimits } : {}),
@@ -117,12 +136,12 @@ export function revalidateVariables(
   if (template) {
     const resolved = resolveTemplateVariables(template, variables);
     const plan = inRequestField('variables', () => parseCompose(template.compose, resolved, parseOptions));
-    return { variables: resolved, containers: containerCount(plan.containers) };
+    return { variables: resolved, capacity: planCapacity(plan.containers) };
   }
   // The stored compose passed at create; changed variables can still change what an image names.
   if (service.deployMethod === 'compose') {
     const plan = inRequestField('variables', () => parseCompose(service.compose, variables, parseOptions));
-    return { variables, containers: containerCount(plan.containers) };
+    return { variables, capacity: planCapacity(plan.containers) };
   }
   return { variables };
 }

@@ -24,7 +24,7 @@ async function tenant() {
   const customer = await h.customer();
   const user = await h.user('operator', customer.id);
   const service = await h.createService(user.auth, { customer_id: customer.id });
-  return { auth: user.auth, serviceId: service.id };
+  return { auth: user.auth, serviceId: service.id, customerId: customer.id };
 }
 
 const patch = (auth: string, id: string, custom_domains: string[]) =>
@@ -56,7 +56,7 @@ describe('one live service per custom domain, under concurrency', () => {
     const tenants = await Promise.all(Array.from({ length: 6 }, tenant));
     const domain = fresh('raw');
     const results = await Promise.allSettled(
-      tenants.map((t) => store.updateAndRedeploy(t.serviceId, { customDomains: [domain] })),
+      tenants.map((t) => store.updateAndRedeploy(t.serviceId, t.customerId, { customDomains: [domain] })),
     );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1);
   });

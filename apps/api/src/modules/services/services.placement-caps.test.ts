@@ -5,7 +5,7 @@ import { createHarness, json, uniqueName, type Harness } from '../../test-suppor
 // named node and probed node labels (201 with warnings), and 20 components × 10 replicas = 200
 // containers were accepted. Placement is an operator allowlist (SWARM_PLACEMENT_ALLOWED, empty by
 // default, the manager never), and every replica counts toward the per-service
-// (SERVICE_MAX_CONTAINERS) and per-customer (CUSTOMER_MAX_CONTAINERS) caps.
+// (SERVICE_MAX_CONTAINERS) cap and the per-customer containers quota (docs/quotas.md).
 type Problem = { code: string; status: number; detail: string; errors: { path: string; message: string }[] };
 
 const composeWith = (deploy: string, components = 1) =>
@@ -113,7 +113,7 @@ describe('replicas count toward the per-service cap (SERVICE_MAX_CONTAINERS, def
   let auth: string;
   let customerId: string;
   beforeAll(async () => {
-    h = await createHarness({ CUSTOMER_MAX_CONTAINERS: '1000' });
+    h = await createHarness();
     customerId = (await h.customer()).id;
     auth = (await h.user('operator', customerId)).auth;
   });
@@ -136,16 +136,21 @@ describe('replicas count toward the per-service cap (SERVICE_MAX_CONTAINERS, def
   });
 });
 
-describe('replicas count toward the per-customer cap (CUSTOMER_MAX_CONTAINERS)', () => {
+describe("replicas count toward the customer's containers quota", () => {
   let h: Harness;
   let auth: string;
   beforeAll(async () => {
-    h = await createHarness({ CUSTOMER_MAX_CONTAINERS: '6' });
+    h = await createHarness();
   });
   afterAll(async () => h.close());
 
+  /** A customer whose containers quota is 6 (an override, as an unscoped admin sets it). */
   const freshCustomer = async () => {
     const customerId = (await h.customer()).id;
+    await h.container.db.customer.update({
+      where: { id: customerId },
+      data: { quotaOverrides: { containers: 6 } },
+    });
     auth = (await h.user('operator', customerId)).auth;
     return customerId;
   };
@@ -156,7 +161,7 @@ describe('replicas count toward the per-customer cap (CUSTOMER_MAX_CONTAINERS)',
     const over = await createAs(h, auth, customerId, composeWith('{replicas: 3}'));
     expect(over.statusCode).toBe(409);
     expect(json<Problem>(over).detail).toMatch(
-      /7 containers; at most 6 per customer \(CUSTOMER_MAX_CONTAINERS\), 4/,
+      /quota containers exceeded: the customer uses 4 of 6 .* asks for 3 more/,
     );
     expect((await createAs(h, auth, customerId, composeWith('{replicas: 2}'))).statusCode).toBe(201);
   });

@@ -6,7 +6,6 @@ import {
   type LifecycleAction,
   type ServiceStatus,
 } from '@hostctl/domain';
-import { DEFAULT_CONTAINER_LIMITS } from '@hostctl/compose';
 import type { Template } from '@hostctl/templates';
 import type { DeploySourceOptions } from './deploy-source.js';
 import {
@@ -14,6 +13,7 @@ import {
   isUniqueViolation,
   type CustomersStore,
   type EventsStore,
+  type ServiceChanges,
   type ServicesStore,
 } from '@hostctl/db';
 import type { JobQueue } from '../../queue-client.js';
@@ -52,9 +52,6 @@ export type ServicesService = ReturnType<typeof createServicesService>;
 
 export function createServicesService(deps: ServicesServiceDeps) {
   const { services, jobs } = deps;
-  // CUSTOMER_MAX_CONTAINERS, counted with every create and PATCH (container-quota.ts in @hostctl/db).
-  const customerMax = (deps.sourcePolicy.containerLimits ?? DEFAULT_CONTAINER_LIMITS)
-    .maxContainersPerCustomer;
 
   async function visibleOr404(principal: Principal, id: string) {
     const service = await services.findById(customerScope(principal), id);
@@ -125,7 +122,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
     async create(principal: Principal, body: CreateServiceBody) {
       checkMethodFields(body);
       if (body.variables) checkVariableBytes(body.variables);
-      const source = resolveDeploySource(body, deps.catalog, deps.sourcePolicy);
+      const { capacity, ...source } = resolveDeploySource(body, deps.catalog, deps.sourcePolicy);
       const customerId = await resolveCustomer(principal, body.customer_id);
       try {
         const { service, deployment } = await services.createWithDeployment(
@@ -139,7 +136,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
             aiUrl: body.ai_url ?? null,
             url: deps.publicUrl(body.name),
           },
-          customerMax,
+          capacity,
         );
         await jobs.enqueueDeploy(deployment.id);
         return {
@@ -195,8 +192,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
     /** Changes variables and/or custom domains, then redeploys so they take effect. */
     async update(principal: Principal, id: string, body: UpdateServiceBody) {
       const service = await visibleOr404(principal, id);
-      const changes: { variables?: Record<string, string>; customDomains?: string[]; containers?: number } =
-        {};
+      const changes: ServiceChanges = {};
       if (body.variables) {
         const merged: Record<string, string> = { ...(service.variables as Record<string, string>) };
         for (const [name, value] of Object.entries(body.variables)) {
@@ -206,7 +202,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
         checkVariableBytes(merged);
         const revalidated = revalidateVariables(service, merged, deps.catalog, deps.sourcePolicy);
         changes.variables = revalidated.variables;
-        if (revalidated.containers !== undefined) changes.containers = revalidated.containers;
+        if (revalidated.capacity !== undefined) changes.capacity = revalidated.capacity;
       }
       if (body.custom_domains) {
         const domains = normaliseCustomDomains(body.custom_domains, deps);
@@ -215,11 +211,12 @@ export function createServicesService(deps: ServicesServiceDeps) {
         if (claimed.length > 0) throw domainTaken(claimed);
         changes.customDomains = domains;
       }
-      const quota = { customerId: service.customerId, customerMax };
-      const { deployment } = await services.updateAndRedeploy(id, changes, quota).catch((error: unknown) => {
-        if (isCustomDomainClaimed(error)) throw domainTaken(changes.customDomains ?? []);
-        throw error;
-      });
+      const { deployment } = await services
+        .updateAndRedeploy(id, service.customerId, changes)
+        .catch((error: unknown) => {
+          if (isCustomDomainClaimed(error)) throw domainTaken(changes.customDomains ?? []);
+          throw error;
+        });
       await jobs.enqueueDeploy(deployment.id);
       return { ...toDetail(await visibleOr404(principal, id)), deploy_job_id: deployment.id };
     },

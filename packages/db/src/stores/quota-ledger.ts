@@ -1,0 +1,214 @@
+import {
+  isDomainError,
+  effectiveQuotaLimits,
+  parseQuotaLimits,
+  quotaExceeded,
+  DEFAULT_QUOTA_PLAN,
+  type QuotaLimits,
+  type QuotaName,
+} from '@hostctl/domain';
+import type { Db } from '../client.js';
+import { CAP_TRANSACTION } from './count-cap-lock.js';
+import type { Tx } from './release-rollback.js';
+
+/**
+ * The per-customer quotas (docs/quotas.md): every check and the write it guards run in one
+ * transaction under the customer's advisory lock, taken before anything is counted, so parallel
+ * requests of one customer are counted one after the other (a count-then-insert let each see the
+ * same old total). The two-key form keeps this lock out of the one-key space of the worker's
+ * service locks. Always taken before a service row lock (queueRedeploy, requestRollback), never
+ * after, so the two orders cannot deadlock.
+ *
+ * A claim is refused only when it grows a figure past its limit: a service keeping or shrinking
+ * what it claims (a redeploy of the same plan) passes even after an admin lowered the quota below
+ * the customer's usage. Lowering a quota stops growth; it never stops what runs.
+ */
+export interface CapacityClaim {
+  /** Containers the definition runs (replicas summed over components). */
+  containers: number;
+  /** Memory limits summed over those containers, in MiB (rounded up). */
+  memoryMb: number;
+  /** CPU limits summed over those containers, in thousandths of a CPU (rounded up). */
+  millicpus: number;
+}
+
+export async function lockCustomerQuota(tx: Tx, customerId: string): Promise<void> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('customer-quota'), hashtext(${customerId}))`;
+}
+
+/** The customer's effective limits: the default plan, its own plan, its overrides. */
+export async function customerLimits(db: Tx | Db, customerId: string): Promise<QuotaLimits> {
+  const rows = await db.$queryRaw<{ defaults: unknown; plan: unknown; overrides: unknown }[]>`
+    SELECT d.limits AS defaults, p.limits AS plan, c.quota_overrides AS overrides
+    FROM customers c
+    LEFT JOIN quota_plans p ON p.name = c.quota_plan
+    LEFT JOIN quota_plans d ON d.name = ${DEFAULT_QUOTA_PLAN}
+    WHERE c.id = ${customerId}`;
+  const row = rows[0];
+  return effectiveQuotaLimits(
+    parseQuotaLimits(row?.defaults),
+    parseQuotaLimits(row?.plan),
+    parseQuotaLimits(row?.overrides),
+  );
+}
+
+interface ServiceFigures {
+  services: number;
+  containers: number;
+  memoryMb: number;
+  millicpus: number;
+}
+
+/** What the customer's live services other than `exceptServiceId` claim. */
+async function servicesUsage(db: Tx | Db, customerId: string, exceptServiceId: string) {
+  const rows = await db.$queryRaw<ServiceFigures[]>`
+    SELECT count(*)::int AS services, coalesce(sum(containers), 0)::int AS containers,
+      coalesce(sum(claimed_memory_mb), 0)::int AS "memoryMb",
+      coalesce(sum(claimed_millicpus), 0)::int AS millicpus
+    FROM services
+    WHERE customer_id = ${customerId} AND deleted_at IS NULL AND id <> ${exceptServiceId}`;
+  return rows[0] ?? { services: 0, containers: 0, memoryMb: 0, millicpus: 0 };
+}
+
+/** Deployments queued for the customer's services (deleted ones too) in the last hour. */
+async function deploysLastHour(db: Tx | Db, customerId: string): Promise<number> {
+  const rows = await db.$queryRaw<{ count: number }[]>`
+    SELECT count(*)::int AS count FROM deployments d JOIN services s ON s.id = d.service_id
+    WHERE s.customer_id = ${customerId} AND d.created_at > now() - interval '1 hour'`;
+  return rows[0]?.count ?? 0;
+}
+
+/** Everything the customer uses, in the units of the quotas (GET /api/customers/:id/quota). */
+export async function customerUsage(db: Tx | Db, customerId: string): Promise<Record<QuotaName, number>> {
+  const [figures, deploys, subscriptions] = await Promise.all([
+    servicesUsage(db, customerId, ''),
+    deploysLastHour(db, customerId),
+    db.notificationSubscription.count({ where: { customerId } }),
+  ]);
+  return {
+    services: figures.services,
+    containers: figures.containers,
+    memory_mb: figures.memoryMb,
+    cpus: figures.millicpus / 1000,
+    deploys_per_hour: deploys,
+    notification_subscriptions: subscriptions,
+  };
+}
+
+/**
+ * Refuses when `requested` grows the figure (above `before`, what the service claimed so far)
+ * past the limit; `others` is what the customer's other services take. `scale` turns stored
+ * units into the quota's (millicpus → CPUs).
+ */
+function checkGrowth(
+  name: QuotaName,
+  limit: number | null,
+  figures: { others: number; before: number; requested: number },
+  scale = 1,
+): void {
+  const { others, before, requested } = figures;
+  if (limit === null || requested <= before) return;
+  if (others + requested <= limit * scale) return;
+  throw quotaExceeded({
+    name,
+    limit,
+    usage: (others + before) / scale,
+    requested: (requested - before) / scale,
+  });
+}
+
+/**
+ * Records (or checks, for a new service) what a definition claims, in the caller's transaction:
+ * a new service (no `serviceId`) also counts against `services`. Throws quota_exceeded.
+ */
+export async function claimCapacity(
+  tx: Tx,
+  customerId: string,
+  claim: CapacityClaim,
+  serviceId?: string,
+): Promise<void> {
+  // The limits before the lock: the locked section stays as short as the count and the write.
+  const limits = await customerLimits(tx, customerId);
+  await lockCustomerQuota(tx, customerId);
+  const others = await servicesUsage(tx, customerId, serviceId ?? '');
+  const before = serviceId
+    ? await tx.service.findUniqueOrThrow({
+        where: { id: serviceId },
+        select: { containers: true, claimedMemoryMb: true, claimedMillicpus: true },
+      })
+    : { containers: 0, claimedMemoryMb: 0, claimedMillicpus: 0 };
+  if (!serviceId)
+    checkGrowth('services', limits.services, { others: others.services, before: 0, requested: 1 });
+  checkGrowth('containers', limits.containers, {
+    others: others.containers,
+    before: before.containers,
+    requested: claim.containers,
+  });
+  checkGrowth('memory_mb', limits.memory_mb, {
+    others: others.memoryMb,
+    before: before.claimedMemoryMb,
+    requested: claim.memoryMb,
+  });
+  checkGrowth(
+    'cpus',
+    limits.cpus,
+    { others: others.millicpus, before: before.claimedMillicpus, requested: claim.millicpus },
+    1000,
+  );
+}
+
+/** The columns a service row stores for a claim. */
+export function claimColumns(claim: CapacityClaim) {
+  return { containers: claim.containers, claimedMemoryMb: claim.memoryMb, claimedMillicpus: claim.millicpus };
+}
+
+/**
+ * One more deployment of the customer's (create, redeploy, rollback), under the customer's lock
+ * taken by the caller's transaction before any service row lock.
+ */
+export async function claimDeploy(tx: Tx, customerId: string): Promise<void> {
+  const limits = await customerLimits(tx, customerId);
+  if (limits.deploys_per_hour === null) return;
+  const used = await deploysLastHour(tx, customerId);
+  if (used + 1 > limits.deploys_per_hour)
+    throw quotaExceeded({
+      name: 'deploys_per_hour',
+      limit: limits.deploys_per_hour,
+      usage: used,
+      requested: 1,
+    });
+}
+
+/** The customer of a service, for taking its quota lock before the service row's. */
+export async function customerOfService(tx: Tx, serviceId: string): Promise<string | null> {
+  const rows = await tx.$queryRaw<{ customerId: string }[]>`
+    SELECT customer_id AS "customerId" FROM services WHERE id = ${serviceId}`;
+  return rows[0]?.customerId ?? null;
+}
+
+/**
+ * The worker's deploy, once the plan is known (git/ai learn it from the repository; a rollback
+ * brings an older one): records what the service now claims, or answers the refusal when it
+ * would grow past a quota, leaving the record unchanged.
+ */
+export async function recordServiceClaim(
+  db: Db,
+  serviceId: string,
+  claim: CapacityClaim,
+): Promise<{ fits: true } | { fits: false; message: string }> {
+  try {
+    await db.$transaction(async (tx) => {
+      const service = await tx.service.findUniqueOrThrow({
+        where: { id: serviceId },
+        select: { customerId: true },
+      });
+      await claimCapacity(tx, service.customerId, claim, serviceId);
+      await tx.service.update({ where: { id: serviceId }, data: claimColumns(claim) });
+    }, CAP_TRANSACTION);
+    return { fits: true };
+  } catch (error) {
+    if (isDomainError(error) && error.code === 'quota_exceeded')
+      return { fits: false, message: error.message };
+    throw error;
+  }
+}
