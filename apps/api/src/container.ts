@@ -6,6 +6,7 @@ import {
   createAuditStore,
   createCustomersStore,
   createDeploymentsStore,
+  createRunsStore,
   createDatabase,
   createEventsStore,
   createIdentityStore,
@@ -50,6 +51,8 @@ import { registerNodeRoutes } from './modules/nodes/nodes.routes.js';
 import { createNodesService } from './modules/nodes/nodes.service.js';
 import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { registerRunRoutes } from './modules/runs/runs.routes.js';
+import { createRunsService } from './modules/runs/runs.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
@@ -152,6 +155,11 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     enqueueAttempt: async (deliveryId, attempts) =>
       void (await producer.enqueue('notify', { deliveryId, attempts })),
   });
+  const runs = createRunsService({
+    runs: createRunsStore(db),
+    services: servicesStore,
+    enqueueRun: async (runId) => void (await producer.enqueue('run', { runId })),
+  });
   const webhooks = createWebhooksService({
     hooks: createWebhooksStore(db),
     services: servicesStore,
@@ -182,6 +190,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerAuditRoutes(app, createAuditService({ store: auditStore }));
       registerNodeRoutes(app, nodes);
       registerNotificationRoutes(app, notifications);
+      registerRunRoutes(app, runs);
       registerWebhookRoutes(app, webhooks);
       await registerWebhookReceiver(app, webhooks, {
         redis,
