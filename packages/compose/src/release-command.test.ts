@@ -14,12 +14,15 @@ describe('release command', () => {
   });
 
   it('survives a render and a parse (git/ai plans are stored rendered)', () => {
-    const plan = parseCompose(withService('    x-hostctl:\n      release_command: ["sh", "-c", "echo $$X"]'));
-    expect(parseCompose(renderCompose(plan)).release).toEqual(plan.release);
+    const plan = parseCompose(
+      withService('    x-hostctl:\n      release_command: ["sh", "-c", "echo $$X"]'),
+      {},
+    );
+    expect(parseCompose(renderCompose(plan), {}).release).toEqual(plan.release);
   });
 
   it('is absent when no service declares one, and other x- keys stay ignored', () => {
-    expect(parseCompose(withService('    x-notes: anything')).release).toBeUndefined();
+    expect(parseCompose(withService('    x-notes: anything'), {}).release).toBeUndefined();
   });
 
   it.each([

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { generateApiKey, type KeyAction } from '@hostctl/auth-policy';
 import { createHarness, json, type Harness } from '../../test-support/harness.js';
 import { addDeployment } from '../../test-support/releases.js';
 
@@ -113,5 +114,41 @@ describe('GET /api/runs/:id and the history', () => {
     });
     expect(json(page)).toMatchObject({ total: 1, page: 1, per_page: 20 });
     expect(json<{ data: object[] }>(page).data[0]).not.toHaveProperty('output');
+  });
+});
+
+describe('deploy tokens (docs/jobs.md#who-may-run)', () => {
+  async function tokenFor(serviceId: string, actions: KeyAction[]): Promise<string> {
+    const owner = await h.user('operator', customerId);
+    const { key, digest } = generateApiKey();
+    await h.container.db.apiKey.create({
+      data: { userId: owner.id, name: 'ci', digest, serviceId, customerId, actions },
+    });
+    return `Bearer ${key}`;
+  }
+
+  it('a token of the service with operate runs and reads its own run', async () => {
+    const serviceId = await releasedService();
+    const token = await tokenFor(serviceId, ['operate']);
+    const created = await post(serviceId, { command: ['true'] }, token);
+    expect(created.statusCode, created.body).toBe(202);
+    const read = await h.app.inject({
+      url: `/api/runs/${json(created).id as string}`,
+      headers: { authorization: token },
+    });
+    expect(read.statusCode, read.body).toBe(200);
+  });
+
+  it('a token without operate, or of another service, is refused with the limit named', async () => {
+    const serviceId = await releasedService();
+    const deployOnly = await tokenFor(serviceId, ['read', 'deploy']);
+    const refused = await post(serviceId, { command: ['true'] }, deployOnly);
+    expect(refused.statusCode).toBe(403);
+    expect(json(refused).detail).toMatch(/this route needs operate/);
+    const run = json(await post(serviceId, { command: ['true'] })).id as string;
+    const otherService = await tokenFor(await releasedService(), ['operate']);
+    const read = await h.app.inject({ url: `/api/runs/${run}`, headers: { authorization: otherService } });
+    expect(read.statusCode).toBe(403);
+    expect(json(read).detail).toMatch(/limited to service/);
   });
 });
