@@ -6,6 +6,7 @@ import {
   createAuditStore,
   createCustomersStore,
   createDeploymentsStore,
+  createRunsStore,
   createDatabase,
   keyringFromSettings,
   createEventsStore,
@@ -52,6 +53,8 @@ import { registerNodeRoutes } from './modules/nodes/nodes.routes.js';
 import { createNodesService } from './modules/nodes/nodes.service.js';
 import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { registerRunRoutes } from './modules/runs/runs.routes.js';
+import { createRunsService } from './modules/runs/runs.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerQuotaRoutes } from './modules/quotas/quotas.routes.js';
@@ -159,6 +162,11 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       void (await producer.enqueue('notify', { deliveryId, attempts })),
   });
   const quotas = createQuotasService({ store: createQuotasStore(db) });
+  const runs = createRunsService({
+    runs: createRunsStore(db),
+    services: servicesStore,
+    enqueueRun: async (runId) => void (await producer.enqueue('run', { runId })),
+  });
   const webhooks = createWebhooksService({
     hooks: createWebhooksStore(db),
     services: servicesStore,
@@ -190,6 +198,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerNodeRoutes(app, nodes);
       registerNotificationRoutes(app, notifications);
       registerQuotaRoutes(app, quotas);
+      registerRunRoutes(app, runs);
       registerWebhookRoutes(app, webhooks);
       await registerWebhookReceiver(app, webhooks, {
         redis,

@@ -3,6 +3,7 @@ import { createApiClient, type ApiClient } from './client/api-client.js';
 import { loadClientConfig, type ClientConfig } from './client/client-config.js';
 import type { ClientCommand, CommandContext } from './client/context.js';
 import { cancel, deploy, listDeployments, rollback } from './commands/deploy.commands.js';
+import { run } from './commands/run.commands.js';
 import { login, logout } from './commands/login.commands.js';
 import { events, logs } from './commands/logs.commands.js';
 import {
@@ -34,6 +35,7 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   deployments: listDeployments,
   logs,
   events,
+  run,
   login,
   logout,
 };
@@ -68,7 +70,7 @@ export const USER_AGENT = 'hostctl-cli/0.1';
  * code of docs/ci.md. Nothing here prints the token: errors carry the API's problem title and
  * detail, and URLs never contain it.
  */
-export async function runCli(argv: string[], rawIo: CliIo): Promise<ExitCode> {
+export async function runCli(argv: string[], rawIo: CliIo): Promise<number> {
   // Every line out, whoever wrote it, without terminal control characters (printable.ts).
   const io: CliIo = {
     ...rawIo,

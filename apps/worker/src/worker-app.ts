@@ -8,6 +8,7 @@ import {
   createWorkerDeploymentStore,
   createWorkerNotificationStore,
   createWorkerServiceStore,
+  createRunsStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
@@ -41,6 +42,7 @@ import { createNetworkRouter } from './network/network-wiring.js';
 import { oneWriterPerZone } from './network/zone-writes.js';
 import { createNotificationProcessor } from './notifications/notification.processor.js';
 import { createNotificationRelay } from './notifications/notification-relay.js';
+import { createRunProcessor } from './runs/run.processor.js';
 import { createReconciler } from './reconciler.js';
 import { TASK_FOLLOW_MS } from './release/swarm-release.js';
 import { createUpdateRouteFollower } from './network/update-route-follower.js';
@@ -219,6 +221,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       logger,
     }),
     'node-availability': nodes.processor,
+    run: createRunProcessor({ runs: createRunsStore(db), deployments, release, swarm: !!swarm, logger }),
     notify: createNotificationProcessor({
       store: notifications,
       // Receivers have their own allowlist; the endpoints are the array the git sources use (the

@@ -24,6 +24,7 @@ const processors: Processors = {
   lifecycle: record('lifecycle'),
   'node-availability': record('node-availability'),
   notify: record('notify'),
+  run: record('run'),
 };
 let workers: Worker[] = [];
 const queues = new Map<QueueName, Queue>();

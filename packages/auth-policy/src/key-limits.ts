@@ -127,6 +127,8 @@ export type KeyTarget =
   | { kind: 'customer'; id: string }
   /** A deployment, resolved to its service and customer (null: no such deployment). */
   | { kind: 'deployment'; id: string; owner: { serviceId: string; customerId: string } | null }
+  /** A one-off run (docs/jobs.md), resolved to its service and customer like a deployment. */
+  | { kind: 'run'; id: string; owner: { serviceId: string; customerId: string } | null }
   /** Users, API keys, nested or unknown resources: nothing a limited key may act on. */
   | { kind: 'other' };
 
@@ -178,6 +180,7 @@ function decideServiceLimit(serviceId: string, input: Parameters<typeof decideKe
     case 'service':
       return target.id === serviceId ? ALLOWED : refused;
     case 'deployment':
+    case 'run':
       return target.owner?.serviceId === serviceId ? ALLOWED : refused;
     case 'none':
       // Only routes that hold no tenant data, or that narrow their answer to the service.
@@ -196,6 +199,7 @@ function decideCustomerLimit(customerId: string, input: Parameters<typeof decide
     case 'service':
       return input.serviceFacts?.customerId === customerId ? ALLOWED : refused;
     case 'deployment':
+    case 'run':
       return target.owner?.customerId === customerId ? ALLOWED : refused;
     case 'customer':
       return target.id === customerId ? ALLOWED : refused;

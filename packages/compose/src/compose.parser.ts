@@ -1,3 +1,4 @@
+import { parseReleaseCommand } from './release-command.parser.js';
 import { LIMITS } from '@hostctl/domain';
 import { DEFAULT_CONTAINER_LIMITS, type ContainerLimitPolicy } from './container-limits.js';
 import { checkDependencies } from './dependency-graph.js';
@@ -113,6 +114,8 @@ function toPlan(
   const plan: Plan = { containers, volumes };
   const web = pickWeb(containers);
   if (web) plan.web = web;
+  const release = parseReleaseCommand(services, problems);
+  if (release) plan.release = release;
   return plan;
 }
 

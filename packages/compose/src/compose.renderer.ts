@@ -10,6 +10,9 @@ import type { Plan, PlanContainer } from './plan.js';
 export function renderCompose(plan: Plan): string {
   const services: Record<string, unknown> = {};
   for (const container of plan.containers) services[container.name] = renderService(container);
+  const release = plan.release ? services[plan.release.component] : undefined;
+  if (plan.release && release)
+    (release as Record<string, unknown>)['x-hostctl'] = { release_command: plan.release.command.map(escape) };
   const document: Record<string, unknown> = { services };
   if (plan.volumes.length > 0) document.volumes = Object.fromEntries(plan.volumes.map((name) => [name, {}]));
   return stringify(document, { lineWidth: 0 });

@@ -69,4 +69,10 @@ export interface Plan {
   volumes: string[];
   /** Which container and port receive the service's public traffic, when any listens. */
   web?: { container: string; port: number };
+  /**
+   * `services.<component>.x-hostctl.release_command`: run once per deployment in a one-off
+   * container of that component before the new release starts; a non-zero exit fails the
+   * deployment and the previous release keeps serving (docs/jobs.md#release-command).
+   */
+  release?: { component: string; command: string[] };
 }

@@ -89,6 +89,13 @@ export const COMPONENT_LABEL = 'io.hostctl.component';
 export const STANDBY_LABEL = 'io.hostctl.standby';
 /** How many containers the deployment has: a service with fewer is missing one. */
 export const SET_SIZE_LABEL = 'io.hostctl.set-size';
+/**
+ * A one-off container (a run or a release command, docs/jobs.md): its run id. Such a container
+ * carries neither SERVICE_LABEL nor OWNER_LABEL, so no release set, log shipper, health check or
+ * reconciler sweep ever takes it for one of the service's components; the worker that runs it
+ * removes it.
+ */
+export const RUN_LABEL = 'io.hostctl.run-id';
 export const RESERVED_LABEL_PREFIX = 'io.hostctl.';
 
 /** Limits the API enforces; each one is listed in docs/limits.md. */

@@ -10,6 +10,8 @@ export const QUEUES = {
   operations: 'operations',
   /** Outbound notification attempts (docs/notifications.md); retries are scheduled in PostgreSQL. */
   notifications: 'notifications',
+  /** One-off runs (docs/jobs.md): a command may take minutes, so it never waits behind deploys. */
+  runs: 'runs',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -38,6 +40,8 @@ const NotifyPayload = Type.Object(
   { deliveryId: RowId, attempts: Type.Integer({ minimum: 0 }) },
   { additionalProperties: false },
 );
+
+const RunPayload = Type.Object({ runId: RowId }, { additionalProperties: false });
 
 const deployJobId = (payload: Static<typeof DeployPayload>) => `deploy.${payload.deploymentId}`;
 const deleteJobId = (payload: Static<typeof DeletePayload>) => `delete.${payload.serviceId}`;
@@ -95,6 +99,14 @@ export const JOBS = {
     payload: NotifyPayload,
     options: { attempts: 1, removeOnComplete: true, removeOnFail: true },
     jobId: notifyJobId,
+  }),
+  // One attempt: a command is not retried (a migration run twice is not the same as once). A job
+  // handed back after its worker died finds the run no longer queued and records the failure.
+  run: define({
+    queue: QUEUES.runs,
+    payload: RunPayload,
+    options: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 3600 } },
+    jobId: (payload: Static<typeof RunPayload>) => `run.${payload.runId}`,
   }),
 };
 export type JobName = keyof typeof JOBS;

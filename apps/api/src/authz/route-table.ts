@@ -3,6 +3,7 @@ import type { Role } from '@hostctl/domain';
 import { uniqueName } from '../test-support/harness.js';
 import type { Fixtures } from './authz-fixtures.js';
 import { NOTIFICATION_ROUTES } from './notification-routes.table.js';
+import { RUN_ROUTES } from './run-routes.table.js';
 import {
   adminsOnly,
   platformOnly,
@@ -371,6 +372,7 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
     ],
   },
   ...NOTIFICATION_ROUTES,
+  ...RUN_ROUTES,
 };
 
 /** Revoking someone else's key: admins per `admin`, everyone else cannot see it (404, never 403). */

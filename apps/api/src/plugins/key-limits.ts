@@ -21,7 +21,7 @@ export type KeyLimitCheck = ReturnType<typeof createKeyLimitCheck>;
  * without being listed anywhere.
  */
 export function createKeyLimitCheck(deps: {
-  targets: Pick<KeyTargetsStore, 'serviceOwner' | 'deploymentOwner'>;
+  targets: Pick<KeyTargetsStore, 'serviceOwner' | 'deploymentOwner' | 'runOwner'>;
 }) {
   const targetsByPattern = new Map<string, RouteTarget>();
   const targetOf = (pattern: string): RouteTarget => {
@@ -48,6 +48,10 @@ export function createKeyLimitCheck(deps: {
         return limits.serviceId !== null || limits.customerId !== null
           ? { kind: 'deployment', id, owner: await deps.targets.deploymentOwner(id) }
           : { kind: 'deployment', id, owner: null };
+      case 'run':
+        return limits.serviceId !== null || limits.customerId !== null
+          ? { kind: 'run', id, owner: await deps.targets.runOwner(id) }
+          : { kind: 'run', id, owner: null };
       case 'user':
       case 'api_key':
         return { kind: 'other' };

@@ -4,6 +4,7 @@ import type { AuditTargetType } from '@hostctl/db';
 const RESOURCES: Record<string, AuditTargetType> = {
   services: 'service',
   deployments: 'deployment',
+  runs: 'run',
   customers: 'customer',
   users: 'user',
   'api-keys': 'api_key',

@@ -1,5 +1,4 @@
 import type { ParsedArgs } from '../args.js';
-import type { ExitCode } from '../exit-codes.js';
 import type { ApiClient } from './api-client.js';
 import type { ClientConfig } from './client-config.js';
 
@@ -21,7 +20,8 @@ export interface CommandContext {
   readStdin: () => Promise<string>;
 }
 
-export type ClientCommand = (context: CommandContext) => Promise<ExitCode>;
+/** An exit code of docs/ci.md, or (`run`) the exit code of the command that ran. */
+export type ClientCommand = (context: CommandContext) => Promise<number>;
 
 /** Aligned columns for people; scripts use --json. */
 export function formatTable(rows: Record<string, unknown>[], columns: readonly string[]): string {

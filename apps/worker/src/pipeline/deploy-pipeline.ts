@@ -27,6 +27,7 @@ import type { ServiceRuntime } from '../adapters/service-runtime.js';
 import type { SwarmStandby } from '../adapters/swarm-standby.js';
 import { isServingOnSwarm, swarmRelease } from '../release/swarm-release.js';
 import { dockerWarnings } from '../release/docker-service-runtime.js';
+import { runReleaseCommand } from '../runs/release-command.js';
 import { distributeImages } from '../release/image-distribution.js';
 
 /**
@@ -99,6 +100,18 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
   try {
     const prepared = await preparePlan(deps, run, last);
     await recordWarnings(deps, run, dockerWarnings(prepared.runnable));
+    const { release } = prepared.runnable;
+    if (release)
+      await runReleaseCommand(
+        deps,
+        {
+          ...run,
+          serviceId: run.service.id,
+          deploymentId: run.deployment.id,
+          servingDeploymentId: current?.deploymentId,
+        },
+        { ...prepared.runnable, release },
+      );
     const result = await cutover(deps, {
       service: run.service,
       deploymentId: run.deployment.id,
@@ -141,6 +154,11 @@ async function runOnSwarm(
   try {
     const prepared = await preparePlan(deps, run, last);
     await recordWarnings(deps, run, swarm.warnings(prepared.runnable));
+    // Refused rather than skipped: a migration that silently did not run is worse (docs/jobs.md#swarm).
+    if (prepared.runnable.release)
+      throw new PermanentStepError(
+        'release commands do not run under RUNTIME=swarm yet (docs/jobs.md#swarm)',
+      );
     const runnable = registry
       ? await distributeImages(deps.runtime, prepared.runnable, {
           registry,

@@ -5,7 +5,7 @@ import { customerWhere } from './scope-where.js';
 
 export type AuditStore = ReturnType<typeof createAuditStore>;
 
-export type AuditTargetType = 'service' | 'deployment' | 'customer' | 'user' | 'api_key';
+export type AuditTargetType = 'service' | 'deployment' | 'run' | 'customer' | 'user' | 'api_key';
 
 export interface NewAuditEvent {
   actorType: 'user' | 'api_key' | 'webhook' | 'anonymous';

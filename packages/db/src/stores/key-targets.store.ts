@@ -29,5 +29,17 @@ export function createKeyTargetsStore(sql: SqlPool) {
       });
       return rows[0] ?? null;
     },
+
+    /** A one-off run's service and customer (docs/jobs.md): owned like its service's deployments. */
+    async runOwner(id: string): Promise<{ serviceId: string; customerId: string } | null> {
+      const { rows } = await sql.query<{ serviceId: string; customerId: string }>({
+        name: 'key-target-run',
+        text: `SELECT r.service_id AS "serviceId", s.customer_id AS "customerId"
+               FROM service_runs r JOIN services s ON s.id = r.service_id
+               WHERE r.id = $1 AND s.deleted_at IS NULL`,
+        values: [id],
+      });
+      return rows[0] ?? null;
+    },
   };
 }

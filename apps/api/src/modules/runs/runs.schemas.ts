@@ -1,0 +1,88 @@
+import { Type, type Static } from 'typebox';
+import { RUN_STATUSES } from '@hostctl/db';
+import { PageQuery, Timestamp } from '../../http/schemas.js';
+import { literals } from '../services/services.schemas.js';
+
+/** Bounds of a run request (docs/jobs.md#limits): an argv, not a script upload. */
+export const RUN_LIMITS = {
+  argsMax: 256,
+  argMaxBytes: 8 * 1024,
+  commandMaxBytes: 64 * 1024,
+  timeoutDefaultSeconds: 600,
+  timeoutMaxSeconds: 3600,
+} as const;
+
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+export const RunRequest = Type.Object(
+  {
+    command: Type.Array(Type.String({ maxLength: RUN_LIMITS.argMaxBytes }), {
+      minItems: 1,
+      maxItems: RUN_LIMITS.argsMax,
+      description:
+        'argv, run as it is (no shell: write ["sh", "-c", "…"] for one); replaces the component’s command, keeps its entrypoint',
+    }),
+    component: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 63,
+        description:
+          'The compose service whose image, variables and limits the run takes; default: the web one',
+      }),
+    ),
+    timeout: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: RUN_LIMITS.timeoutMaxSeconds,
+        description: `Seconds before the run is stopped and recorded as timed_out (default ${RUN_LIMITS.timeoutDefaultSeconds})`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type RunRequest = Static<typeof RunRequest>;
+
+const summaryFields = {
+  id: Type.String(),
+  service_id: Type.String(),
+  command: Type.Array(Type.String()),
+  component: nullable(Type.String()),
+  timeout: Type.Integer(),
+  status: literals(RUN_STATUSES),
+  exit_code: nullable(Type.Integer()),
+  duration_ms: nullable(Type.Integer()),
+  output_truncated: Type.Boolean({
+    description: 'The output was longer than the bound: only its end is kept',
+  }),
+  error: nullable(Type.String()),
+  deployment_id: nullable(Type.String({ description: 'The release the run took its image from' })),
+  created_at: Timestamp,
+  started_at: nullable(Timestamp),
+  finished_at: nullable(Timestamp),
+};
+
+export const RunSummary = Type.Object(summaryFields);
+export type RunSummary = Static<typeof RunSummary>;
+
+export const Run = Type.Object({ ...summaryFields, output: Type.String() });
+export type Run = Static<typeof Run>;
+
+export const RunList = Type.Object({
+  data: Type.Array(RunSummary),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+});
+export type RunList = Static<typeof RunList>;
+
+export const RunListQuery = Type.Object(PageQuery, { additionalProperties: false });
+
+export const RunQuery = Type.Object(
+  {
+    wait: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 300, description: 'Seconds to wait for a final status' }),
+    ),
+  },
+  { additionalProperties: false },
+);

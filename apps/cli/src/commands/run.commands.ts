@@ -1,0 +1,67 @@
+import { assertKnownFlags, integerFlag, optionalFlag, UsageError } from '../args.js';
+import { printJson, type ClientCommand } from '../client/context.js';
+import { resolveService } from '../client/resolve-service.js';
+import { EXIT } from '../exit-codes.js';
+
+/** The API's bounds (docs/jobs.md#limits): the run's own timeout, and how long one GET waits. */
+const DEFAULT_RUN_TIMEOUT_S = 600;
+const MAX_RUN_TIMEOUT_S = 3600;
+const WAIT_PER_REQUEST_S = 30;
+/** Beyond the run's timeout: queueing, pulling nothing, starting and removing the container. */
+const WAIT_GRACE_S = 120;
+
+interface Run {
+  id: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out';
+  exit_code: number | null;
+  output: string;
+  output_truncated: boolean;
+  error: string | null;
+  duration_ms: number | null;
+}
+
+const isFinal = (run: Run) => !['queued', 'running'].includes(run.status);
+
+/**
+ * `run SERVICE [--component C] [--timeout S] -- CMD ARGS…` (docs/jobs.md#hostctl-run): runs the
+ * command once in a container of the service's current release, waits, prints its output on stdout
+ * and exits with the command's own exit code, so `hostctl run app -- ./migrate` gates a pipeline
+ * the way the command itself would. The CLI's own failures keep their codes (docs/ci.md): 2 usage,
+ * 5 authentication or permission, 1 when the run could not start, 3 when the run was stopped at its
+ * timeout or the waiting ran out (the run then goes on).
+ */
+export const run: ClientCommand = async (context) => {
+  assertKnownFlags(context.args, ['component', 'timeout']);
+  const [ref, ...command] = context.args.positional.slice(1);
+  if (!ref) throw new UsageError('missing SERVICE');
+  if (command.length === 0) throw new UsageError('missing the command: hostctl run SERVICE -- CMD ARGS…');
+  const component = optionalFlag(context.args, 'component');
+  const timeout = integerFlag(context.args, 'timeout', MAX_RUN_TIMEOUT_S);
+  if (timeout === 0) throw new UsageError('--timeout must be at least 1');
+  const client = context.client();
+  const service = await resolveService(client, ref);
+  let current = await client.post<Run>(`/api/services/${service.id}/runs`, {
+    command,
+    ...(component !== undefined ? { component } : {}),
+    ...(timeout !== undefined ? { timeout } : {}),
+  });
+  context.err(`hostctl: run ${current.id} of ${service.name} ${current.status}`);
+  const deadline = Date.now() + ((timeout ?? DEFAULT_RUN_TIMEOUT_S) + WAIT_GRACE_S) * 1000;
+  while (!isFinal(current) && Date.now() < deadline) {
+    const wait = Math.max(1, Math.min(WAIT_PER_REQUEST_S, Math.ceil((deadline - Date.now()) / 1000)));
+    current = await client.get<Run>(`/api/runs/${current.id}`, { wait });
+  }
+  if (context.json) printJson(context, current);
+  else if (current.output !== '') context.out(current.output.replace(/\n$/, ''));
+  if (!isFinal(current)) {
+    context.err(`hostctl: stopped waiting; run ${current.id} is still ${current.status} and goes on`);
+    return EXIT.timedOut;
+  }
+  if (current.output_truncated) context.err('hostctl: the output was longer than kept; only its end is shown');
+  const took = current.duration_ms === null ? '' : ` in ${current.duration_ms} ms`;
+  context.err(
+    `hostctl: run ${current.id} ${current.status}${current.exit_code === null ? '' : ` (exit code ${current.exit_code})`}${took}${current.error ? `: ${current.error}` : ''}`,
+  );
+  if (current.status === 'timed_out') return EXIT.timedOut;
+  return current.exit_code ?? EXIT.failed;
+};

@@ -1,0 +1,108 @@
+import type { Job } from 'bullmq';
+import { RUN_LABEL } from '@hostctl/domain';
+import type { Plan } from '@hostctl/compose';
+import {
+  isFinalRun,
+  type RunOutcome,
+  type RunsStore,
+  type WorkerDeployment,
+  type WorkerDeploymentStore,
+} from '@hostctl/db';
+import type { JobPayload } from '@hostctl/queue';
+import type { Logger } from 'pino';
+import type { ContainerRuntime } from '../adapters/runtime.js';
+import { serviceObjects } from '../pipeline/service-objects.js';
+import { pinnedPlan, storedPlan } from '../release/release-images.js';
+import { runOneOff } from './one-off-container.js';
+
+export interface RunProcessorDeps {
+  runs: RunsStore;
+  deployments: Pick<WorkerDeploymentStore, 'lastSucceeded'>;
+  /** The release engine's settings: the runtime and the installation's instance label. */
+  release: { runtime: ContainerRuntime; instance: string };
+  /** RUNTIME=swarm: runs are refused with a clear error until they run as Swarm jobs (docs/jobs.md#swarm). */
+  swarm: boolean;
+  logger: Logger;
+}
+
+const failure = (error: string): RunOutcome => ({
+  status: 'failed',
+  exitCode: null,
+  output: '',
+  outputTruncated: false,
+  error,
+});
+
+/**
+ * A one-off run (docs/jobs.md): the command in a short-lived container of the release that serves
+ * now, with that release's image (pinned), variables, limits, network and egress policy. At most
+ * once: a job handed back after its worker died finds the run `running`, removes what is left of
+ * its container and records the failure instead of running the command a second time.
+ */
+export function createRunProcessor(deps: RunProcessorDeps) {
+  const { runs } = deps;
+  const { runtime, instance } = deps.release;
+  return async (job: Job<JobPayload<'run'>>): Promise<{ status: string }> => {
+    const run = await runs.findById(job.data.runId);
+    if (!run || isFinalRun(run.status)) return { status: run?.status ?? 'gone' };
+    if (run.status === 'running') {
+      for (const leftover of await runtime.listContainers({ [RUN_LABEL]: run.id }))
+        await runtime.removeContainer(leftover.id);
+      await runs.finish(run.id, failure('the worker running the command stopped; it may have run in part'));
+      return { status: 'failed' };
+    }
+    if (deps.swarm) {
+      await runs.finish(
+        run.id,
+        failure('one-off runs do not run under RUNTIME=swarm yet (docs/jobs.md#swarm)'),
+      );
+      return { status: 'failed' };
+    }
+    const release = await deps.deployments.lastSucceeded(run.serviceId);
+    const plan = release ? releasePlan(release) : undefined;
+    if (!release || !plan) {
+      await runs.finish(run.id, failure('the service has no release to run the command from'));
+      return { status: 'failed' };
+    }
+    if (!(await runs.start(run.id, release.id))) return { status: 'not queued' };
+    const objects = serviceObjects(run.serviceId, instance);
+    const set = objects.set(release.id);
+    try {
+      await runtime.ensureNetwork(set.network, set.networkLabels, { bridge: set.bridge });
+      const result = await runOneOff(runtime, {
+        plan,
+        component: run.component,
+        command: run.command,
+        objects,
+        set,
+        runId: run.id,
+        instance,
+        timeoutMs: run.timeoutSeconds * 1000,
+      });
+      const outcome: RunOutcome = {
+        status: result.timedOut ? 'timed_out' : result.exitCode === 0 ? 'succeeded' : 'failed',
+        exitCode: result.exitCode,
+        output: result.output,
+        outputTruncated: result.outputTruncated,
+        error: result.timedOut ? `stopped after the timeout of ${run.timeoutSeconds} s` : null,
+      };
+      await runs.finish(run.id, outcome);
+      return { status: outcome.status };
+    } catch (error) {
+      // The engine's message (image gone, name taken): never the command's variables.
+      const message = (error as Error).message;
+      deps.logger.warn({ runId: run.id, serviceId: run.serviceId, err: message }, 'run failed to start');
+      await runs.finish(run.id, failure(`the command could not be run: ${message}`));
+      return { status: 'failed' };
+    }
+  };
+}
+
+/** What the release runs, images pinned when it recorded them; undefined when it stored no plan. */
+function releasePlan(release: WorkerDeployment): Plan | undefined {
+  try {
+    return release.imageDigests ? pinnedPlan(release) : storedPlan(release);
+  } catch {
+    return storedPlan(release);
+  }
+}
