@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { ApiConfig } from '@hostctl/config';
 import {
   createAuditStore,
+  createCustomDomainsStore,
   createCustomersStore,
   createDeploymentsStore,
   createDatabase,
@@ -54,6 +55,9 @@ import { registerNotificationRoutes } from './modules/notifications/notification
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createWebhooksService, webhookSecretKey } from './modules/webhooks/webhooks.service.js';
+import { registerCustomDomainRoutes } from './modules/custom-domains/custom-domains.routes.js';
+import { createCustomDomainsService } from './modules/custom-domains/custom-domains.service.js';
+import { createDomainVerifier } from './modules/custom-domains/domain-verifier.js';
 
 export interface Container {
   config: ApiConfig;
@@ -159,6 +163,12 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     secretKey: webhookSecretKey(config),
     publicUrl: config.PUBLIC_URL,
   });
+  const customDomains = createCustomDomainsService({
+    services: servicesStore,
+    domains: createCustomDomainsStore(db),
+    verify: createDomainVerifier({ servers: config.DOMAIN_VERIFICATION_RESOLVER, appsDomain: config.APPS_DOMAIN }),
+    appsDomain: config.APPS_DOMAIN,
+  });
 
   return {
     config,
@@ -183,6 +193,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerNodeRoutes(app, nodes);
       registerNotificationRoutes(app, notifications);
       registerWebhookRoutes(app, webhooks);
+      registerCustomDomainRoutes(app, customDomains);
       await registerWebhookReceiver(app, webhooks, {
         redis,
         prefix: config.QUEUE_PREFIX,

@@ -7,6 +7,7 @@ import {
   createWorkerDeploymentStore,
   createWorkerNotificationStore,
   createWorkerServiceStore,
+  createCustomDomainsStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
@@ -85,8 +86,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
   );
   const runtime = options.runtime ?? createDockerRuntime({ socketPath: config.DOCKER_SOCKET });
-  // Caddy routes + DNS records when configured; custom domains are read from the database per call.
-  const router = options.router ?? createNetworkRouter(config, logger, (id) => services.findById(id));
+  // Caddy routes + DNS records when configured; verified custom domains are read from the database per call.
+  const router = options.router ?? createNetworkRouter(config, logger, createCustomDomainsStore(db));
   const deployments = createWorkerDeploymentStore(db);
   const services = createWorkerServiceStore(db);
   // The queue prefix names the installation; Docker objects carry it so reconcilers never cross.

@@ -118,6 +118,10 @@ export const ApiConfigSchema = Type.Object({
     Type.Boolean({ default: true }),
     'Set the Secure attribute on the session cookie (keep true outside tests).',
   ),
+  DOMAIN_VERIFICATION_RESOLVER: describe(
+    Type.String({ default: '', pattern: '^$|^[0-9A-Fa-f.:\\[\\]]+(,[0-9A-Fa-f.:\\[\\]]+)*$' }),
+    "Comma-separated DNS servers (IP or IP:port) that custom-domain ownership checks ask (docs/tls.md#custom-domains). Empty: the system's resolvers. The dev stack and the tests point it at the stack's PowerDNS (127.0.0.1:5300).",
+  ),
   OIDC_ISSUER: describe(Type.String({ default: 'http://127.0.0.1:3100' }), 'OpenID Connect issuer URL.'),
   OIDC_CLIENT_ID: describe(Type.String({ default: 'hostctl-dashboard' }), 'OIDC client id.'),
   OIDC_CLIENT_SECRET: describe(Type.String({ default: '' }), 'OIDC client secret.'),

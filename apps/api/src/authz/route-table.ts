@@ -229,6 +229,22 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
     ],
   },
 
+  // Custom-domain ownership (docs/tls.md#custom-domains): read like the service, checked like a
+  // change to it. The target's domain is verified already, so the check answers without DNS.
+  'GET /api/services/:id/custom-domains': one('ownership state', readA(200), (f) => ({
+    url: `/api/services/${f.serviceA}/custom-domains`,
+  })),
+  'POST /api/services/:id/custom-domains/:domain/verify': one('check now', writeA(200), async (f) => {
+    const id = await f.freshService();
+    const domain = `${uniqueName('authz')}.example.test`;
+    await f.h.container.db.service.update({ where: { id }, data: { customDomains: [domain] } });
+    await f.h.container.db.customDomainVerification.update({
+      where: { serviceId_name: { serviceId: id, name: domain } },
+      data: { status: 'verified', verifiedAt: new Date() },
+    });
+    return { url: `/api/services/${id}/custom-domains/${domain}/verify` };
+  }),
+
   // Customers: everyone reads what is in scope; only unscoped admins and operators create.
   'GET /api/customers': one('list (filtered, see scope tests)', all(200), fixed('/api/customers')),
   'GET /api/customers/:id': one('customer A', readA(200), (f) => ({ url: `/api/customers/${f.customerA}` })),
