@@ -41,6 +41,7 @@ import { createNetworkRouter } from './network/network-wiring.js';
 import { createNotificationProcessor } from './notifications/notification.processor.js';
 import { createNotificationRelay } from './notifications/notification-relay.js';
 import { createReconciler } from './reconciler.js';
+import { createCertificates } from './tls/tls-wiring.js';
 import { TASK_FOLLOW_MS } from './release/swarm-release.js';
 import { createUpdateRouteFollower } from './network/update-route-follower.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
@@ -310,6 +311,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     customerShare: config.NOTIFY_CUSTOMER_CONCURRENCY,
     logger,
   });
+  const certificates = createCertificates(config, { db, locks, logger });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
 
   return {
@@ -323,6 +325,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     observers,
     nodes,
     relay,
+    certificates,
     get healthPort(): number {
       return health?.port ?? 0;
     },
@@ -359,6 +362,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       if (options.reconcile !== false) {
         reconciler.start(config.RECONCILE_INTERVAL_MS);
         updateFollower?.start();
+        certificates.start();
       }
       if (options.observe !== false) {
         observers.start();
@@ -375,7 +379,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       await updateFollower?.stop();
       await observers.stop();
       await nodes.stop();
-      await relay.stop();
+      await Promise.all([relay.stop(), certificates.stop()]);
       const graceful = Promise.all(workers.map((worker) => worker.close()));
       const isClean = await Promise.race([
         graceful.then(() => true),

@@ -29,3 +29,4 @@ export * from './stores/notifications.store.js';
 export * from './stores/worker-notifications.store.js';
 export * from './stores/webhooks.store.js';
 export * from './stores/custom-domains.store.js';
+export * from './stores/tls-certificates.store.js';
