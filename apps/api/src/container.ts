@@ -166,7 +166,10 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const customDomains = createCustomDomainsService({
     services: servicesStore,
     domains: createCustomDomainsStore(db),
-    verify: createDomainVerifier({ servers: config.DOMAIN_VERIFICATION_RESOLVER, appsDomain: config.APPS_DOMAIN }),
+    verify: createDomainVerifier({
+      servers: config.DOMAIN_VERIFICATION_RESOLVER,
+      appsDomain: config.APPS_DOMAIN,
+    }),
     appsDomain: config.APPS_DOMAIN,
   });
 

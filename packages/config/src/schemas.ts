@@ -307,7 +307,7 @@ export const WorkerConfigSchema = Type.Object({
   ),
   ACME_DIRECTORY_URL: describe(
     Type.String({ default: '' }),
-    'ACME directory the wildcard certificate of APPS_DOMAIN is ordered from through DNS-01 on PowerDNS (docs/tls.md); empty: no certificate, plain HTTP only. The dev stack\'s pebble: https://127.0.0.1:14000/dir.',
+    "ACME directory the wildcard certificate of APPS_DOMAIN is ordered from through DNS-01 on PowerDNS (docs/tls.md); empty: no certificate, plain HTTP only. The dev stack's pebble: https://127.0.0.1:14000/dir.",
   ),
   ACME_CA_CERT_FILE: describe(
     Type.String({ default: '' }),

@@ -3,7 +3,8 @@ const PDNS_API_URL = process.env.PDNS_API_URL ?? 'http://127.0.0.1:8081';
 
 export async function pdns(method: string, apiPath: string, body?: unknown): Promise<number> {
   const key = process.env.PDNS_API_KEY;
-  if (!key) throw new Error('PDNS_API_KEY is unset: source .data/env.test (scripts/setup-services.sh writes it)');
+  if (!key)
+    throw new Error('PDNS_API_KEY is unset: source .data/env.test (scripts/setup-services.sh writes it)');
   const response = await fetch(`${PDNS_API_URL}/api/v1/servers/localhost${apiPath}`, {
     method,
     headers: { 'X-API-Key': key, 'content-type': 'application/json' },

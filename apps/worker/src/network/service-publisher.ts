@@ -52,7 +52,9 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
       const verified = await deps.customDomains(routes.map((route) => route.serviceId));
       const stale = new Set(
         routes
-          .filter(({ serviceId, hosts }) => !sameDomains(hosts, verified.get(serviceId) ?? [], deps.appsDomain))
+          .filter(
+            ({ serviceId, hosts }) => !sameDomains(hosts, verified.get(serviceId) ?? [], deps.appsDomain),
+          )
           .map((route) => route.serviceId),
       );
       const wanted = routes.map(({ serviceId, hosts }) => ({ serviceId, names: hosts }));

@@ -23,7 +23,9 @@ export async function pebbleRoot(): Promise<string> {
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
         response.on('end', () =>
-          response.statusCode === 200 ? resolve(body) : reject(new Error(`pebble roots: ${response.statusCode}`)),
+          response.statusCode === 200
+            ? resolve(body)
+            : reject(new Error(`pebble roots: ${response.statusCode}`)),
         );
       })
       .on('error', reject);
@@ -41,7 +43,16 @@ export function viaCaddyTls(
 ): Promise<{ status: number; body: string; certificate: PeerCertificate }> {
   return new Promise((resolve, reject) => {
     const request = https.get(
-      { host: '127.0.0.1', port, servername: host, path: '/', headers: { host }, ca, timeout: 5000, agent: false },
+      {
+        host: '127.0.0.1',
+        port,
+        servername: host,
+        path: '/',
+        headers: { host },
+        ca,
+        timeout: 5000,
+        agent: false,
+      },
       (response) => {
         const certificate = (response.socket as import('node:tls').TLSSocket).getPeerCertificate();
         let body = '';

@@ -51,7 +51,7 @@ export interface AcmeClientOptions {
 const BAD_NONCE = 'urn:ietf:params:acme:error:badNonce';
 
 /** A problem from the CA, kept as the CA worded it: it becomes the certificate's last error. */
-export class AcmeError extends Error {}
+class AcmeError extends Error {}
 
 /**
  * A small RFC 8555 client for what the platform needs: one account, one order of DNS names
@@ -85,14 +85,22 @@ export function createAcmeClient(options: AcmeClientOptions) {
     return value;
   }
 
-  async function post(key: AccountKey, url: string, payload: object | undefined, kid?: string, retried = false) {
+  async function post(
+    key: AccountKey,
+    url: string,
+    payload: object | undefined,
+    kid?: string,
+    retried = false,
+  ) {
     const body = signRequest(key, { url, nonce: await freshNonce(), ...(kid ? { kid } : {}) }, payload);
     const response = await options.http('POST', url, body);
     nonce = header(response, 'replay-nonce') ?? undefined;
     if (response.status >= 400) {
       const problem = parseProblem(response);
       if (problem.type === BAD_NONCE && !retried) return post(key, url, payload, kid, true);
-      throw new AcmeError(`${problem.type ?? 'error'} ${response.status}: ${problem.detail ?? response.body.slice(0, 200)}`);
+      throw new AcmeError(
+        `${problem.type ?? 'error'} ${response.status}: ${problem.detail ?? response.body.slice(0, 200)}`,
+      );
     }
     return response;
   }
@@ -142,9 +150,14 @@ export function createAcmeClient(options: AcmeClientOptions) {
     /** Orders a certificate for `names` (the first is the subject) and returns it with its key. */
     async issue(key: AccountKey, names: readonly string[]): Promise<IssuedCertificate> {
       const kid = await account(key);
-      const created = await post(key, (await dir()).newOrder, {
-        identifiers: names.map((value) => ({ type: 'dns', value })),
-      }, kid);
+      const created = await post(
+        key,
+        (await dir()).newOrder,
+        {
+          identifiers: names.map((value) => ({ type: 'dns', value })),
+        },
+        kid,
+      );
       const orderUrl = header(created, 'location');
       if (!orderUrl) throw new AcmeError('the CA gave no order URL');
       const order = JSON.parse(created.body) as Order;
@@ -159,7 +172,8 @@ export function createAcmeClient(options: AcmeClientOptions) {
         throw new AcmeError(`order ${finished.status}: ${describe(finished.error) ?? 'no certificate'}`);
       }
       const certificatePem = (await post(key, finished.certificate, undefined, kid)).body;
-      if (!certificatePem.includes('BEGIN CERTIFICATE')) throw new AcmeError('the CA sent no PEM certificate');
+      if (!certificatePem.includes('BEGIN CERTIFICATE'))
+        throw new AcmeError('the CA sent no PEM certificate');
       return {
         certificatePem,
         privateKeyPem: certificateKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),

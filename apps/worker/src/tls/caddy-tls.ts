@@ -21,13 +21,16 @@ export function createCaddyTls(options: CaddyTlsOptions) {
   async function call(method: string, url: string, body?: unknown): Promise<Response> {
     return fetch(url, {
       method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+      ...(body === undefined
+        ? {}
+        : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
     });
   }
   async function must(method: string, url: string, body?: unknown): Promise<void> {
     const response = await call(method, url, body);
     const text = await response.text();
-    if (!response.ok) throw new Error(`Caddy ${method} ${url.slice(admin.length)}: ${response.status} ${text.slice(0, 200)}`);
+    if (!response.ok)
+      throw new Error(`Caddy ${method} ${url.slice(admin.length)}: ${response.status} ${text.slice(0, 200)}`);
   }
 
   return {
@@ -58,7 +61,8 @@ export function createCaddyTls(options: CaddyTlsOptions) {
       if (options.httpsListen === '') return;
       const listen = (await (await call('GET', `${server}/listen`)).json()) as string[] | null;
       if (!listen) throw new Error(`Caddy has no server ${options.serverName}`);
-      const policies = (await (await call('GET', `${server}/tls_connection_policies`)).json()) as unknown[] | null;
+      const policies = (await (await call('GET', `${server}/tls_connection_policies`)).json()) as
+        unknown[] | null;
       if (!policies) await must('PUT', `${server}/tls_connection_policies`, [{ protocol_min: 'tls1.2' }]);
       if (!listen.includes(options.httpsListen)) {
         await must('PATCH', `${server}/listen`, [...listen, options.httpsListen]);

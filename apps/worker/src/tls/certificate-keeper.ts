@@ -24,7 +24,7 @@ export interface KeeperOutcome {
 }
 
 /** Renewal at two thirds of the lifetime: a third of it is left to retry a failing CA. */
-export function renewAfter(notBefore: Date, notAfter: Date): Date {
+function renewAfter(notBefore: Date, notAfter: Date): Date {
   return new Date(notBefore.getTime() + ((notAfter.getTime() - notBefore.getTime()) * 2) / 3);
 }
 
@@ -46,7 +46,10 @@ export function createCertificateKeeper(deps: CertificateKeeperDeps) {
       return { privateKey, publicKey: createPublicKey(privateKey) };
     }
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-    await deps.store.saveAccountKey(name, pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString());
+    await deps.store.saveAccountKey(
+      name,
+      pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+    );
     return pair;
   }
 
@@ -72,7 +75,10 @@ export function createCertificateKeeper(deps: CertificateKeeperDeps) {
         return true;
       } catch (error) {
         await deps.store.saveFailure(name, messageOf(error));
-        deps.logger.warn({ name, err: messageOf(error) }, 'tls: certificate order failed; the current one keeps serving');
+        deps.logger.warn(
+          { name, err: messageOf(error) },
+          'tls: certificate order failed; the current one keeps serving',
+        );
         return false;
       }
     } finally {
@@ -95,4 +101,3 @@ export function createCertificateKeeper(deps: CertificateKeeperDeps) {
   };
 }
 
-export type CertificateKeeper = ReturnType<typeof createCertificateKeeper>;

@@ -9,19 +9,27 @@ export interface AccountKey {
 const b64u = (data: Buffer | string) => Buffer.from(data).toString('base64url');
 
 /** The public JWK with only its required members (RFC 7638 §3.2), in lexicographic order. */
-export function publicJwk(key: AccountKey): { crv: string; kty: string; x: string; y: string } {
+function publicJwk(key: AccountKey): { crv: string; kty: string; x: string; y: string } {
   const jwk = key.publicKey.export({ format: 'jwk' });
   return { crv: String(jwk.crv), kty: String(jwk.kty), x: String(jwk.x), y: String(jwk.y) };
 }
 
 /** RFC 7638 thumbprint: the second half of every key authorization. */
-export function thumbprint(key: AccountKey): string {
-  return b64u(createHash('sha256').update(JSON.stringify(publicJwk(key))).digest());
+function thumbprint(key: AccountKey): string {
+  return b64u(
+    createHash('sha256')
+      .update(JSON.stringify(publicJwk(key)))
+      .digest(),
+  );
 }
 
 /** The TXT value of a dns-01 challenge (RFC 8555 §8.4). */
 export function dnsChallengeValue(token: string, key: AccountKey): string {
-  return b64u(createHash('sha256').update(`${token}.${thumbprint(key)}`).digest());
+  return b64u(
+    createHash('sha256')
+      .update(`${token}.${thumbprint(key)}`)
+      .digest(),
+  );
 }
 
 /**

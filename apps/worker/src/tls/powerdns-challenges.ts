@@ -18,9 +18,13 @@ export function createPowerDnsChallenges(options: PowerDnsChallengeOptions): Cha
   const headers = { 'X-API-Key': options.apiKey, 'content-type': 'application/json' };
 
   async function current(fqdn: string): Promise<string[]> {
-    const response = await fetch(`${base}?rrset_name=${encodeURIComponent(fqdn)}&rrset_type=TXT`, { headers });
+    const response = await fetch(`${base}?rrset_name=${encodeURIComponent(fqdn)}&rrset_type=TXT`, {
+      headers,
+    });
     if (!response.ok) throw new Error(`PowerDNS answered ${response.status} reading ${fqdn} TXT`);
-    const body = (await response.json()) as { rrsets?: { name: string; type: string; records: { content: string }[] }[] };
+    const body = (await response.json()) as {
+      rrsets?: { name: string; type: string; records: { content: string }[] }[];
+    };
     const rrset = body.rrsets?.find((r) => r.name === fqdn && r.type === 'TXT');
     return rrset?.records.map((record) => record.content) ?? [];
   }
@@ -36,7 +40,11 @@ export function createPowerDnsChallenges(options: PowerDnsChallengeOptions): Cha
             changetype: 'REPLACE',
             records: contents.map((content) => ({ content, disabled: false })),
           };
-    const response = await fetch(base, { method: 'PATCH', headers, body: JSON.stringify({ rrsets: [rrset] }) });
+    const response = await fetch(base, {
+      method: 'PATCH',
+      headers,
+      body: JSON.stringify({ rrsets: [rrset] }),
+    });
     await response.text();
     if (response.status !== 204) throw new Error(`PowerDNS answered ${response.status} writing ${fqdn} TXT`);
   }
@@ -52,7 +60,11 @@ export function createPowerDnsChallenges(options: PowerDnsChallengeOptions): Cha
       const fqdn = `${name}.`;
       const quoted = `"${value}"`;
       const contents = await current(fqdn);
-      if (contents.includes(quoted)) await write(fqdn, contents.filter((content) => content !== quoted));
+      if (contents.includes(quoted))
+        await write(
+          fqdn,
+          contents.filter((content) => content !== quoted),
+        );
     },
   };
 }

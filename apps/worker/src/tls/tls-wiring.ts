@@ -36,7 +36,10 @@ export interface Certificates {
  * through the platform's PowerDNS, so DNS_PROVIDER=powerdns is what makes it possible. Off
  * otherwise: the platform then serves plain HTTP as before.
  */
-export function createCertificates(config: TlsConfig, deps: { db: Db; locks: AdvisoryLocks; logger: Logger }): Certificates {
+export function createCertificates(
+  config: TlsConfig,
+  deps: { db: Db; locks: AdvisoryLocks; logger: Logger },
+): Certificates {
   if (config.ACME_DIRECTORY_URL === '') {
     return { runOnce: async () => null, start() {}, async stop() {} };
   }
@@ -45,7 +48,9 @@ export function createCertificates(config: TlsConfig, deps: { db: Db; locks: Adv
     locks: deps.locks,
     acme: createAcmeClient({
       directoryUrl: config.ACME_DIRECTORY_URL,
-      http: createAcmeHttp(config.ACME_CA_CERT_FILE === '' ? '' : readFileSync(config.ACME_CA_CERT_FILE, 'utf8')),
+      http: createAcmeHttp(
+        config.ACME_CA_CERT_FILE === '' ? '' : readFileSync(config.ACME_CA_CERT_FILE, 'utf8'),
+      ),
       dns: createPowerDnsChallenges({
         apiUrl: config.PDNS_API_URL,
         apiKey: config.PDNS_API_KEY,

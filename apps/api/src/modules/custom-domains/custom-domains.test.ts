@@ -94,7 +94,10 @@ describe('a custom domain is pending until its owner proves it in DNS', () => {
     const proven = await verify(a.auth, a.serviceId, domain);
     expect(json<DomainItem>(proven)).toMatchObject({ status: 'verified', last_error: null });
     expect(json<DomainItem>(proven).verified_at).not.toBeNull();
-    expect((await list(a.auth, a.serviceId))[0]).toMatchObject({ status: 'verified', verification: { txt_value: token } });
+    expect((await list(a.auth, a.serviceId))[0]).toMatchObject({
+      status: 'verified',
+      verification: { txt_value: token },
+    });
   });
 
   it("CNAME to the service's apps name proves it; a CNAME to another service's name does not", async () => {

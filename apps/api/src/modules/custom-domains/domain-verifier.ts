@@ -43,7 +43,8 @@ export function createDomainVerifier(options: VerifierOptions): DomainVerifier {
     if (txt?.some((chunks) => chunks.join('') === token)) return { verified: true };
     const cname = await resolver.resolveCname(domain).catch((error: unknown) => failure(error, failures));
     if (cname?.some((name) => bare(name) === target)) return { verified: true };
-    if (failures.length > 0) return { verified: false, error: `DNS lookup failed (${failures.join(', ')}); retry later` };
+    if (failures.length > 0)
+      return { verified: false, error: `DNS lookup failed (${failures.join(', ')}); retry later` };
     return {
       verified: false,
       error: `no TXT record ${challenge} with the token and no CNAME from ${domain} to ${target}`,
