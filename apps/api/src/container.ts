@@ -6,6 +6,7 @@ import {
   createAuditStore,
   createCustomDomainsStore,
   createCustomersStore,
+  createTlsCertificatesStore,
   createDeploymentsStore,
   createDatabase,
   createEventsStore,
@@ -55,6 +56,7 @@ import { registerNotificationRoutes } from './modules/notifications/notification
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createWebhooksService, webhookSecretKey } from './modules/webhooks/webhooks.service.js';
+import { registerCertificateRoutes } from './modules/certificates/certificates.routes.js';
 import { registerCustomDomainRoutes } from './modules/custom-domains/custom-domains.routes.js';
 import { createCustomDomainsService } from './modules/custom-domains/custom-domains.service.js';
 import { createDomainVerifier } from './modules/custom-domains/domain-verifier.js';
@@ -197,6 +199,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerNotificationRoutes(app, notifications);
       registerWebhookRoutes(app, webhooks);
       registerCustomDomainRoutes(app, customDomains);
+      registerCertificateRoutes(app, createTlsCertificatesStore(db));
       await registerWebhookReceiver(app, webhooks, {
         redis,
         prefix: config.QUEUE_PREFIX,

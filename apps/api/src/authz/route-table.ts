@@ -263,6 +263,8 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
 
   // Swarm nodes: platform-wide, so unscoped admins and operators only (docs/multi-host.md#nodes-api).
   'GET /api/nodes': one('list', platformOnly(200), fixed('/api/nodes')),
+  // The platform's certificates (docs/tls.md): platform-wide like nodes.
+  'GET /api/certificates': one('list', platformOnly(200), fixed('/api/certificates')),
   'GET /api/nodes/:id': one('a node', platformOnly(200), (f) => ({ url: `/api/nodes/${f.node}` })),
   'POST /api/nodes/:id/drain': one('a node', platformOnly(202), (f) => ({
     url: `/api/nodes/${f.node}/drain`,

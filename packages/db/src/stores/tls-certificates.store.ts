@@ -29,6 +29,22 @@ export type TlsCertificatesStore = ReturnType<typeof createTlsCertificatesStore>
 /** Platform-wide rows (no customer owns them): only the worker uses this store. */
 export function createTlsCertificatesStore(db: Db) {
   return {
+    /** What the API shows (docs/tls.md): never the keys or the PEM. */
+    listStates() {
+      return db.tlsCertificate.findMany({
+        select: {
+          name: true,
+          issuer: true,
+          notBefore: true,
+          notAfter: true,
+          renewAfter: true,
+          lastError: true,
+          lastAttemptAt: true,
+        },
+        orderBy: { name: 'asc' },
+      });
+    },
+
     find(name: string): Promise<StoredCertificate | null> {
       return db.tlsCertificate.findUnique({ where: { name } });
     },
