@@ -16,6 +16,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$here/lib/swarm-engine.sh"
 . "$here/lib/pdns.sh"
 . "$here/lib/caddy.sh"
+. "$here/lib/pebble.sh"
 . "$here/lib/env.sh"
 cd "$ROOT"
 started=$SECONDS
@@ -35,6 +36,7 @@ ensure_default_bridge
 ensure_swarm_engine
 ensure_pdns "$APPS_DOMAIN"
 ensure_caddy
+ensure_pebble
 write_env "$env_file" "$database_url"
 prisma_generate
 migrate_database "$database_url"

@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 # Debian packages the dev stack needs; installs only the missing ones.
 
-APT_PACKAGES=(docker.io docker-registry docker-compose pdns-server pdns-backend-sqlite3 caddy busybox-static dnsutils
+APT_PACKAGES=(docker.io docker-registry docker-compose pdns-server pdns-backend-sqlite3 caddy pebble busybox-static dnsutils
   chromium sqlite3 git curl)
 
 ensure_apt_packages() {

@@ -24,6 +24,12 @@ PDNS_API_URL=http://127.0.0.1:8081
 PDNS_API_KEY=$(secret PDNS_API_KEY 32)
 PDNS_ZONE=$APPS_DOMAIN
 CADDY_ADMIN_URL=http://127.0.0.1:2019
+# Custom-domain ownership checks ask the stack's PowerDNS (docs/tls.md#custom-domains).
+DOMAIN_VERIFICATION_RESOLVER=127.0.0.1:5300
+# The stack's ACME test CA (scripts/lib/pebble.sh). HTTPS stays opt-in: set ACME_DIRECTORY_URL
+# and CADDY_HTTPS_LISTEN (docs/tls.md#in-the-dev-stack) to get the wildcard and port 443.
+ACME_CA_CERT_FILE=$PEBBLE_TLS_CERT
+PEBBLE_DIRECTORY_URL=$PEBBLE_DIRECTORY
 # Host *and* port: the test suites' git servers listen on ephemeral ports (32768-60999 on Linux);
 # the registry on 5000. The control plane's own ports are refused whatever these say.
 GIT_ALLOWED_HOSTS=127.0.0.1:32768-60999,localhost:32768-60999

@@ -4,7 +4,9 @@ import type { Redis } from 'ioredis';
 import type { ApiConfig } from '@hostctl/config';
 import {
   createAuditStore,
+  createCustomDomainsStore,
   createCustomersStore,
+  createTlsCertificatesStore,
   createDeploymentsStore,
   createRunsStore,
   createDatabase,
@@ -61,6 +63,10 @@ import { registerQuotaRoutes } from './modules/quotas/quotas.routes.js';
 import { createQuotasService } from './modules/quotas/quotas.service.js';
 import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createWebhooksService, webhookSecretKey } from './modules/webhooks/webhooks.service.js';
+import { registerCertificateRoutes } from './modules/certificates/certificates.routes.js';
+import { registerCustomDomainRoutes } from './modules/custom-domains/custom-domains.routes.js';
+import { createCustomDomainsService } from './modules/custom-domains/custom-domains.service.js';
+import { createDomainVerifier } from './modules/custom-domains/domain-verifier.js';
 
 export interface Container {
   config: ApiConfig;
@@ -174,6 +180,15 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     secretKey: webhookSecretKey(config),
     publicUrl: config.PUBLIC_URL,
   });
+  const customDomains = createCustomDomainsService({
+    services: servicesStore,
+    domains: createCustomDomainsStore(db),
+    verify: createDomainVerifier({
+      servers: config.DOMAIN_VERIFICATION_RESOLVER,
+      appsDomain: config.APPS_DOMAIN,
+    }),
+    appsDomain: config.APPS_DOMAIN,
+  });
 
   return {
     config,
@@ -200,6 +215,8 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerQuotaRoutes(app, quotas);
       registerRunRoutes(app, runs);
       registerWebhookRoutes(app, webhooks);
+      registerCustomDomainRoutes(app, customDomains);
+      registerCertificateRoutes(app, createTlsCertificatesStore(db));
       await registerWebhookReceiver(app, webhooks, {
         redis,
         prefix: config.QUEUE_PREFIX,

@@ -49,6 +49,15 @@ const { prefix, db, app, created } = useWorkerApp('net', {
 const resolver = new Resolver();
 resolver.setServers(['127.0.0.1:5300']);
 
+/** What the API's ownership check records once it sees the owner's proof. */
+const markVerified = (serviceId: string, names: string[]) =>
+  db.customDomainVerification.updateMany({
+    where: { serviceId, name: { in: names } },
+    data: { status: 'verified', verifiedAt: new Date() },
+  });
+const caddyRoute = async (serviceId: string): Promise<unknown> =>
+  (await fetch(`${CADDY_ADMIN_URL}/id/${routeId(serviceId)}`)).json();
+
 const lookup = (name: string) =>
   resolver.resolve4(name).catch((error: { code?: string }) => error.code ?? 'error');
 
@@ -63,15 +72,23 @@ describe('routes and DNS records of a service', () => {
     created.push(service);
     const row = await db.service.update({
       where: { id: service.serviceId },
-      data: { customDomains: [`www.${zone}`, `foreign.${zone}`, `shop.nowhere-${suffix}.test`] },
+      data: {
+        customDomains: [`www.${zone}`, `foreign.${zone}`, `shop.nowhere-${suffix}.test`, `pending.${zone}`],
+      },
     });
     name = row.name;
+    // The owners proved all but one (the API's check: custom-domains.test.ts); that one stays pending.
+    await markVerified(service.serviceId, [`www.${zone}`, `foreign.${zone}`, `shop.nowhere-${suffix}.test`]);
     await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });
     expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
 
     expect(await viaCaddy(`${name}.apps.localhost`)).toEqual({ status: 200, body: 'hello from busybox\n' });
     expect(await viaCaddy(`www.${zone}`)).toMatchObject({ status: 200, body: 'hello from busybox\n' });
     expect(await viaCaddy(`nope-${suffix}.apps.localhost`)).toEqual({ status: 404, body: 'no such service' });
+    // Claimed but not proven: no route and no record.
+    expect(await viaCaddy(`pending.${zone}`)).toEqual({ status: 404, body: 'no such service' });
+    expect(JSON.stringify(await caddyRoute(service.serviceId))).not.toContain(`pending.${zone}`);
+    expect(await lookup(`pending.${zone}`)).toBe('ENOTFOUND');
 
     expect(await lookup(`${name}.apps.localhost`)).toEqual(['127.0.0.1']);
     expect(await lookup(`www.${zone}`)).toEqual(['127.0.0.1']);
@@ -134,6 +151,14 @@ describe('routes and DNS records of a service', () => {
     expect(await lookup(`www.${zone}`)).toEqual(['127.0.0.1']);
     // The foreign name and the one outside every zone stay as they are, so nothing is left to do.
     expect(await lookup(`foreign.${zone}`)).toEqual(['192.0.2.10']);
+    expect((await app.reconciler.runOnce())?.routesRepaired).toBe(0);
+  });
+
+  it('a domain verified after the deploy is routed by the next sweep, without a redeploy', async () => {
+    await markVerified(service.serviceId, [`pending.${zone}`]);
+    expect((await app.reconciler.runOnce())?.routesRepaired).toBe(1);
+    expect(await viaCaddy(`pending.${zone}`)).toEqual({ status: 200, body: 'hello from busybox\n' });
+    expect(await lookup(`pending.${zone}`)).toEqual(['127.0.0.1']);
     expect((await app.reconciler.runOnce())?.routesRepaired).toBe(0);
   });
 

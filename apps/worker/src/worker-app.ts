@@ -9,6 +9,7 @@ import {
   createWorkerNotificationStore,
   createWorkerServiceStore,
   createRunsStore,
+  createCustomDomainsStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
@@ -44,6 +45,7 @@ import { createNotificationProcessor } from './notifications/notification.proces
 import { createNotificationRelay } from './notifications/notification-relay.js';
 import { createRunProcessor } from './runs/run.processor.js';
 import { createReconciler } from './reconciler.js';
+import { createCertificates } from './tls/tls-wiring.js';
 import { TASK_FOLLOW_MS } from './release/swarm-release.js';
 import { createUpdateRouteFollower } from './network/update-route-follower.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
@@ -95,10 +97,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
   );
   const runtime = options.runtime ?? createDockerRuntime({ socketPath: config.DOCKER_SOCKET });
-  // Caddy routes + DNS records when configured; custom domains are read from the database per call.
+  // Caddy routes + DNS records when configured; verified custom domains are read from the database per call.
   const router =
-    options.router ??
-    createNetworkRouter(config, logger, (id) => services.findById(id), oneWriterPerZone(locks));
+    options.router ?? createNetworkRouter(config, logger, createCustomDomainsStore(db), oneWriterPerZone(locks));
   const deployments = createWorkerDeploymentStore(db);
   const services = createWorkerServiceStore(db);
   // The queue prefix names the installation; Docker objects carry it so reconcilers never cross.
@@ -323,6 +324,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     customerShare: config.NOTIFY_CUSTOMER_CONCURRENCY,
     logger,
   });
+  const certificates = createCertificates(config, { db, locks, logger });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
 
   return {
@@ -336,6 +338,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     observers,
     nodes,
     relay,
+    certificates,
     get healthPort(): number {
       return health?.port ?? 0;
     },
@@ -373,6 +376,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       if (options.reconcile !== false) {
         reconciler.start(config.RECONCILE_INTERVAL_MS);
         updateFollower?.start();
+        certificates.start();
       }
       if (options.observe !== false) {
         observers.start();
@@ -389,7 +393,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       await updateFollower?.stop();
       await observers.stop();
       await nodes.stop();
-      await relay.stop();
+      await Promise.all([relay.stop(), certificates.stop()]);
       const graceful = Promise.all(workers.map((worker) => worker.close()));
       const isClean = await Promise.race([
         graceful.then(() => true),

@@ -74,6 +74,7 @@ describe('the action each permission needs', () => {
       'audit:read',
       'nodes:read',
       'nodes:manage',
+      'certificates:read',
     ] as const)
       expect(keyRequirement(permission)).toEqual({ kind: 'admin' });
     expect(keyRequirement('profile:read')).toEqual({ kind: 'self' });

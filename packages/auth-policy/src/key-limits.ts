@@ -51,6 +51,7 @@ const DEFAULT_REQUIREMENT: Record<Permission, KeyRequirement> = {
   // Nodes belong to no service or customer: no limited key reaches them.
   'nodes:read': { kind: 'admin' },
   'nodes:manage': { kind: 'admin' },
+  'certificates:read': { kind: 'admin' },
   // Subscriptions belong to a customer: a customer-limited key reaches the list (narrowed to its
   // customer); the routes under /:id are nested resources that no limited key reaches.
   'notifications:read': { kind: 'action', action: 'read' },

@@ -16,6 +16,8 @@ export const PERMISSIONS = [
   // Swarm nodes are platform-wide: the nodes service also refuses customer-scoped callers.
   'nodes:read',
   'nodes:manage',
+  // The platform's own certificates (docs/tls.md): platform-wide like nodes.
+  'certificates:read',
   // Outbound notification subscriptions (issue 15 part 4, docs/notifications.md).
   'notifications:read',
   'notifications:manage',
@@ -48,6 +50,7 @@ const GRANTS: Record<Role, ReadonlySet<Permission>> = {
     'customers:manage',
     'nodes:read',
     'nodes:manage',
+    'certificates:read',
     'notifications:manage',
   ]),
   viewer: new Set<Permission>(READ_ONLY),

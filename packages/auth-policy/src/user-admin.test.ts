@@ -24,6 +24,7 @@ describe('permissions by role', () => {
       'api_keys:manage',
       'nodes:read',
       'nodes:manage',
+      'certificates:read',
       'notifications:read',
       'notifications:manage',
     ],

@@ -131,6 +131,10 @@ export const ApiConfigSchema = Type.Object({
     Type.Boolean({ default: true }),
     'Set the Secure attribute on the session cookie (keep true outside tests).',
   ),
+  DOMAIN_VERIFICATION_RESOLVER: describe(
+    Type.String({ default: '', pattern: '^$|^[0-9A-Fa-f.:\\[\\]]+(,[0-9A-Fa-f.:\\[\\]]+)*$' }),
+    "Comma-separated DNS servers (IP or IP:port) that custom-domain ownership checks ask (docs/tls.md#custom-domains). Empty: the system's resolvers. The dev stack and the tests point it at the stack's PowerDNS (127.0.0.1:5300).",
+  ),
   OIDC_ISSUER: describe(Type.String({ default: 'http://127.0.0.1:3100' }), 'OpenID Connect issuer URL.'),
   OIDC_CLIENT_ID: describe(Type.String({ default: 'hostctl-dashboard' }), 'OIDC client id.'),
   OIDC_CLIENT_SECRET: describe(Type.String({ default: '' }), 'OIDC client secret.'),
@@ -317,6 +321,22 @@ export const WorkerConfigSchema = Type.Object({
   RELEASES_KEPT: describe(
     Type.Integer({ default: 5, minimum: 1 }),
     'Built images (git/ai) of this many latest successful releases per service are kept for rollback; older ones are removed.',
+  ),
+  ACME_DIRECTORY_URL: describe(
+    Type.String({ default: '' }),
+    "ACME directory the wildcard certificate of APPS_DOMAIN is ordered from through DNS-01 on PowerDNS (docs/tls.md); empty: no certificate, plain HTTP only. The dev stack's pebble: https://127.0.0.1:14000/dir.",
+  ),
+  ACME_CA_CERT_FILE: describe(
+    Type.String({ default: '' }),
+    "PEM file trusted for the ACME directory's own HTTPS (a test CA such as pebble); empty: the system's trust.",
+  ),
+  CADDY_HTTPS_LISTEN: describe(
+    Type.String({ default: '' }),
+    'Address Caddy serves HTTPS on with the wildcard (e.g. 127.0.0.1:443), added to CADDY_SERVER_NAME next to its HTTP listener; empty: the certificate is loaded but no listener added.',
+  ),
+  TLS_CHECK_INTERVAL_MS: describe(
+    Type.Integer({ default: 60000, minimum: 1000 }),
+    'How often each worker checks the wildcard certificate (renewal at two thirds of its lifetime, one replica at a time) and that Caddy has it.',
   ),
   CADDY_ADMIN_URL: describe(Type.String({ default: '' }), 'Caddy admin API; empty disables routing.'),
   DNS_PROVIDER: describe(

@@ -66,6 +66,7 @@ const ADMINISTRATION_READS = new Set([
   'GET /api/audit-events',
   'GET /api/auth/api-keys',
   'GET /api/nodes',
+  'GET /api/certificates',
   'GET /api/nodes/:id',
   'GET /api/quota-plans',
 ]);

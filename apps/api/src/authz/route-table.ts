@@ -230,6 +230,22 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
     ],
   },
 
+  // Custom-domain ownership (docs/tls.md#custom-domains): read like the service, checked like a
+  // change to it. The target's domain is verified already, so the check answers without DNS.
+  'GET /api/services/:id/custom-domains': one('ownership state', readA(200), (f) => ({
+    url: `/api/services/${f.serviceA}/custom-domains`,
+  })),
+  'POST /api/services/:id/custom-domains/:domain/verify': one('check now', writeA(200), async (f) => {
+    const id = await f.freshService();
+    const domain = `${uniqueName('authz')}.example.test`;
+    await f.h.container.db.service.update({ where: { id }, data: { customDomains: [domain] } });
+    await f.h.container.db.customDomainVerification.update({
+      where: { serviceId_name: { serviceId: id, name: domain } },
+      data: { status: 'verified', verifiedAt: new Date() },
+    });
+    return { url: `/api/services/${id}/custom-domains/${domain}/verify` };
+  }),
+
   // Customers: everyone reads what is in scope; only unscoped admins and operators create.
   'GET /api/customers': one('list (filtered, see scope tests)', all(200), fixed('/api/customers')),
   'GET /api/customers/:id': one('customer A', readA(200), (f) => ({ url: `/api/customers/${f.customerA}` })),
@@ -266,6 +282,8 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
 
   // Swarm nodes: platform-wide, so unscoped admins and operators only (docs/multi-host.md#nodes-api).
   'GET /api/nodes': one('list', platformOnly(200), fixed('/api/nodes')),
+  // The platform's certificates (docs/tls.md): platform-wide like nodes.
+  'GET /api/certificates': one('list', platformOnly(200), fixed('/api/certificates')),
   'GET /api/nodes/:id': one('a node', platformOnly(200), (f) => ({ url: `/api/nodes/${f.node}` })),
   'POST /api/nodes/:id/drain': one('a node', platformOnly(202), (f) => ({
     url: `/api/nodes/${f.node}/drain`,

@@ -42,9 +42,17 @@ const BODILESS = new Set([
   'POST /api/notification-subscriptions/:id/rotate-secret',
   'POST /api/notification-deliveries/:id/redeliver',
   'POST /api/services/:id/webhook',
+  // Custom-domain ownership (issue 34): the check takes nothing but the path.
+  'POST /api/services/:id/custom-domains/:domain/verify',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
-const QUERYLESS = new Set(['GET /api/templates', 'GET /api/auth/me', 'GET /api/auth/api-keys']);
+const QUERYLESS = new Set([
+  'GET /api/templates',
+  'GET /api/auth/me',
+  'GET /api/auth/api-keys',
+  // A handful of platform certificates (docs/tls.md): nothing to page.
+  'GET /api/certificates',
+]);
 /** The OIDC callback: the identity provider adds parameters of its own (iss, session_state, …). */
 const OPEN_QUERY = new Set(['GET /api/auth/callback']);
 

@@ -50,6 +50,8 @@ export async function createHarness(overrides: Partial<Record<string, string>> =
     LOG_LEVEL: 'silent',
     // Deterministic whether or not the dashboard was built in this checkout: "not built" (503).
     DASHBOARD_DIR: '/nonexistent/hostctl-dashboard',
+    // Ownership checks of custom domains ask the stack's PowerDNS only: never a resolver outside.
+    DOMAIN_VERIFICATION_RESOLVER: '127.0.0.1:5300',
     ...overrides,
   });
   const { default: pino } = await import('pino');

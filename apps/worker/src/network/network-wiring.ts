@@ -1,4 +1,5 @@
 import type { WorkerConfig } from '@hostctl/config';
+import type { CustomDomainsStore } from '@hostctl/db';
 import type { Logger } from 'pino';
 import { createCaddyRoutes, type CaddyRoutes } from '../adapters/caddy-routes.js';
 import { noDns } from '../adapters/dns-provider.js';
@@ -23,7 +24,7 @@ const noRoutes: CaddyRoutes = {
 export function createNetworkRouter(
   config: WorkerConfig,
   logger: Logger,
-  findService: (id: string) => Promise<{ customDomains: string[] } | null>,
+  domains: Pick<CustomDomainsStore, 'routableDomains'>,
   zoneWriteGate: ZoneWriteGate,
 ): ServiceRouter {
   const hasCaddy = config.CADDY_ADMIN_URL !== '';
@@ -46,7 +47,8 @@ export function createNetworkRouter(
         })
       : noDns,
     appsDomain: config.APPS_DOMAIN,
-    customDomains: async (id) => (await findService(id))?.customDomains ?? [],
+    // Only domains whose owner proved them (docs/tls.md#custom-domains): never a name merely claimed.
+    customDomains: (ids) => domains.routableDomains(ids),
     logger,
   });
   // Without Caddy there are no routes to list: the reconciler must not treat every service as unrouted.

@@ -14,15 +14,15 @@ export interface PublisherDeps {
   routes: CaddyRoutes;
   dns: DnsProvider;
   appsDomain: string;
-  /** Current custom domains of a service (empty for an unknown one). */
-  customDomains(serviceId: string): Promise<string[]>;
+  /** Current routable (verified) custom domains of each service; a service without any is absent. */
+  customDomains(serviceIds: readonly string[]): Promise<Map<string, string[]>>;
   logger: Logger;
 }
 
 export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
   return {
     async upsert(route) {
-      const domains = await deps.customDomains(route.serviceId);
+      const domains = (await deps.customDomains([route.serviceId])).get(route.serviceId) ?? [];
       const hosts = [
         ...new Set([`${route.serviceName}.${deps.appsDomain}`, ...domains].map((h) => h.toLowerCase())),
       ];
@@ -43,11 +43,20 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
     },
 
     /**
-     * Routes, each marked incomplete when its names lack the DNS records the deploy made, or when
-     * an older version installed it without what the proxy now adds (HOST_ONLY_COOKIES).
+     * Routes, each marked incomplete when its names lack the DNS records the deploy made, when
+     * an older version installed it without what the proxy now adds (HOST_ONLY_COOKIES), or when
+     * its custom domains are not the verified ones (a domain verified or dropped since the deploy).
      */
     async list(): Promise<RoutedService[]> {
       const routes = await deps.routes.list();
+      const verified = await deps.customDomains(routes.map((route) => route.serviceId));
+      const stale = new Set(
+        routes
+          .filter(
+            ({ serviceId, hosts }) => !sameDomains(hosts, verified.get(serviceId) ?? [], deps.appsDomain),
+          )
+          .map((route) => route.serviceId),
+      );
       const wanted = routes.map(({ serviceId, hosts }) => ({ serviceId, names: hosts }));
       // The DNS server being down must not stop the repair of routes: records wait for the next sweep.
       let missing = new Set<string>();
@@ -59,8 +68,16 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
       return routes.map(({ serviceId, upstreams, outdated }) => ({
         serviceId,
         upstream: dialList(upstreams),
-        ...(missing.has(serviceId) || outdated === true ? { incomplete: true } : {}),
+        ...(missing.has(serviceId) || stale.has(serviceId) || outdated === true ? { incomplete: true } : {}),
       }));
     },
   };
+}
+
+/** Whether a route's hosts other than its apps name are exactly these domains. */
+function sameDomains(hosts: readonly string[], domains: readonly string[], appsDomain: string): boolean {
+  const suffix = `.${appsDomain.toLowerCase()}`;
+  const routed = new Set(hosts.map((host) => host.toLowerCase()).filter((host) => !host.endsWith(suffix)));
+  const wanted = new Set(domains.map((domain) => domain.toLowerCase()));
+  return routed.size === wanted.size && [...wanted].every((domain) => routed.has(domain));
 }

@@ -1,0 +1,67 @@
+import { readFileSync } from 'node:fs';
+import https from 'node:https';
+import path from 'node:path';
+import type { PeerCertificate } from 'node:tls';
+import { fileURLToPath } from 'node:url';
+
+/** The dev stack's pebble (scripts/lib/pebble.sh): ACME directory and management API on loopback. */
+export const PEBBLE_DIRECTORY_URL = process.env.PEBBLE_DIRECTORY_URL ?? 'https://127.0.0.1:14000/dir';
+const PEBBLE_MANAGEMENT_URL = 'https://127.0.0.1:15000';
+
+/** The file that makes pebble's own listener trusted (ACME_CA_CERT_FILE in .data/env.test). */
+export function pebbleListenerCertFile(): string {
+  if (process.env.ACME_CA_CERT_FILE) return process.env.ACME_CA_CERT_FILE;
+  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../.data/pebble/tls.crt');
+}
+
+/** The root pebble signs with in this run (it makes new roots each start): what clients trust. */
+export async function pebbleRoot(): Promise<string> {
+  return new Promise((resolve, reject) => {
+    https
+      .get(`${PEBBLE_MANAGEMENT_URL}/roots/0`, { ca: readFileSync(pebbleListenerCertFile()) }, (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () =>
+          response.statusCode === 200
+            ? resolve(body)
+            : reject(new Error(`pebble roots: ${response.statusCode}`)),
+        );
+      })
+      .on('error', reject);
+  });
+}
+
+/**
+ * GET https://<host>/ through Caddy's HTTPS listener, trusting only `ca` and checking the name:
+ * a certificate that is not from that CA or not for the host fails the request.
+ */
+export function viaCaddyTls(
+  host: string,
+  ca: string,
+  port = 443,
+): Promise<{ status: number; body: string; certificate: PeerCertificate }> {
+  return new Promise((resolve, reject) => {
+    const request = https.get(
+      {
+        host: '127.0.0.1',
+        port,
+        servername: host,
+        path: '/',
+        headers: { host },
+        ca,
+        timeout: 5000,
+        agent: false,
+      },
+      (response) => {
+        const certificate = (response.socket as import('node:tls').TLSSocket).getPeerCertificate();
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body, certificate }));
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', reject);
+  });
+}

@@ -1,0 +1,202 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { certificateRequest } from './csr.js';
+import type { AcmeHttp, AcmeResponse } from './acme-http.js';
+import { dnsChallengeValue, signRequest, type AccountKey } from './jws.js';
+
+/** Where the client writes and removes the dns-01 TXT records (the platform's own DNS). */
+export interface ChallengeDns {
+  /** Adds `value` to the TXT records at `name` (FQDN, no trailing dot). */
+  add(name: string, value: string): Promise<void>;
+  /** Removes exactly `value` from them; other values (another order's) stay. */
+  remove(name: string, value: string): Promise<void>;
+}
+
+export interface IssuedCertificate {
+  /** The leaf first, then the chain, as the CA sent it. */
+  certificatePem: string;
+  privateKeyPem: string;
+}
+
+interface Directory {
+  newNonce: string;
+  newAccount: string;
+  newOrder: string;
+}
+
+interface Order {
+  status: string;
+  authorizations: string[];
+  finalize: string;
+  certificate?: string;
+  error?: unknown;
+}
+
+interface Authorization {
+  status: string;
+  identifier: { type: string; value: string };
+  challenges: { type: string; url: string; token: string; status: string; error?: unknown }[];
+}
+
+export interface AcmeClientOptions {
+  directoryUrl: string;
+  http: AcmeHttp;
+  dns: ChallengeDns;
+  /** Between polls of an authorization or an order. */
+  pollMs?: number;
+  /** Polls before giving up on one authorization or order. */
+  maxPolls?: number;
+}
+
+const BAD_NONCE = 'urn:ietf:params:acme:error:badNonce';
+
+/** A problem from the CA, kept as the CA worded it: it becomes the certificate's last error. */
+class AcmeError extends Error {}
+
+/**
+ * A small RFC 8555 client for what the platform needs: one account, one order of DNS names
+ * validated through dns-01 on the platform's own DNS, an ECDSA P-256 certificate key. Every
+ * request is a signed POST (POST-as-GET for reads, §6.3); a badNonce answer is retried once with
+ * the fresh nonce it carries (§6.5). The TXT records an order wrote are removed whatever happens.
+ */
+export function createAcmeClient(options: AcmeClientOptions) {
+  const pollMs = options.pollMs ?? 1000;
+  const maxPolls = options.maxPolls ?? 60;
+  let directory: Directory | undefined;
+  let nonce: string | undefined;
+
+  async function dir(): Promise<Directory> {
+    if (directory) return directory;
+    const response = await options.http('GET', options.directoryUrl);
+    if (response.status !== 200) throw new AcmeError(`ACME directory answered ${response.status}`);
+    directory = JSON.parse(response.body) as Directory;
+    return directory;
+  }
+
+  async function freshNonce(): Promise<string> {
+    if (nonce) {
+      const value = nonce;
+      nonce = undefined;
+      return value;
+    }
+    const response = await options.http('HEAD', (await dir()).newNonce);
+    const value = header(response, 'replay-nonce');
+    if (!value) throw new AcmeError('the CA gave no nonce');
+    return value;
+  }
+
+  async function post(
+    key: AccountKey,
+    url: string,
+    payload: object | undefined,
+    kid?: string,
+    retried = false,
+  ) {
+    const body = signRequest(key, { url, nonce: await freshNonce(), ...(kid ? { kid } : {}) }, payload);
+    const response = await options.http('POST', url, body);
+    nonce = header(response, 'replay-nonce') ?? undefined;
+    if (response.status >= 400) {
+      const problem = parseProblem(response);
+      if (problem.type === BAD_NONCE && !retried) return post(key, url, payload, kid, true);
+      throw new AcmeError(
+        `${problem.type ?? 'error'} ${response.status}: ${problem.detail ?? response.body.slice(0, 200)}`,
+      );
+    }
+    return response;
+  }
+
+  async function account(key: AccountKey): Promise<string> {
+    const response = await post(key, (await dir()).newAccount, { termsOfServiceAgreed: true });
+    const kid = header(response, 'location');
+    if (!kid) throw new AcmeError('the CA gave no account URL');
+    return kid;
+  }
+
+  async function poll<T extends { status: string }>(
+    key: AccountKey,
+    kid: string,
+    url: string,
+    done: (value: T) => boolean,
+  ): Promise<T> {
+    for (let attempt = 0; attempt < maxPolls; attempt += 1) {
+      const value = JSON.parse((await post(key, url, undefined, kid)).body) as T;
+      if (done(value) || value.status === 'invalid') return value;
+      await sleep(pollMs);
+    }
+    throw new AcmeError(`${url} did not settle after ${maxPolls} polls`);
+  }
+
+  async function authorize(key: AccountKey, kid: string, url: string): Promise<void> {
+    const authz = JSON.parse((await post(key, url, undefined, kid)).body) as Authorization;
+    if (authz.status === 'valid') return;
+    const challenge = authz.challenges.find((c) => c.type === 'dns-01');
+    if (!challenge) throw new AcmeError(`no dns-01 challenge for ${authz.identifier.value}`);
+    const name = `_acme-challenge.${authz.identifier.value.replace(/^\*\./, '')}`;
+    const value = dnsChallengeValue(challenge.token, key);
+    await options.dns.add(name, value);
+    try {
+      await post(key, challenge.url, {}, kid);
+      const settled = await poll<Authorization>(key, kid, url, (a) => a.status === 'valid');
+      if (settled.status !== 'valid') {
+        const failed = settled.challenges.find((c) => c.type === 'dns-01');
+        throw new AcmeError(`${authz.identifier.value}: ${describe(failed?.error) ?? settled.status}`);
+      }
+    } finally {
+      await options.dns.remove(name, value);
+    }
+  }
+
+  return {
+    /** Orders a certificate for `names` (the first is the subject) and returns it with its key. */
+    async issue(key: AccountKey, names: readonly string[]): Promise<IssuedCertificate> {
+      const kid = await account(key);
+      const created = await post(
+        key,
+        (await dir()).newOrder,
+        {
+          identifiers: names.map((value) => ({ type: 'dns', value })),
+        },
+        kid,
+      );
+      const orderUrl = header(created, 'location');
+      if (!orderUrl) throw new AcmeError('the CA gave no order URL');
+      const order = JSON.parse(created.body) as Order;
+      // One at a time: each writes and removes its own TXT value (a wildcard and its base share a name).
+      for (const url of order.authorizations) await authorize(key, kid, url);
+
+      const certificateKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const csr = certificateRequest(names, certificateKey.privateKey, certificateKey.publicKey);
+      await post(key, order.finalize, { csr: csr.toString('base64url') }, kid);
+      const finished = await poll<Order>(key, kid, orderUrl, (o) => o.status === 'valid');
+      if (finished.status !== 'valid' || !finished.certificate) {
+        throw new AcmeError(`order ${finished.status}: ${describe(finished.error) ?? 'no certificate'}`);
+      }
+      const certificatePem = (await post(key, finished.certificate, undefined, kid)).body;
+      if (!certificatePem.includes('BEGIN CERTIFICATE'))
+        throw new AcmeError('the CA sent no PEM certificate');
+      return {
+        certificatePem,
+        privateKeyPem: certificateKey.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
+      };
+    },
+  };
+}
+
+function header(response: AcmeResponse, name: string): string | undefined {
+  const value = response.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function parseProblem(response: AcmeResponse): { type?: string; detail?: string } {
+  try {
+    return JSON.parse(response.body) as { type?: string; detail?: string };
+  } catch {
+    return {};
+  }
+}
+
+function describe(problem: unknown): string | undefined {
+  if (typeof problem !== 'object' || problem === null) return undefined;
+  const { type, detail } = problem as { type?: string; detail?: string };
+  return [type, detail].filter(Boolean).join(': ') || undefined;
+}

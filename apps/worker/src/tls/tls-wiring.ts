@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import type { WorkerConfig } from '@hostctl/config';
+import { createTlsCertificatesStore, type AdvisoryLocks, type Db } from '@hostctl/db';
+import type { Logger } from 'pino';
+import { messageOf } from '../pipeline/step-errors.js';
+import { createAcmeClient } from './acme-client.js';
+import { createAcmeHttp } from './acme-http.js';
+import { createCaddyTls } from './caddy-tls.js';
+import { createCertificateKeeper, type KeeperOutcome } from './certificate-keeper.js';
+import { createPowerDnsChallenges } from './powerdns-challenges.js';
+
+type TlsConfig = Pick<
+  WorkerConfig,
+  | 'ACME_DIRECTORY_URL'
+  | 'ACME_CA_CERT_FILE'
+  | 'APPS_DOMAIN'
+  | 'CADDY_ADMIN_URL'
+  | 'CADDY_HTTPS_LISTEN'
+  | 'CADDY_SERVER_NAME'
+  | 'PDNS_API_URL'
+  | 'PDNS_API_KEY'
+  | 'PDNS_ZONE'
+  | 'QUEUE_PREFIX'
+  | 'TLS_CHECK_INTERVAL_MS'
+>;
+
+export interface Certificates {
+  /** One round: order when due (one replica at a time), load into Caddy. Null when TLS is off. */
+  runOnce(): Promise<KeeperOutcome | null>;
+  start(): void;
+  stop(): Promise<void>;
+}
+
+/**
+ * The wildcard certificate of APPS_DOMAIN when ACME_DIRECTORY_URL is set (docs/tls.md): DNS-01
+ * through the platform's PowerDNS, so DNS_PROVIDER=powerdns is what makes it possible. Off
+ * otherwise: the platform then serves plain HTTP as before.
+ */
+export function createCertificates(
+  config: TlsConfig,
+  deps: { db: Db; locks: AdvisoryLocks; logger: Logger },
+): Certificates {
+  if (config.ACME_DIRECTORY_URL === '') {
+    return { runOnce: async () => null, start() {}, async stop() {} };
+  }
+  const keeper = createCertificateKeeper({
+    store: createTlsCertificatesStore(deps.db),
+    locks: deps.locks,
+    acme: createAcmeClient({
+      directoryUrl: config.ACME_DIRECTORY_URL,
+      http: createAcmeHttp(
+        config.ACME_CA_CERT_FILE === '' ? '' : readFileSync(config.ACME_CA_CERT_FILE, 'utf8'),
+      ),
+      dns: createPowerDnsChallenges({
+        apiUrl: config.PDNS_API_URL,
+        apiKey: config.PDNS_API_KEY,
+        zone: config.PDNS_ZONE || config.APPS_DOMAIN,
+      }),
+    }),
+    ...(config.CADDY_ADMIN_URL !== ''
+      ? {
+          caddy: createCaddyTls({
+            adminUrl: config.CADDY_ADMIN_URL,
+            serverName: config.CADDY_SERVER_NAME,
+            instance: config.QUEUE_PREFIX,
+            httpsListen: config.CADDY_HTTPS_LISTEN,
+          }),
+        }
+      : {}),
+    appsDomain: config.APPS_DOMAIN,
+    logger: deps.logger,
+  });
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  // A round still ordering (a slow CA) is not joined by the next tick.
+  const round = () => {
+    running ??= keeper
+      .runOnce()
+      .catch((error: unknown) => {
+        deps.logger.warn({ err: messageOf(error) }, 'tls: certificate round failed; the next one retries');
+      })
+      .finally(() => (running = undefined));
+  };
+  return {
+    runOnce: () => keeper.runOnce(),
+    start() {
+      round();
+      timer = setInterval(round, config.TLS_CHECK_INTERVAL_MS);
+      timer.unref();
+    },
+    async stop() {
+      clearInterval(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import type { Db } from '../client.js';
+import { isUniqueViolation } from '../errors.js';
+
+/** Where a custom domain stands in its proof of ownership (docs/tls.md#custom-domains). */
+export type CustomDomainStatus = 'pending' | 'verified';
+
+export interface CustomDomainState {
+  name: string;
+  status: CustomDomainStatus;
+  /** What the owner publishes at _hostctl-challenge.<name> (TXT). */
+  token: string;
+  lastError: string | null;
+  checkedAt: Date | null;
+  verifiedAt: Date | null;
+}
+
+/** The outcome of one DNS check: proof seen, or why not (shown to the customer). */
+export type DomainCheck = { verified: true } | { verified: false; error: string };
+
+export type CustomDomainsStore = ReturnType<typeof createCustomDomainsStore>;
+
+const STATE = {
+  name: true,
+  status: true,
+  token: true,
+  lastError: true,
+  checkedAt: true,
+  verifiedAt: true,
+} as const;
+
+/** The rows hold no customer id: callers resolve the service in the caller's scope first. */
+export function createCustomDomainsStore(db: Db) {
+  const toState = (row: { status: string } & Omit<CustomDomainState, 'status'>): CustomDomainState => ({
+    ...row,
+    status: row.status === 'verified' ? 'verified' : 'pending',
+  });
+
+  return {
+    async list(serviceId: string): Promise<CustomDomainState[]> {
+      const rows = await db.customDomainVerification.findMany({
+        where: { serviceId },
+        select: STATE,
+        orderBy: { name: 'asc' },
+      });
+      return rows.map(toState);
+    },
+
+    async find(serviceId: string, name: string): Promise<CustomDomainState | null> {
+      const row = await db.customDomainVerification.findUnique({
+        where: { serviceId_name: { serviceId, name } },
+        select: STATE,
+      });
+      return row ? toState(row) : null;
+    },
+
+    /**
+     * Records a check of a pending domain. Returns `conflict` when another service holds the name
+     * verified already (the partial unique index decides, not a read before the write), and null
+     * when the domain is no longer the service's (removed meanwhile).
+     */
+    async recordCheck(
+      serviceId: string,
+      name: string,
+      check: DomainCheck,
+    ): Promise<CustomDomainState | 'conflict' | null> {
+      const now = new Date();
+      const data = check.verified
+        ? { status: 'verified', lastError: null, checkedAt: now, verifiedAt: now }
+        : { lastError: check.error, checkedAt: now };
+      try {
+        const updated = await db.customDomainVerification.updateMany({
+          where: { serviceId, name, status: 'pending' },
+          data,
+        });
+        if (updated.count === 0 && !(await this.find(serviceId, name))) return null;
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'conflict';
+        throw error;
+      }
+      return this.find(serviceId, name);
+    },
+
+    /**
+     * The custom domains each service may be routed under: verified ones only. A service with
+     * none is absent from the map.
+     */
+    async routableDomains(serviceIds: readonly string[]): Promise<Map<string, string[]>> {
+      const result = new Map<string, string[]>();
+      if (serviceIds.length === 0) return result;
+      const rows = await db.customDomainVerification.findMany({
+        where: { serviceId: { in: [...serviceIds] }, status: 'verified' },
+        select: { serviceId: true, name: true },
+        orderBy: { name: 'asc' },
+      });
+      for (const row of rows) result.set(row.serviceId, [...(result.get(row.serviceId) ?? []), row.name]);
+      return result;
+    },
+  };
+}
