@@ -12,6 +12,7 @@ import {
   createKeyTargetsStore,
   createNodesStore,
   createNotificationsStore,
+  createBackupsStore,
   createServicesStore,
   createUsersStore,
   createWebhooksStore,
@@ -50,6 +51,8 @@ import { registerNodeRoutes } from './modules/nodes/nodes.routes.js';
 import { createNodesService } from './modules/nodes/nodes.service.js';
 import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { registerBackupRoutes } from './modules/backups/backups.routes.js';
+import { createBackupsService } from './modules/backups/backups.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
@@ -152,6 +155,14 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     enqueueAttempt: async (deliveryId, attempts) =>
       void (await producer.enqueue('notify', { deliveryId, attempts })),
   });
+  const backups = createBackupsService({
+    store: createBackupsStore(db),
+    services: servicesStore,
+    enqueue: async (run) =>
+      void (await (run.kind === 'backup'
+        ? producer.enqueue('backup', { backupId: run.backupId })
+        : producer.enqueue('restore', { restoreId: run.restoreId }))),
+  });
   const webhooks = createWebhooksService({
     hooks: createWebhooksStore(db),
     services: servicesStore,
@@ -182,6 +193,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerAuditRoutes(app, createAuditService({ store: auditStore }));
       registerNodeRoutes(app, nodes);
       registerNotificationRoutes(app, notifications);
+      registerBackupRoutes(app, backups);
       registerWebhookRoutes(app, webhooks);
       await registerWebhookReceiver(app, webhooks, {
         redis,

@@ -36,6 +36,7 @@ import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { createDeleteProcessor } from './processors/delete.processor.js';
 import { createDeployProcessor } from './processors/deploy.processor.js';
 import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
+import { createBackupProcessors } from './backups/backup-processors.js';
 import { createNetworkRouter } from './network/network-wiring.js';
 import { createNotificationProcessor } from './notifications/notification.processor.js';
 import { createNotificationRelay } from './notifications/notification-relay.js';
@@ -158,6 +159,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       ? createImageRegistry({ registry: config.REGISTRY, ...(registryAuth ? { auth: registryAuth } : {}) })
       : undefined;
   const nodes = createNodes({ config, managerSocket, db, locks, logger });
+  const swarmLifecycle = swarm && { lifecycle: createSwarmLifecycle(swarmOptions), runtime: swarm };
+  const lifecycle = { deployments, release, ...(swarmLifecycle ? { swarm: swarmLifecycle } : {}) };
   const processors = {
     deploy: createDeployProcessor({
       deployments,
@@ -198,15 +201,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         await connection.del(serviceLogStreamKey(config.QUEUE_PREFIX, serviceId));
       },
     }),
-    lifecycle: createLifecycleProcessor({
-      deployments,
-      services,
-      locks,
-      release,
-      lockWaitMs: 5000,
-      ...(swarm ? { swarm: { lifecycle: createSwarmLifecycle(swarmOptions), runtime: swarm } } : {}),
-      logger,
-    }),
+    lifecycle: createLifecycleProcessor({ ...lifecycle, services, locks, lockWaitMs: 5000, logger }),
+    ...createBackupProcessors({ config, db, locks, services, lifecycle, logger }),
     'node-availability': nodes.processor,
     notify: createNotificationProcessor({
       store: notifications,

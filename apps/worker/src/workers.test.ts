@@ -24,6 +24,8 @@ const processors: Processors = {
   lifecycle: record('lifecycle'),
   'node-availability': record('node-availability'),
   notify: record('notify'),
+  backup: record('backup'),
+  restore: record('restore'),
 };
 let workers: Worker[] = [];
 const queues = new Map<QueueName, Queue>();

@@ -28,3 +28,4 @@ export * from './stores/notification-outbox.js';
 export * from './stores/notifications.store.js';
 export * from './stores/worker-notifications.store.js';
 export * from './stores/webhooks.store.js';
+export * from './stores/backups.store.js';

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Role } from '@hostctl/domain';
 import { uniqueName } from '../test-support/harness.js';
 import type { Fixtures } from './authz-fixtures.js';
+import { BACKUP_ROUTES } from './backup-routes.table.js';
 import { NOTIFICATION_ROUTES } from './notification-routes.table.js';
 import {
   adminsOnly,
@@ -353,6 +354,7 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
     ],
   },
   ...NOTIFICATION_ROUTES,
+  ...BACKUP_ROUTES,
 };
 
 /** Revoking someone else's key: admins per `admin`, everyone else cannot see it (404, never 403). */
