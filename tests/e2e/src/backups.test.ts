@@ -33,7 +33,18 @@ type Backup = Run & {
 async function scopedKey(name: string): Promise<{ customerId: string; key: string }> {
   const customer = await stack.cli('customers', 'create', '--name', `${name}-${Date.now()}`);
   const email = `${name}-${Date.now()}@e2e.test`;
-  await stack.cli('users', 'create', '--email', email, '--name', name, '--role', 'operator', '--customer', customer.id as string);
+  await stack.cli(
+    'users',
+    'create',
+    '--email',
+    email,
+    '--name',
+    name,
+    '--role',
+    'operator',
+    '--customer',
+    customer.id as string,
+  );
   const key = await stack.cli('api-keys', 'create', '--email', email, '--name', name);
   return { customerId: customer.id as string, key: key.key as string };
 }
@@ -48,7 +59,7 @@ beforeAll(async () => {
   api = apiClient(stack.apiUrl, own.key);
   otherCustomer = apiClient(stack.apiUrl, (await scopedKey('intruder')).key);
   // A cold start of the API and four CLI runs on a busy 2-core machine: a ceiling, not a measurement.
-}, 300_000);
+}, 600_000);
 afterAll(async () => {
   await stack?.stop();
   if (repositories) await rm(repositories, { recursive: true, force: true });
@@ -68,7 +79,9 @@ async function deploy(compose: string): Promise<{ id: string; deploymentId: stri
     compose,
   });
   expect(created.status).toBe(201);
-  const deployment = await api.get<{ status: string }>(`/api/deployments/${created.body.deploy_job_id}?wait=90`);
+  const deployment = await api.get<{ status: string }>(
+    `/api/deployments/${created.body.deploy_job_id}?wait=90`,
+  );
   expect(deployment.body.status).toBe('succeeded');
   return { id: created.body.id, deploymentId: created.body.deploy_job_id };
 }
@@ -156,6 +169,23 @@ describe('a service whose component declares the stop method', () => {
     expect(unknown.status).toBe(404);
     expect(Object.keys(restore.body as object).sort()).toEqual(Object.keys(unknown.body as object).sort());
   });
+  it('loses nothing when a restore fails (the repository is gone)', async () => {
+    await writeVolumeFile(volume, 'index.html', 'version three, kept');
+    const current = await volumeChecksums(volume);
+    // The operator's target lost this customer's repository (a disk, a mount gone).
+    await rm(path.join(repositories, customerId), { recursive: true, force: true });
+
+    const requested = await api.post<Run>(`/api/backups/${backup.id}/restore`);
+    expect(requested.status).toBe(202);
+    const restore = await restoreDone(requested.body.id);
+    expect(restore.status).toBe('failed');
+    expect(restore.error).toMatch(/restic restore of snapshot .* failed/);
+    expect(restore.log).not.toContain('stopping the service');
+
+    expect(await volumeChecksums(volume)).toBe(current);
+    expect((await api.get<{ status: string }>(`/api/services/${service.id}`)).body.status).toBe('running');
+    expect(await servedBy(service.id)).toBe('version three, kept');
+  });
 });
 
 describe('a backup that cannot be taken', () => {
@@ -164,7 +194,11 @@ describe('a backup that cannot be taken', () => {
     const requested = await api.post<Backup>(`/api/services/${service.id}/backups`);
     expect(requested.status).toBe(202);
     const backup = await backupDone(requested.body.id);
-    expect(backup).toMatchObject({ status: 'failed', error: 'the service has no named volumes', volumes: [] });
+    expect(backup).toMatchObject({
+      status: 'failed',
+      error: 'the service has no named volumes',
+      volumes: [],
+    });
     expect((await api.get<{ status: string }>(`/api/services/${service.id}`)).body.status).toBe('running');
 
     const restore = await api.post<{ code: string }>(`/api/backups/${backup.id}/restore`);

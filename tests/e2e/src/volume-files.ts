@@ -21,7 +21,7 @@ async function runOn(volume: string, script: string, env: string[] = []): Promis
   try {
     await container.start();
     const { StatusCode } = (await container.wait()) as { StatusCode: number };
-    const raw = (await container.logs({ stdout: true, stderr: true })) as unknown as Buffer;
+    const raw = await container.logs({ stdout: true, stderr: true });
     const output = demux(raw);
     if (StatusCode !== 0) throw new Error(`volume helper exited ${StatusCode}: ${output}`);
     return output;
@@ -32,7 +32,7 @@ async function runOn(volume: string, script: string, env: string[] = []): Promis
 
 function demux(raw: Buffer): string {
   const parts: Buffer[] = [];
-  for (let at = 0; at + 8 <= raw.length; ) {
+  for (let at = 0; at + 8 <= raw.length;) {
     const size = raw.readUInt32BE(at + 4);
     parts.push(raw.subarray(at + 8, at + 8 + size));
     at += 8 + size;
@@ -46,4 +46,7 @@ export const writeVolumeFile = (volume: string, file: string, content: string) =
 
 /** Every file of the volume with its SHA-256, mode and size, sorted: equal lists, equal volumes. */
 export const volumeChecksums = (volume: string) =>
-  runOn(volume, 'cd /data && find . -type f | sort | while read -r f; do sha256sum "$f"; stat -c "%a %s %n" "$f"; done');
+  runOn(
+    volume,
+    'cd /data && find . -type f | sort | while read -r f; do sha256sum "$f"; stat -c "%a %s %n" "$f"; done',
+  );

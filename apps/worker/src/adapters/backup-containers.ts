@@ -89,9 +89,9 @@ export function createBackupContainers(options: { socketPath: string }): BackupC
         const waited = (await container.wait().catch(fail('the backup container vanished'))) as {
           StatusCode: number;
         };
-        const raw = (await container
+        const raw = await container
           .logs({ stdout: true, stderr: true, follow: false })
-          .catch(fail('cannot read the backup container output'))) as unknown as Buffer;
+          .catch(fail('cannot read the backup container output'));
         return { exitCode: waited.StatusCode, ...demuxStreams(raw) };
       } finally {
         signal?.removeEventListener('abort', abort);

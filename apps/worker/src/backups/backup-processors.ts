@@ -10,7 +10,10 @@ import { createVolumeEngine } from './volume-engine.js';
 
 /** The backup and restore processors of the worker (docs/backups.md), wired from its config. */
 export function createBackupProcessors(options: {
-  config: Pick<WorkerConfig, 'DOCKER_SOCKET' | 'RUNTIME' | 'BACKUP_LOCAL_PATH' | 'BACKUP_KEY' | 'BACKUP_IMAGE'>;
+  config: Pick<
+    WorkerConfig,
+    'DOCKER_SOCKET' | 'RUNTIME' | 'BACKUP_LOCAL_PATH' | 'BACKUP_KEY' | 'BACKUP_IMAGE'
+  >;
   db: Db;
   locks: AdvisoryLocks;
   services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;

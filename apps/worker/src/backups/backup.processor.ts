@@ -1,6 +1,12 @@
 import type { Job } from 'bullmq';
 import type { Plan } from '@hostctl/compose';
-import type { AdvisoryLocks, BackedUpVolume, BackupMethod, WorkerBackupsStore, WorkerServiceStore } from '@hostctl/db';
+import type {
+  AdvisoryLocks,
+  BackedUpVolume,
+  BackupMethod,
+  WorkerBackupsStore,
+  WorkerServiceStore,
+} from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import { serviceObjects } from '../pipeline/service-objects.js';
@@ -14,10 +20,7 @@ import type { VolumeEngine } from './volume-engine.js';
 export const METHOD_LABEL = 'hostctl.backup.method';
 
 export interface BackupProcessorDeps extends PauseDeps {
-  store: Pick<
-    WorkerBackupsStore,
-    'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup'
-  >;
+  store: Pick<WorkerBackupsStore, 'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup'>;
   services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
   locks: AdvisoryLocks;
   engine: VolumeEngine;
@@ -91,8 +94,15 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
             volume,
             dockerVolume: objects.volume(volume),
           });
-          volumes.push({ name: volume, snapshot_id: summary.snapshotId, bytes: summary.bytes, files: summary.files });
-          await log(`volume ${volume}: snapshot ${summary.snapshotId}, ${summary.files} files, ${summary.bytes} bytes`);
+          volumes.push({
+            name: volume,
+            snapshot_id: summary.snapshotId,
+            bytes: summary.bytes,
+            files: summary.files,
+          });
+          await log(
+            `volume ${volume}: snapshot ${summary.snapshotId}, ${summary.files} files, ${summary.bytes} bytes`,
+          );
         }
       };
       if (method === 'stop') await withServiceStopped(deps, service, log, takeAll);

@@ -23,7 +23,9 @@ export interface RepositoryKeys {
 export function createDerivedRepositoryKeys(operatorKey: string): RepositoryKeys {
   return {
     passwordFor: (customerId) =>
-      createHmac('sha256', operatorKey).update(`hostctl restic repository v1:${customerId}`).digest('base64url'),
+      createHmac('sha256', operatorKey)
+        .update(`hostctl restic repository v1:${customerId}`)
+        .digest('base64url'),
   };
 }
 
@@ -50,7 +52,10 @@ export function createLocalTarget(settings: TargetSettings, keys?: RepositoryKey
       throw new PermanentStepError(
         'backups are not configured on this worker: BACKUP_LOCAL_PATH (absolute) and BACKUP_KEY are needed',
       );
-    return { root: settings.BACKUP_LOCAL_PATH, keys: keys ?? createDerivedRepositoryKeys(settings.BACKUP_KEY) };
+    return {
+      root: settings.BACKUP_LOCAL_PATH,
+      keys: keys ?? createDerivedRepositoryKeys(settings.BACKUP_KEY),
+    };
   };
   return {
     async repositoryMount(customerId) {

@@ -1,6 +1,5 @@
 import { RESERVED_LABEL_PREFIX } from '@hostctl/domain';
 import type { BackupContainers, EngineMount, EngineResult } from '../adapters/backup-containers.js';
-import { PermanentStepError } from '../pipeline/step-errors.js';
 import type { BackupTarget } from './repository.js';
 import {
   VOLUME_MOUNT,
@@ -21,7 +20,11 @@ export const RUN_LABEL = `${RESERVED_LABEL_PREFIX}backup-run`;
  * The steps of backups and restores on volumes, each one short-lived engine container (restic for
  * the repository, busybox `cp`/`find` between two volumes). No network in any of them.
  */
-export function createVolumeEngine(deps: { containers: BackupContainers; target: BackupTarget; image: string }) {
+export function createVolumeEngine(deps: {
+  containers: BackupContainers;
+  target: BackupTarget;
+  image: string;
+}) {
   const { containers, target, image } = deps;
   let sequence = 0;
   const run = (runId: string, cmd: string[], mounts: EngineMount[], env: string[] = []) =>
@@ -41,10 +44,17 @@ export function createVolumeEngine(deps: { containers: BackupContainers; target:
   });
   const check = (result: EngineResult, what: string) => {
     if (result.exitCode !== 0)
-      throw new Error(`${what} failed (exit ${result.exitCode}): ${engineReason(result.stderr, result.stdout)}`);
+      throw new Error(
+        `${what} failed (exit ${result.exitCode}): ${engineReason(result.stderr, result.stdout)}`,
+      );
   };
   const restic = async (runId: string, customerId: string, cmd: string[], mounts: EngineMount[]) =>
-    run(runId, cmd, [await target.repositoryMount(customerId), ...mounts], resticEnv(target.password(customerId)));
+    run(
+      runId,
+      cmd,
+      [await target.repositoryMount(customerId), ...mounts],
+      resticEnv(target.password(customerId)),
+    );
 
   return {
     /** Removes what an interrupted attempt of the run left behind. */
@@ -76,7 +86,9 @@ export function createVolumeEngine(deps: { containers: BackupContainers; target:
     /** Restores a snapshot into an empty volume (never the live one: that is swapped afterwards). */
     async restoreInto(runId: string, customerId: string, snapshotId: string, dockerVolume: string) {
       check(
-        await restic(runId, customerId, restoreCommand(snapshotId), [volume(dockerVolume, VOLUME_MOUNT, false)]),
+        await restic(runId, customerId, restoreCommand(snapshotId), [
+          volume(dockerVolume, VOLUME_MOUNT, false),
+        ]),
         `restic restore of snapshot ${snapshotId}`,
       );
     },
@@ -84,7 +96,14 @@ export function createVolumeEngine(deps: { containers: BackupContainers; target:
     /** Copies every file of `from` into `to` (modes, owners, times kept); `to` is emptied first. */
     async replaceContents(runId: string, from: string, to: string) {
       const mounts = [volume(from, '/from', true), volume(to, '/to', false)];
-      check(await run(runId, ['find', '/to', '-mindepth', '1', '-maxdepth', '1', '-exec', 'rm', '-rf', '{}', '+'], mounts), `emptying ${to}`);
+      check(
+        await run(
+          runId,
+          ['find', '/to', '-mindepth', '1', '-maxdepth', '1', '-exec', 'rm', '-rf', '{}', '+'],
+          mounts,
+        ),
+        `emptying ${to}`,
+      );
       check(await run(runId, ['cp', '-a', '/from/.', '/to/'], mounts), `copying ${from} into ${to}`);
     },
 
@@ -93,6 +112,3 @@ export function createVolumeEngine(deps: { containers: BackupContainers; target:
   };
 }
 export type VolumeEngine = ReturnType<typeof createVolumeEngine>;
-
-/** A restore that cannot go on whatever is retried (the snapshot list no longer fits the service). */
-export const notRestorable = (reason: string) => new PermanentStepError(reason);

@@ -11,12 +11,13 @@ export type BackupStatus = 'queued' | 'running' | 'succeeded' | 'failed';
 export type BackupMethod = 'stop' | 'live';
 
 /** One named volume of a backup: the restic snapshot that holds it. */
-export interface BackedUpVolume {
+// A type, not an interface: it is stored as JSON, which needs the implicit index signature.
+export type BackedUpVolume = {
   name: string;
   snapshot_id: string;
   bytes: number;
   files: number;
-}
+};
 
 export interface BackupRun {
   id: string;
@@ -128,7 +129,8 @@ export type WorkerBackupsStore = ReturnType<typeof createWorkerBackupsStore>;
  * retried): its log says so, and a snapshot is listed only once the whole run succeeded.
  */
 export function createWorkerBackupsStore(db: Db) {
-  const appendSql = (table: 'backups' | 'backup_restores') =>
+  const appendSql =
+    (table: 'backups' | 'backup_restores') =>
     // One statement per step (a handful per run), never a rewrite of the whole column per line.
     async (id: string, line: string) => {
       const stamped = `${new Date().toISOString()} ${line}\n`;
@@ -160,7 +162,7 @@ export function createWorkerBackupsStore(db: Db) {
           status: outcome.status,
           method: outcome.method,
           deploymentId: outcome.deploymentId,
-          volumes: outcome.volumes as unknown as object[],
+          volumes: outcome.volumes,
           sizeBytes: outcome.sizeBytes === null ? null : BigInt(outcome.sizeBytes),
           durationMs: outcome.durationMs,
           error: outcome.error,

@@ -9,12 +9,14 @@ export interface BackupsServiceDeps {
   store: BackupsStore;
   services: Pick<ServicesStore, 'findById'>;
   /** Hands a committed run to a worker; rejects when the queue is unreachable. */
-  enqueue: (run: { kind: 'backup'; backupId: string } | { kind: 'restore'; restoreId: string }) => Promise<void>;
+  enqueue: (
+    run: { kind: 'backup'; backupId: string } | { kind: 'restore'; restoreId: string },
+  ) => Promise<void>;
 }
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
-export function toBackup(row: BackupRun): Backup {
+function toBackup(row: BackupRun): Backup {
   return {
     id: row.id,
     service_id: row.serviceId,
@@ -109,7 +111,10 @@ export function createBackupsService(deps: BackupsServiceDeps) {
         throw new DomainError('not_found', `backup ${backupId} not found`);
       });
       if (backup.status !== 'succeeded')
-        throw new DomainError('conflict', `backup ${backupId} is ${backup.status}: only a succeeded backup can be restored`);
+        throw new DomainError(
+          'conflict',
+          `backup ${backupId} is ${backup.status}: only a succeeded backup can be restored`,
+        );
       const row = await deps.store.createRestore({
         backupId: backup.id,
         serviceId: service.id,
