@@ -17,7 +17,7 @@ import { withServiceStopped, type PauseDeps } from './service-pause.js';
 import type { VolumeEngine } from './volume-engine.js';
 
 /** The compose label a component declares its consistency method with (docs/backups.md). */
-export const METHOD_LABEL = 'hostctl.backup.method';
+const METHOD_LABEL = 'hostctl.backup.method';
 
 export interface BackupProcessorDeps extends PauseDeps {
   store: Pick<WorkerBackupsStore, 'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup'>;

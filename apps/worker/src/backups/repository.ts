@@ -37,7 +37,7 @@ export interface BackupTarget {
 
 const CUSTOMER_ID = /^[0-9a-f-]{36}$/;
 
-export interface TargetSettings {
+interface TargetSettings {
   BACKUP_LOCAL_PATH: string;
   BACKUP_KEY: string;
 }

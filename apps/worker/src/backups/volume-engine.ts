@@ -14,7 +14,7 @@ import {
 } from './restic.js';
 
 /** Marks the engine's containers of one run, so a retried run removes an interrupted one's first. */
-export const RUN_LABEL = `${RESERVED_LABEL_PREFIX}backup-run`;
+const RUN_LABEL = `${RESERVED_LABEL_PREFIX}backup-run`;
 
 /**
  * The steps of backups and restores on volumes, each one short-lived engine container (restic for

@@ -5,7 +5,7 @@ import type { Backup, Restore } from './backups.schemas.js';
 
 export type BackupsService = ReturnType<typeof createBackupsService>;
 
-export interface BackupsServiceDeps {
+interface BackupsServiceDeps {
   store: BackupsStore;
   services: Pick<ServicesStore, 'findById'>;
   /** Hands a committed run to a worker; rejects when the queue is unreachable. */
