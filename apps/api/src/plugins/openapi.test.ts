@@ -42,6 +42,9 @@ const BODILESS = new Set([
   'POST /api/notification-subscriptions/:id/rotate-secret',
   'POST /api/notification-deliveries/:id/redeliver',
   'POST /api/services/:id/webhook',
+  // Backups (issue 33): the run's settings come from the service's release, not the request.
+  'POST /api/services/:id/backups',
+  'POST /api/backups/:id/restore',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
 const QUERYLESS = new Set(['GET /api/templates', 'GET /api/auth/me', 'GET /api/auth/api-keys']);
