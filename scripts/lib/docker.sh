@@ -5,6 +5,8 @@
 REGISTRY_ADDR=127.0.0.1:5000
 BASE_IMAGE=local/busybox:1
 NODE_IMAGE=local/node:20
+# The backup engine's image (docs/backups.md): restic from Debian on the busybox rootfs.
+RESTIC_IMAGE=local/hostctl-restic:1
 REGISTRY_IMAGE=busybox:1
 
 docker_up() { docker info >/dev/null 2>&1; }
@@ -183,6 +185,23 @@ build_node_image() {
   import_rootfs "$rootfs" "$NODE_IMAGE" --change 'ENV PATH=/usr/local/bin:/bin' --change 'CMD ["node"]'
 }
 
+# build_restic_image: the busybox rootfs plus this machine's restic and its shared libraries: backups
+# and restores run in short-lived containers of it, never with restic on the host (docs/backups.md).
+build_restic_image() {
+  local rootfs restic lib
+  restic=$(readlink -f "$(command -v restic)")
+  mkdir -p "$DATA/tmp"
+  rootfs=$(mktemp -d "$DATA/tmp/restic-rootfs.XXXXXX")
+  busybox_rootfs "$rootfs"
+  cp "$restic" "$rootfs/bin/restic"
+  for lib in $(ldd "$restic" | grep -o '/[^ ]*'); do
+    mkdir -p "$rootfs$(dirname "$lib")"
+    cp -L "$lib" "$rootfs$lib"
+  done
+  import_rootfs "$rootfs" "$RESTIC_IMAGE" --change 'ENV PATH=/bin' --change 'ENV HOME=/tmp' \
+    --change 'CMD ["restic","version"]'
+}
+
 registry_has() {
   curl -fs --noproxy '*' --max-time 5 -o /dev/null -I \
     -H 'Accept: application/vnd.docker.distribution.manifest.v2+json' \
@@ -202,6 +221,12 @@ ensure_base_image() {
   else
     say "image $NODE_IMAGE: building from this machine's Node.js"
     build_node_image
+  fi
+  if docker image inspect "$RESTIC_IMAGE" >/dev/null 2>&1; then
+    say "image $RESTIC_IMAGE: present"
+  else
+    say "image $RESTIC_IMAGE: building from this machine's restic"
+    build_restic_image
   fi
   if registry_has "$REGISTRY_IMAGE"; then
     say "image $REGISTRY_ADDR/$REGISTRY_IMAGE: present"

@@ -43,6 +43,11 @@ AI_BASE_IMAGE_NODE=$NODE_IMAGE
 REGISTRY=$REGISTRY_ADDR
 # The swarm engine (scripts/lib/swarm-engine.sh): RUNTIME=swarm runs services there.
 SWARM_DOCKER_HOST=$SWARM_DOCKER_HOST
+# Backups (docs/backups.md): the operator's local target and the key the customers' restic
+# repository passwords are derived from (losing it loses every backup).
+BACKUP_LOCAL_PATH=$DATA/backups
+BACKUP_KEY=$(secret BACKUP_KEY 48)
+BACKUP_IMAGE=$RESTIC_IMAGE
 # Sized for test suites driving the dev stack from one loopback address (sign-ins, deliberate 401s
 # and polling add up fast); still enforced. Production defaults: docs/configuration.md.
 RATE_LIMIT_PER_MINUTE=6000

@@ -17,6 +17,7 @@ import {
   createNodesStore,
   createNotificationsStore,
   createQuotasStore,
+  createBackupsStore,
   createServicesStore,
   createUsersStore,
   createWebhooksStore,
@@ -57,6 +58,8 @@ import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
 import { createRunsService } from './modules/runs/runs.service.js';
+import { registerBackupRoutes } from './modules/backups/backups.routes.js';
+import { createBackupsService } from './modules/backups/backups.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerQuotaRoutes } from './modules/quotas/quotas.routes.js';
@@ -173,6 +176,15 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     services: servicesStore,
     enqueueRun: async (runId) => void (await producer.enqueue('run', { runId })),
   });
+
+  const backups = createBackupsService({
+    store: createBackupsStore(db),
+    services: servicesStore,
+    enqueue: async (run) =>
+      void (await (run.kind === 'backup'
+        ? producer.enqueue('backup', { backupId: run.backupId })
+        : producer.enqueue('restore', { restoreId: run.restoreId }))),
+  });
   const webhooks = createWebhooksService({
     hooks: createWebhooksStore(db),
     services: servicesStore,
@@ -214,6 +226,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerNotificationRoutes(app, notifications);
       registerQuotaRoutes(app, quotas);
       registerRunRoutes(app, runs);
+      registerBackupRoutes(app, backups);
       registerWebhookRoutes(app, webhooks);
       registerCustomDomainRoutes(app, customDomains);
       registerCertificateRoutes(app, createTlsCertificatesStore(db));

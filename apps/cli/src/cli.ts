@@ -2,6 +2,7 @@ import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { createApiClient, type ApiClient } from './client/api-client.js';
 import { loadClientConfig, type ClientConfig } from './client/client-config.js';
 import type { ClientCommand, CommandContext } from './client/context.js';
+import { createBackup, getBackup, listBackups, restoreBackup } from './commands/backups.commands.js';
 import { cancel, deploy, listDeployments, rollback } from './commands/deploy.commands.js';
 import { run } from './commands/run.commands.js';
 import { login, logout } from './commands/login.commands.js';
@@ -29,6 +30,10 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   'services start': startService,
   'services stop': stopService,
   'services restart': restartService,
+  'backups create': createBackup,
+  'backups list': listBackups,
+  'backups get': getBackup,
+  restore: restoreBackup,
   deploy,
   rollback,
   cancel,

@@ -19,6 +19,10 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl events SERVICE
   hostctl run SERVICE [--component C] [--timeout S] -- CMD ARGS…
                                                  run once in the current release; exits with its code
+  hostctl backups create SERVICE [--wait [--timeout S]]   back up every named volume (docs/backups.md)
+  hostctl backups list SERVICE [--page N] [--per-page N]
+  hostctl backups get BACKUP
+  hostctl restore BACKUP [--wait [--timeout S]]          the backup's volumes back into its service
 SERVICE is an id or a name. --wait streams the deployment log to stderr (default timeout 900 s).
 Exit codes: 0 succeeded, 1 failed, 2 usage or configuration, 3 timed out waiting (the deployment
 goes on), 4 cancelled/superseded/rolled back, 5 authentication or permission. See docs/ci.md.

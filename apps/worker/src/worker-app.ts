@@ -39,6 +39,7 @@ import { createWorkerMetrics } from './metrics/worker-metrics.js';
 import { createDeleteProcessor } from './processors/delete.processor.js';
 import { createDeployProcessor } from './processors/deploy.processor.js';
 import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
+import { createBackupProcessors } from './backups/backup-processors.js';
 import { createNetworkRouter } from './network/network-wiring.js';
 import { oneWriterPerZone } from './network/zone-writes.js';
 import { createNotificationProcessor } from './notifications/notification.processor.js';
@@ -171,6 +172,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       ? createImageRegistry({ registry: config.REGISTRY, ...(registryAuth ? { auth: registryAuth } : {}) })
       : undefined;
   const nodes = createNodes({ config, managerSocket, db, locks, logger });
+  const swarmLifecycle = swarm && { lifecycle: createSwarmLifecycle(swarmOptions), runtime: swarm };
+  const lifecycle = { deployments, release, ...(swarmLifecycle ? { swarm: swarmLifecycle } : {}) };
   const processors = {
     deploy: createDeployProcessor({
       deployments,
@@ -212,15 +215,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         await connection.del(serviceLogStreamKey(config.QUEUE_PREFIX, serviceId));
       },
     }),
-    lifecycle: createLifecycleProcessor({
-      deployments,
-      services,
-      locks,
-      release,
-      lockWaitMs: 5000,
-      ...(swarm ? { swarm: { lifecycle: createSwarmLifecycle(swarmOptions), runtime: swarm } } : {}),
-      logger,
-    }),
+    lifecycle: createLifecycleProcessor({ ...lifecycle, services, locks, lockWaitMs: 5000, logger }),
+    ...createBackupProcessors({ config, db, locks, services, lifecycle, logger }),
     'node-availability': nodes.processor,
     run: createRunProcessor({ runs: createRunsStore(db), deployments, release, swarm: !!swarm, logger }),
     notify: createNotificationProcessor({

@@ -25,6 +25,8 @@ const processors: Processors = {
   'node-availability': record('node-availability'),
   notify: record('notify'),
   run: record('run'),
+  backup: record('backup'),
+  restore: record('restore'),
 };
 let workers: Worker[] = [];
 const queues = new Map<QueueName, Queue>();

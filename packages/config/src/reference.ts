@@ -30,7 +30,7 @@ export interface ConfigSection {
   variables: ConfigVariable[];
 }
 
-const SECRET_NAMES = /SECRET|API_KEY|PASSWORD|^DATABASE_URL$/;
+const SECRET_NAMES = /SECRET|API_KEY|PASSWORD|^BACKUP_KEY$|^DATABASE_URL$/;
 
 function typeOf(schema: JsonSchema): string {
   if (schema.anyOf) return schema.anyOf.map((s) => `\`${String(s.const)}\``).join(' \\| ');

@@ -45,3 +45,4 @@ export * from './stores/webhooks.store.js';
 export * from './stores/runs.store.js';
 export * from './stores/custom-domains.store.js';
 export * from './stores/tls-certificates.store.js';
+export * from './stores/backups.store.js';

@@ -12,6 +12,8 @@ export const QUEUES = {
   notifications: 'notifications',
   /** One-off runs (docs/jobs.md): a command may take minutes, so it never waits behind deploys. */
   runs: 'runs',
+  /** Backups and restores of services' volumes (docs/backups.md): long, and never ahead of a stop. */
+  backups: 'backups',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -42,6 +44,9 @@ const NotifyPayload = Type.Object(
 );
 
 const RunPayload = Type.Object({ runId: RowId }, { additionalProperties: false });
+// A backup or restore run is a row first (PostgreSQL); the job names only the row.
+const BackupPayload = Type.Object({ backupId: RowId }, { additionalProperties: false });
+const RestorePayload = Type.Object({ restoreId: RowId }, { additionalProperties: false });
 
 const deployJobId = (payload: Static<typeof DeployPayload>) => `deploy.${payload.deploymentId}`;
 const deleteJobId = (payload: Static<typeof DeletePayload>) => `delete.${payload.serviceId}`;
@@ -92,6 +97,20 @@ export const JOBS = {
     payload: NodeAvailabilityPayload,
     // No deterministic id: a drain right after an activate must run again, not coalesce with it.
     options: { attempts: 3, backoff: { type: 'exponential', delay: 1000 }, removeOnComplete: { age: 600 } },
+  }),
+  // A run interrupted by a worker crash is run again from the start (restic's snapshots are
+  // atomic: an interrupted one is never listed); the row keeps the outcome, the job goes.
+  backup: define({
+    queue: QUEUES.backups,
+    payload: BackupPayload,
+    options: { ...RETRYING, attempts: 3, removeOnComplete: true },
+    jobId: (payload) => `backup.${payload.backupId}`,
+  }),
+  restore: define({
+    queue: QUEUES.backups,
+    payload: RestorePayload,
+    options: { ...RETRYING, attempts: 3, removeOnComplete: true },
+    jobId: (payload) => `restore.${payload.restoreId}`,
   }),
   // One attempt per job, removed once run (PostgreSQL keeps the log): the relay re-adds the id.
   notify: define({

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Role } from '@hostctl/domain';
 import { uniqueName } from '../test-support/harness.js';
 import type { Fixtures } from './authz-fixtures.js';
+import { BACKUP_ROUTES } from './backup-routes.table.js';
 import { NOTIFICATION_ROUTES } from './notification-routes.table.js';
 import { RUN_ROUTES } from './run-routes.table.js';
 import {
@@ -391,6 +392,7 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
   },
   ...NOTIFICATION_ROUTES,
   ...RUN_ROUTES,
+  ...BACKUP_ROUTES,
 };
 
 /** Revoking someone else's key: admins per `admin`, everyone else cannot see it (404, never 403). */

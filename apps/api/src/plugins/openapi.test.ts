@@ -44,6 +44,9 @@ const BODILESS = new Set([
   'POST /api/services/:id/webhook',
   // Custom-domain ownership (issue 34): the check takes nothing but the path.
   'POST /api/services/:id/custom-domains/:domain/verify',
+  // Backups (issue 33): the run's settings come from the service's release, not the request.
+  'POST /api/services/:id/backups',
+  'POST /api/backups/:id/restore',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
 const QUERYLESS = new Set([

@@ -49,7 +49,7 @@ export function createLifecycleProcessor(deps: LifecycleProcessorDeps) {
       if (service.status === 'deploying')
         return { status: 'deploying', message: 'a deployment is in progress' };
       try {
-        await perform(deps, service, action);
+        await performLifecycleAction(deps, service, action);
       } catch (error) {
         const message = `${action} failed: ${createRedactor(service.variables)(messageOf(error))}`;
         // A failed stop leaves the service as it was; a failed start or restart leaves it down.
@@ -69,8 +69,12 @@ export function createLifecycleProcessor(deps: LifecycleProcessorDeps) {
   };
 }
 
-async function perform(
-  deps: LifecycleProcessorDeps,
+/**
+ * The action itself, for a caller that holds the service's lock already (the backup and restore
+ * processors stop and start a service this way: the same path as a user's stop and start).
+ */
+export async function performLifecycleAction(
+  deps: Pick<LifecycleProcessorDeps, 'release' | 'deployments' | 'swarm'>,
   service: WorkerService,
   action: LifecycleAction,
 ): Promise<void> {
@@ -106,7 +110,7 @@ async function perform(
 }
 
 async function performOnSwarm(
-  deps: LifecycleProcessorDeps,
+  deps: Pick<LifecycleProcessorDeps, 'release'>,
   swarm: NonNullable<LifecycleProcessorDeps['swarm']>,
   service: WorkerService,
   action: LifecycleAction,
@@ -130,7 +134,7 @@ async function performOnSwarm(
 }
 
 async function startAll(
-  deps: LifecycleProcessorDeps,
+  deps: Pick<LifecycleProcessorDeps, 'release'>,
   plan: Plan | undefined,
   containers: ContainerSummary[],
 ): Promise<void> {

@@ -1,0 +1,66 @@
+import { Type, type Static } from 'typebox';
+import { Id, PageQuery, Timestamp } from '../../http/schemas.js';
+
+const RunStatus = Type.Union([
+  Type.Literal('queued'),
+  Type.Literal('running'),
+  Type.Literal('succeeded'),
+  Type.Literal('failed'),
+]);
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+/** A backup run and its snapshots (docs/backups.md); the repository's password never appears. */
+export const Backup = Type.Object(
+  {
+    id: Id,
+    service_id: Id,
+    status: RunStatus,
+    method: Type.Union([Type.Literal('stop'), Type.Literal('live')]),
+    target: Type.String(),
+    /** The release (deployment) that ran when the backup was taken. */
+    release_id: Nullable(Id),
+    volumes: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        snapshot_id: Type.String(),
+        bytes: Type.Integer(),
+        files: Type.Integer(),
+      }),
+    ),
+    size_bytes: Nullable(Type.Integer()),
+    duration_ms: Nullable(Type.Integer()),
+    error: Nullable(Type.String()),
+    log: Type.String(),
+    created_at: Timestamp,
+    started_at: Nullable(Timestamp),
+    finished_at: Nullable(Timestamp),
+  },
+  { description: 'A backup run of a service' },
+);
+export type Backup = Static<typeof Backup>;
+
+export const BackupList = Type.Object({
+  data: Type.Array(Backup),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+});
+
+export const BackupListQuery = Type.Object(PageQuery, { additionalProperties: false });
+
+export const Restore = Type.Object(
+  {
+    id: Id,
+    backup_id: Id,
+    service_id: Id,
+    status: RunStatus,
+    error: Nullable(Type.String()),
+    log: Type.String(),
+    created_at: Timestamp,
+    started_at: Nullable(Timestamp),
+    finished_at: Nullable(Timestamp),
+  },
+  { description: 'A restore of a backup into its service' },
+);
+export type Restore = Static<typeof Restore>;

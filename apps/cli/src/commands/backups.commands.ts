@@ -1,0 +1,98 @@
+import { assertKnownFlags, integerFlag, operands } from '../args.js';
+import {
+  cellText,
+  formatTable,
+  printJson,
+  type ClientCommand,
+  type CommandContext,
+} from '../client/context.js';
+import { resolveService } from '../client/resolve-service.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { DEFAULT_WAIT_SECONDS } from './deploy.commands.js';
+
+/** A backup or restore run as the API answers it (docs/backups.md). */
+interface Run {
+  id: string;
+  status: string;
+  error: string | null;
+  log: string;
+  [field: string]: unknown;
+}
+
+const WAIT_FLAGS = ['wait', 'timeout'] as const;
+const POLL_MS = 1000;
+
+/**
+ * `--wait`: polls the run until it finished; exit 0 when it succeeded, 1 when it failed (the
+ * reason on stderr), 3 when the wait ran out (the run goes on).
+ */
+async function waitIfAsked(context: CommandContext, path: string, accepted: Run): Promise<ExitCode> {
+  if (context.args.flags.get('wait') !== true) {
+    if (context.json) printJson(context, accepted);
+    else context.out(`${accepted.id}: ${accepted.status}`);
+    return EXIT.ok;
+  }
+  const timeoutSeconds = integerFlag(context.args, 'timeout', 24 * 3600) ?? DEFAULT_WAIT_SECONDS;
+  const deadline = Date.now() + timeoutSeconds * 1000;
+  let run = accepted;
+  while (run.status === 'queued' || run.status === 'running') {
+    if (Date.now() > deadline) {
+      context.err(`hostctl: ${run.id} is still ${run.status} after ${timeoutSeconds}s; it goes on`);
+      return EXIT.timedOut;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    run = await context.client().get<Run>(path);
+  }
+  if (context.json) printJson(context, run);
+  else context.out(`${run.id}: ${run.status}`);
+  if (run.status === 'succeeded') return EXIT.ok;
+  context.err(`hostctl: ${run.id} failed: ${run.error ?? 'no reason given'}`);
+  return EXIT.failed;
+}
+
+/** `backups create SERVICE [--wait [--timeout S]]`: an on-demand backup of every named volume. */
+export const createBackup: ClientCommand = async (context) => {
+  assertKnownFlags(context.args, WAIT_FLAGS);
+  const [ref = ''] = operands(context.args, 2, ['SERVICE']);
+  const client = context.client();
+  const service = await resolveService(client, ref);
+  const accepted = await client.post<Run>(`/api/services/${service.id}/backups`);
+  return waitIfAsked(context, `/api/backups/${accepted.id}`, accepted);
+};
+
+/** `backups list SERVICE`: the service's backup runs, newest first. */
+export const listBackups: ClientCommand = async (context) => {
+  assertKnownFlags(context.args, ['page', 'per-page']);
+  const [ref = ''] = operands(context.args, 2, ['SERVICE']);
+  const client = context.client();
+  const service = await resolveService(client, ref);
+  const page = await client.get<{ data: Run[]; total: number }>(`/api/services/${service.id}/backups`, {
+    page: integerFlag(context.args, 'page'),
+    per_page: integerFlag(context.args, 'per-page', 100),
+  });
+  if (context.json) printJson(context, page);
+  else context.out(formatTable(page.data, ['id', 'status', 'method', 'created_at', 'size_bytes', 'error']));
+  return EXIT.ok;
+};
+
+/** `backups get BACKUP`: one run with its snapshots and log. */
+export const getBackup: ClientCommand = async (context) => {
+  assertKnownFlags(context.args, []);
+  const [id = ''] = operands(context.args, 2, ['BACKUP']);
+  const backup = await context.client().get<Run>(`/api/backups/${encodeURIComponent(id)}`);
+  if (context.json) printJson(context, backup);
+  else {
+    for (const [key, value] of Object.entries(backup))
+      if (key !== 'log') context.out(`${key}: ${cellText(value)}`);
+    context.out(backup.log);
+  }
+  return EXIT.ok;
+};
+
+/** `restore BACKUP [--wait [--timeout S]]`: the backup's volumes back into its own service. */
+export const restoreBackup: ClientCommand = async (context) => {
+  assertKnownFlags(context.args, WAIT_FLAGS);
+  const [id = ''] = operands(context.args, 1, ['BACKUP']);
+  const accepted = await context.client().post<Run>(`/api/backups/${encodeURIComponent(id)}/restore`);
+  return waitIfAsked(context, `/api/restores/${accepted.id}`, accepted);
+};

@@ -1,0 +1,117 @@
+import type { Job } from 'bullmq';
+import type { AdvisoryLocks, BackupRun, WorkerBackupsStore, WorkerServiceStore } from '@hostctl/db';
+import type { JobPayload } from '@hostctl/queue';
+import type { Logger } from 'pino';
+import { serviceObjects } from '../pipeline/service-objects.js';
+import { PermanentStepError, createRedactor, messageOf } from '../pipeline/step-errors.js';
+import { lockOrDelay } from '../processors/service-lock.js';
+import { withServiceStopped, type PauseDeps } from './service-pause.js';
+import type { VolumeEngine } from './volume-engine.js';
+
+export interface RestoreProcessorDeps extends PauseDeps {
+  store: Pick<
+    WorkerBackupsStore,
+    'findBackup' | 'findRestore' | 'startRestore' | 'appendRestoreLog' | 'markKept' | 'finishRestore'
+  >;
+  services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
+  locks: AdvisoryLocks;
+  engine: VolumeEngine;
+  instance: string;
+  isSwarm: boolean;
+  logger: Logger;
+}
+
+/**
+ * A restore of a backup into its own service, in three phases so that a failure loses nothing:
+ * 1. every snapshot is restored into a fresh scratch volume while the service keeps running (a
+ *    broken snapshot or an unreachable repository fails here, with the live data untouched);
+ * 2. the service is stopped (the lifecycle path) and each live volume's contents are copied aside
+ *    into a `previous` volume, then replaced by the scratch volume's;
+ * 3. the service starts again. Should a replacement fail, every live volume gets its previous
+ *    contents back before the service starts; the `previous` volumes go only once that is done.
+ */
+export function createRestoreProcessor(deps: RestoreProcessorDeps) {
+  return async (job: Job<JobPayload<'restore'>>, token?: string): Promise<void> => {
+    const { restoreId } = job.data;
+    const restore = await deps.store.findRestore(restoreId);
+    if (!restore || restore.status === 'succeeded' || restore.status === 'failed') return;
+    const lease = await lockOrDelay(deps.locks, restore.serviceId, job, token);
+    let redact = (text: string) => text;
+    const log = (line: string) => deps.store.appendRestoreLog(restoreId, redact(line));
+    try {
+      if (restore.status === 'running') await log('a worker stopped during this restore: starting it again');
+      await deps.store.startRestore(restoreId);
+      await deps.engine.cleanUp(restoreId);
+      const service = await deps.services.findById(restore.serviceId);
+      if (!service || service.deletedAt) throw new PermanentStepError('the service was deleted');
+      redact = createRedactor(service.variables);
+      if (deps.isSwarm)
+        throw new PermanentStepError('restores under RUNTIME=swarm are not supported yet (docs/backups.md)');
+      const backup = await deps.store.findBackup(restore.backupId);
+      if (!backup || backup.status !== 'succeeded' || backup.serviceId !== service.id)
+        throw new PermanentStepError('the backup is not a successful backup of this service');
+      await restoreBackup(deps, { id: restoreId, kept: restore.keptVolumes }, backup, service, log);
+      await deps.store.finishRestore(restoreId, { status: 'succeeded', error: null });
+      await log('restore succeeded');
+    } catch (error) {
+      const reason = redact(messageOf(error));
+      deps.logger.warn({ restoreId, serviceId: restore.serviceId, err: reason }, 'restore failed');
+      await log(`restore failed: ${reason}`);
+      await deps.store.finishRestore(restoreId, { status: 'failed', error: reason });
+    } finally {
+      await deps.engine.cleanUp(restoreId).catch(() => undefined);
+      await lease.release();
+    }
+  };
+}
+
+async function restoreBackup(
+  deps: RestoreProcessorDeps,
+  run: { id: string; kept: string[] },
+  backup: BackupRun,
+  service: NonNullable<Awaited<ReturnType<RestoreProcessorDeps['services']['findById']>>>,
+  log: (line: string) => Promise<void>,
+): Promise<void> {
+  const { engine } = deps;
+  const runId = run.id;
+  const objects = serviceObjects(service.id, deps.instance);
+  const short = runId.replace(/-/g, '').slice(0, 8);
+  const volumes = backup.volumes.map((volume) => ({
+    ...volume,
+    live: objects.volume(volume.name),
+    scratch: `${objects.volume(volume.name)}-restore-${short}`,
+    previous: `${objects.volume(volume.name)}-previous-${short}`,
+  }));
+  try {
+    for (const volume of volumes) {
+      await engine.removeVolume(volume.scratch);
+      await engine.ensureVolume(volume.scratch, objects.labels);
+      await engine.restoreInto(runId, backup.customerId, volume.snapshot_id, volume.scratch);
+      await log(`volume ${volume.name}: snapshot ${volume.snapshot_id} restored and verified`);
+    }
+    await withServiceStopped(deps, service, log, async () => {
+      const replaced: typeof volumes = [];
+      try {
+        for (const volume of volumes) {
+          // Kept by an earlier attempt of this run: the live volume may be half replaced since,
+          // so the kept copy is the one to trust.
+          if (!run.kept.includes(volume.name)) {
+            await engine.ensureVolume(volume.previous, objects.labels);
+            await engine.replaceContents(runId, volume.live, volume.previous);
+            await deps.store.markKept(runId, volume.name);
+          }
+          replaced.push(volume);
+          await engine.replaceContents(runId, volume.scratch, volume.live);
+          await log(`volume ${volume.name}: replaced (its previous contents kept until the end)`);
+        }
+      } catch (error) {
+        await log(`replacing the volumes failed: ${messageOf(error)}; putting the previous contents back`);
+        for (const volume of replaced) await engine.replaceContents(runId, volume.previous, volume.live);
+        throw error;
+      }
+    });
+    for (const volume of volumes) await engine.removeVolume(volume.previous);
+  } finally {
+    for (const volume of volumes) await engine.removeVolume(volume.scratch).catch(() => undefined);
+  }
+}

@@ -1,0 +1,114 @@
+import { RESERVED_LABEL_PREFIX } from '@hostctl/domain';
+import type { BackupContainers, EngineMount, EngineResult } from '../adapters/backup-containers.js';
+import type { BackupTarget } from './repository.js';
+import {
+  VOLUME_MOUNT,
+  backupCommand,
+  engineReason,
+  initCommand,
+  isAlreadyInitialised,
+  parseBackupSummary,
+  resticEnv,
+  restoreCommand,
+  type BackupSummary,
+} from './restic.js';
+
+/** Marks the engine's containers of one run, so a retried run removes an interrupted one's first. */
+const RUN_LABEL = `${RESERVED_LABEL_PREFIX}backup-run`;
+
+/**
+ * The steps of backups and restores on volumes, each one short-lived engine container (restic for
+ * the repository, busybox `cp`/`find` between two volumes). No network in any of them.
+ */
+export function createVolumeEngine(deps: {
+  containers: BackupContainers;
+  target: BackupTarget;
+  image: string;
+}) {
+  const { containers, target, image } = deps;
+  let sequence = 0;
+  const run = (runId: string, cmd: string[], mounts: EngineMount[], env: string[] = []) =>
+    containers.run({
+      name: `hostctl-backup-${runId.slice(0, 8)}-${(sequence += 1)}`,
+      image,
+      cmd,
+      env,
+      mounts,
+      labels: { [RUN_LABEL]: runId },
+    });
+  const volume = (source: string, mountTarget: string, readOnly: boolean): EngineMount => ({
+    type: 'volume',
+    source,
+    target: mountTarget,
+    readOnly,
+  });
+  const check = (result: EngineResult, what: string) => {
+    if (result.exitCode !== 0)
+      throw new Error(
+        `${what} failed (exit ${result.exitCode}): ${engineReason(result.stderr, result.stdout)}`,
+      );
+  };
+  const restic = async (runId: string, customerId: string, cmd: string[], mounts: EngineMount[]) =>
+    run(
+      runId,
+      cmd,
+      [await target.repositoryMount(customerId), ...mounts],
+      resticEnv(target.password(customerId)),
+    );
+
+  return {
+    /** Removes what an interrupted attempt of the run left behind. */
+    cleanUp: (runId: string) => containers.removeLabelled({ [RUN_LABEL]: runId }),
+
+    async ensureRepository(runId: string, customerId: string): Promise<void> {
+      const result = await restic(runId, customerId, initCommand(), []);
+      if (result.exitCode !== 0 && !isAlreadyInitialised(result.stderr))
+        throw new Error(`the repository cannot be opened: ${engineReason(result.stderr)}`);
+    },
+
+    /** One snapshot of one volume, mounted read-only: restic can never change the data it saves. */
+    async backupVolume(
+      runId: string,
+      input: { customerId: string; serviceId: string; volume: string; dockerVolume: string },
+    ): Promise<BackupSummary> {
+      const result = await restic(
+        runId,
+        input.customerId,
+        backupCommand({ backupId: runId, serviceId: input.serviceId, volume: input.volume }),
+        [volume(input.dockerVolume, VOLUME_MOUNT, true)],
+      );
+      check(result, `restic backup of ${input.volume}`);
+      const summary = parseBackupSummary(result.stdout);
+      if (!summary) throw new Error(`restic backup of ${input.volume} reported no snapshot`);
+      return summary;
+    },
+
+    /** Restores a snapshot into an empty volume (never the live one: that is swapped afterwards). */
+    async restoreInto(runId: string, customerId: string, snapshotId: string, dockerVolume: string) {
+      check(
+        await restic(runId, customerId, restoreCommand(snapshotId), [
+          volume(dockerVolume, VOLUME_MOUNT, false),
+        ]),
+        `restic restore of snapshot ${snapshotId}`,
+      );
+    },
+
+    /** Copies every file of `from` into `to` (modes, owners, times kept); `to` is emptied first. */
+    async replaceContents(runId: string, from: string, to: string) {
+      const mounts = [volume(from, '/from', true), volume(to, '/to', false)];
+      check(
+        await run(
+          runId,
+          ['find', '/to', '-mindepth', '1', '-maxdepth', '1', '-exec', 'rm', '-rf', '{}', '+'],
+          mounts,
+        ),
+        `emptying ${to}`,
+      );
+      check(await run(runId, ['cp', '-a', '/from/.', '/to/'], mounts), `copying ${from} into ${to}`);
+    },
+
+    ensureVolume: (name: string, labels: Record<string, string>) => containers.ensureVolume(name, labels),
+    removeVolume: (name: string) => containers.removeVolume(name),
+  };
+}
+export type VolumeEngine = ReturnType<typeof createVolumeEngine>;

@@ -1,0 +1,183 @@
+import type { CustomerScope } from '@hostctl/auth-policy';
+import type { Db } from '../client.js';
+import type { Backup as BackupRow, BackupRestore as RestoreRow } from '../generated/client.ts';
+import { customerWhere } from './scope-where.js';
+
+export type BackupsStore = ReturnType<typeof createBackupsStore>;
+
+/** queued → running → succeeded | failed; only `succeeded` backups can be restored. */
+export type BackupStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+/** How a component's volumes are kept consistent while restic reads them (docs/backups.md). */
+export type BackupMethod = 'stop' | 'live';
+
+/** One named volume of a backup: the restic snapshot that holds it. */
+// A type, not an interface: it is stored as JSON, which needs the implicit index signature.
+export type BackedUpVolume = {
+  name: string;
+  snapshot_id: string;
+  bytes: number;
+  files: number;
+};
+
+export interface BackupRun {
+  id: string;
+  serviceId: string;
+  customerId: string;
+  status: BackupStatus;
+  method: BackupMethod;
+  target: string;
+  deploymentId: string | null;
+  volumes: BackedUpVolume[];
+  sizeBytes: number | null;
+  durationMs: number | null;
+  log: string;
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export interface RestoreRun {
+  id: string;
+  backupId: string;
+  serviceId: string;
+  customerId: string;
+  status: BackupStatus;
+  keptVolumes: string[];
+  log: string;
+  error: string | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
+export interface BackupOutcome {
+  status: 'succeeded' | 'failed';
+  method: BackupMethod;
+  deploymentId: string | null;
+  volumes: BackedUpVolume[];
+  sizeBytes: number | null;
+  durationMs: number;
+  error: string | null;
+}
+
+const toBackup = (row: BackupRow): BackupRun => ({
+  ...row,
+  status: row.status as BackupStatus,
+  method: row.method as BackupMethod,
+  volumes: Array.isArray(row.volumes) ? (row.volumes as unknown as BackedUpVolume[]) : [],
+  sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes),
+});
+const toRestore = (row: RestoreRow): RestoreRun => ({ ...row, status: row.status as BackupStatus });
+
+/**
+ * Backups and restores (docs/backups.md). Reads the API serves take the caller's CustomerScope:
+ * another customer's backup is simply not found. The worker's writes go by id: the job payload
+ * carries nothing else, and the row says whose repository it is.
+ */
+export function createBackupsStore(db: Db) {
+  return {
+    async createBackup(input: { serviceId: string; customerId: string; method: BackupMethod }) {
+      return toBackup(await db.backup.create({ data: input }));
+    },
+
+    async listForService(serviceId: string, page: { page: number; perPage: number }) {
+      const where = { serviceId };
+      const [rows, total] = await Promise.all([
+        db.backup.findMany({
+          where,
+          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+          skip: (page.page - 1) * page.perPage,
+          take: page.perPage,
+        }),
+        db.backup.count({ where }),
+      ]);
+      return { rows: rows.map(toBackup), total };
+    },
+
+    async findBackup(scope: CustomerScope, id: string): Promise<BackupRun | null> {
+      const where = customerWhere(scope);
+      if (!where) return null;
+      const row = await db.backup.findFirst({ where: { id, ...where } });
+      return row ? toBackup(row) : null;
+    },
+
+    /** A run the queue never took (Redis down): failed with the reason, never left `queued`. */
+    async failUnqueued(kind: 'backup' | 'restore', id: string, reason: string) {
+      const data = { status: 'failed', error: reason, finishedAt: new Date() };
+      if (kind === 'backup') await db.backup.update({ where: { id }, data });
+      else await db.backupRestore.update({ where: { id }, data });
+    },
+
+    async createRestore(input: { backupId: string; serviceId: string; customerId: string }) {
+      return toRestore(await db.backupRestore.create({ data: input }));
+    },
+
+    async findRestore(scope: CustomerScope, id: string): Promise<RestoreRun | null> {
+      const where = customerWhere(scope);
+      if (!where) return null;
+      const row = await db.backupRestore.findFirst({ where: { id, ...where } });
+      return row ? toRestore(row) : null;
+    },
+  };
+}
+
+export type WorkerBackupsStore = ReturnType<typeof createWorkerBackupsStore>;
+
+/**
+ * The worker's side: claim, log and finish runs. A run is claimed again after a crash (the job is
+ * retried): its log says so, and a snapshot is listed only once the whole run succeeded.
+ */
+export function createWorkerBackupsStore(db: Db) {
+  const appendSql =
+    (table: 'backups' | 'backup_restores') =>
+    // One statement per step (a handful per run), never a rewrite of the whole column per line.
+    async (id: string, line: string) => {
+      const stamped = `${new Date().toISOString()} ${line}\n`;
+      if (table === 'backups')
+        await db.$executeRaw`UPDATE backups SET log = log || ${stamped} WHERE id = ${id}`;
+      else await db.$executeRaw`UPDATE backup_restores SET log = log || ${stamped} WHERE id = ${id}`;
+    };
+  return {
+    async findBackup(id: string): Promise<BackupRun | null> {
+      const row = await db.backup.findUnique({ where: { id } });
+      return row ? toBackup(row) : null;
+    },
+    async findRestore(id: string): Promise<RestoreRun | null> {
+      const row = await db.backupRestore.findUnique({ where: { id } });
+      return row ? toRestore(row) : null;
+    },
+    async startBackup(id: string) {
+      await db.backup.update({ where: { id }, data: { status: 'running', startedAt: new Date() } });
+    },
+    async startRestore(id: string) {
+      await db.backupRestore.update({ where: { id }, data: { status: 'running', startedAt: new Date() } });
+    },
+    appendBackupLog: appendSql('backups'),
+    appendRestoreLog: appendSql('backup_restores'),
+    async finishBackup(id: string, outcome: BackupOutcome) {
+      await db.backup.update({
+        where: { id },
+        data: {
+          status: outcome.status,
+          method: outcome.method,
+          deploymentId: outcome.deploymentId,
+          volumes: outcome.volumes,
+          sizeBytes: outcome.sizeBytes === null ? null : BigInt(outcome.sizeBytes),
+          durationMs: outcome.durationMs,
+          error: outcome.error,
+          finishedAt: new Date(),
+        },
+      });
+    },
+    async markKept(id: string, volume: string) {
+      await db.backupRestore.update({ where: { id }, data: { keptVolumes: { push: volume } } });
+    },
+    async finishRestore(id: string, outcome: { status: 'succeeded' | 'failed'; error: string | null }) {
+      await db.backupRestore.update({
+        where: { id },
+        data: { status: outcome.status, error: outcome.error, finishedAt: new Date() },
+      });
+    },
+  };
+}
