@@ -23,10 +23,14 @@ beforeAll(async () => {
 async function runToEnd(command: string[], timeoutSeconds = 60, status: 'queued' | 'running' = 'queued') {
   const run = await db.serviceRun.create({ data: { serviceId, command, timeoutSeconds, status } });
   await app.producer.enqueue('run', { runId: run.id });
-  return waitFor(`run ${run.id} to end`, async () => {
-    const row = await db.serviceRun.findUniqueOrThrow({ where: { id: run.id } });
-    return ['succeeded', 'failed', 'timed_out'].includes(row.status) ? row : undefined;
-  }, 90_000);
+  return waitFor(
+    `run ${run.id} to end`,
+    async () => {
+      const row = await db.serviceRun.findUniqueOrThrow({ where: { id: run.id } });
+      return ['succeeded', 'failed', 'timed_out'].includes(row.status) ? row : undefined;
+    },
+    90_000,
+  );
 }
 
 describe('one-off runs on the engine', () => {

@@ -57,7 +57,8 @@ export const run: ClientCommand = async (context) => {
     context.err(`hostctl: stopped waiting; run ${current.id} is still ${current.status} and goes on`);
     return EXIT.timedOut;
   }
-  if (current.output_truncated) context.err('hostctl: the output was longer than kept; only its end is shown');
+  if (current.output_truncated)
+    context.err('hostctl: the output was longer than kept; only its end is shown');
   const took = current.duration_ms === null ? '' : ` in ${current.duration_ms} ms`;
   context.err(
     `hostctl: run ${current.id} ${current.status}${current.exit_code === null ? '' : ` (exit code ${current.exit_code})`}${took}${current.error ? `: ${current.error}` : ''}`,

@@ -12,7 +12,7 @@ const OUTPUT_TAIL_LINES = 20_000;
 const POLL_MS = 200;
 const STOP_GRACE_S = 5;
 
-export interface OneOff {
+interface OneOff {
   /** The release whose definition the command runs with (its plan, images pinned). */
   plan: Plan;
   /** A component of the plan; absent: the web component, else the first. */
@@ -28,7 +28,7 @@ export interface OneOff {
   signal?: AbortSignal;
 }
 
-export interface OneOffResult {
+interface OneOffResult {
   exitCode: number | null;
   timedOut: boolean;
   output: string;

@@ -7,7 +7,7 @@ import { ensureSetNetwork } from '../release/container-sets.js';
 import { runOneOff } from './one-off-container.js';
 
 /** How long a release command may run; the deployment's own timeout (DEPLOY_TIMEOUT_MS) still applies. */
-export const RELEASE_COMMAND_TIMEOUT_MS = 10 * 60_000;
+const RELEASE_COMMAND_TIMEOUT_MS = 10 * 60_000;
 /** Lines of its output copied into the deployment log: its end, where the error is. */
 const LOGGED_LINES = 500;
 

@@ -15,7 +15,7 @@ import { serviceObjects } from '../pipeline/service-objects.js';
 import { pinnedPlan, storedPlan } from '../release/release-images.js';
 import { runOneOff } from './one-off-container.js';
 
-export interface RunProcessorDeps {
+interface RunProcessorDeps {
   runs: RunsStore;
   deployments: Pick<WorkerDeploymentStore, 'lastSucceeded'>;
   /** The release engine's settings: the runtime and the installation's instance label. */

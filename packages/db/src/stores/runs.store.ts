@@ -7,7 +7,6 @@ export type RunsStore = ReturnType<typeof createRunsStore>;
 export type { ServiceRun };
 
 export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
 export const isFinalRun = (status: string): boolean =>
   status === 'succeeded' || status === 'failed' || status === 'timed_out';
 
