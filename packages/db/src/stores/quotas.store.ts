@@ -7,7 +7,6 @@ import {
   type QuotaName,
 } from '@hostctl/domain';
 import type { Db } from '../client.js';
-import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { customerLimits, customerUsage, lockCustomerQuota } from './quota-ledger.js';
 
 export type QuotasStore = ReturnType<typeof createQuotasStore>;
@@ -67,8 +66,8 @@ export function createQuotasStore(db: Db) {
       const existing = await db.quotaPlan.findUnique({ where: { name }, select: { name: true } });
       await db.quotaPlan.upsert({
         where: { name },
-        create: { name, limits: limits as InputJsonValue },
-        update: { limits: limits as InputJsonValue },
+        create: { name, limits },
+        update: { limits },
       });
       const plan = await planRow(name);
       if (!plan) throw new Error(`quota plan ${name} vanished after its write`);
@@ -124,7 +123,7 @@ export function createQuotasStore(db: Db) {
           where: { id: customerId },
           data: {
             quotaPlan: quota.plan === DEFAULT_QUOTA_PLAN ? null : quota.plan,
-            quotaOverrides: quota.overrides as InputJsonValue,
+            quotaOverrides: quota.overrides,
           },
         });
         return updated.count > 0;

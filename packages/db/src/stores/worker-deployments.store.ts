@@ -5,7 +5,7 @@ import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { insertNotifications } from './notification-outbox.js';
 import { alignWithRelease } from './release-definition.js';
 import { recordServiceClaim, type CapacityClaim } from './quota-ledger.js';
-import { CAP_TRANSACTION, lockCountCap } from './count-cap-lock.js';
+import { claimDeploymentSlot } from './deploy-slots.js';
 import type {
   DeploymentOutcome,
   DeploymentRecord,
@@ -143,36 +143,8 @@ export function createWorkerDeploymentStore(db: Db) {
     },
 
     /** queued → running (a retry finds it running already). False when it reached another state. */
-    /**
-     * Marks the deployment running, unless its customer already runs `share` deployments across
-     * every worker ('customer_busy': the job steps aside so that other customers' deployments get
-     * the slot; docs/quotas.md#fair-queues). A deployment already running (a retried or stalled
-     * job) holds its slot and is claimed again. Counted under the customer's lock, so parallel
-     * claims of one customer never pass the share together.
-     */
-    async claim(id: string, share: number): Promise<'claimed' | 'unclaimed' | 'customer_busy'> {
-      return db.$transaction(async (tx) => {
-        const rows = await tx.$queryRaw<{ customerId: string; status: DeploymentStatus }[]>`
-          SELECT s.customer_id AS "customerId", d.status::text AS status
-          FROM deployments d JOIN services s ON s.id = d.service_id WHERE d.id = ${id}`;
-        const row = rows[0];
-        if (!row || !IN_FLIGHT.includes(row.status)) return 'unclaimed';
-        if (row.status === 'queued') {
-          await lockCountCap(tx, 'deploySlots', row.customerId);
-          const running = await tx.$queryRaw<{ count: number }[]>`
-            SELECT count(*)::int AS count FROM deployments d JOIN services s ON s.id = d.service_id
-            WHERE s.customer_id = ${row.customerId} AND d.status = 'running'`;
-          if ((running[0]?.count ?? 0) >= share) return 'customer_busy';
-        }
-        const claimed = await tx.deployment.updateMany({
-          where: { id, status: { in: IN_FLIGHT } },
-          data: { status: 'running', error: null },
-        });
-        if (claimed.count === 0) return 'unclaimed';
-        await tx.deployment.updateMany({ where: { id, startedAt: null }, data: { startedAt: new Date() } });
-        return 'claimed';
-      }, CAP_TRANSACTION);
-    },
+    /** Marks the deployment running within its customer's share (deploy-slots.ts). */
+    claim: (id: string, share: number) => claimDeploymentSlot(db, id, share),
 
     /**
      * Conditional on `running`: false means the deployment was cancelled (or finished) meanwhile,

@@ -3,8 +3,8 @@ import { QUOTA_NAMES, type QuotaName } from '@hostctl/domain';
 import { Id, Timestamp } from '../../http/schemas.js';
 
 /** A plan's name: a lower-case slug, like a DNS label. */
-export const PLAN_NAME_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
-export const PlanName = Type.String({ minLength: 1, maxLength: 63, pattern: PLAN_NAME_PATTERN });
+const PLAN_NAME_PATTERN = '^[a-z0-9][a-z0-9-]{0,62}$';
+const PlanName = Type.String({ minLength: 1, maxLength: 63, pattern: PLAN_NAME_PATTERN });
 
 /** A limit: a whole number (cpus: up to three decimals), or null for unlimited. */
 const limitOf = (name: QuotaName) =>
@@ -13,13 +13,13 @@ const limitOf = (name: QuotaName) =>
     : Type.Union([Type.Integer({ minimum: 0, maximum: 1_000_000_000 }), Type.Null()]);
 
 /** Some quotas, each a limit or null (unlimited); a quota left out is not set at this level. */
-export const PartialLimits = Type.Object(
+const PartialLimits = Type.Object(
   Object.fromEntries(QUOTA_NAMES.map((name) => [name, Type.Optional(limitOf(name))])),
   { additionalProperties: false },
 );
 /** Every quota, each a limit or null (unlimited). */
-export const FullLimits = Type.Object(Object.fromEntries(QUOTA_NAMES.map((name) => [name, limitOf(name)])));
-export const Usage = Type.Object(Object.fromEntries(QUOTA_NAMES.map((name) => [name, Type.Number()])));
+const FullLimits = Type.Object(Object.fromEntries(QUOTA_NAMES.map((name) => [name, limitOf(name)])));
+const Usage = Type.Object(Object.fromEntries(QUOTA_NAMES.map((name) => [name, Type.Number()])));
 
 export const PlanParams = Type.Object({ name: PlanName }, { additionalProperties: false });
 export const PutPlanBody = Type.Object({ limits: PartialLimits }, { additionalProperties: false });

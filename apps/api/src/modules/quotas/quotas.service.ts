@@ -1,6 +1,6 @@
 import { customerScope, type Principal } from '@hostctl/auth-policy';
 import type { CustomerQuota, QuotaPlanRow, QuotasStore } from '@hostctl/db';
-import { DomainError, validationError, type PartialQuotaLimits } from '@hostctl/domain';
+import { DomainError, validationError } from '@hostctl/domain';
 import type { PutCustomerQuotaBody, PutPlanBody } from './quotas.schemas.js';
 
 export type QuotasService = ReturnType<typeof createQuotasService>;
@@ -45,7 +45,7 @@ export function createQuotasService(deps: { store: QuotasStore }) {
 
     async putPlan(principal: Principal, name: string, body: PutPlanBody) {
       requireUnscoped(principal);
-      const { plan, created } = await store.putPlan(name, body.limits as PartialQuotaLimits);
+      const { plan, created } = await store.putPlan(name, body.limits);
       return { created, plan: toPlan(plan) };
     },
 
@@ -74,7 +74,7 @@ export function createQuotasService(deps: { store: QuotasStore }) {
       if (!(await store.findPlan(body.plan))) throw validationError('/body/plan', 'names no quota plan');
       const found = await store.setCustomerQuota(customerId, {
         plan: body.plan,
-        overrides: (body.overrides ?? {}) as PartialQuotaLimits,
+        overrides: body.overrides ?? {},
       });
       if (!found) throw new DomainError('not_found', `customer ${customerId} not found`);
       return this.customerQuota(principal, customerId);

@@ -1,0 +1,40 @@
+import type { DeploymentStatus } from '@hostctl/domain';
+import type { Db } from '../client.js';
+import { CAP_TRANSACTION, lockCountCap } from './count-cap-lock.js';
+
+const IN_FLIGHT: readonly DeploymentStatus[] = ['queued', 'running'];
+
+/**
+ * Marks the deployment running, unless its customer already runs `share` deployments across
+ * every worker ('customer_busy': the job steps aside so that other customers' deployments get the
+ * slot; docs/quotas.md#fair-queues). A deployment already running (a retried or stalled job) holds
+ * its slot and is claimed again. Counted under the customer's lock, so parallel claims of one
+ * customer never pass the share together.
+ */
+export async function claimDeploymentSlot(
+  db: Db,
+  id: string,
+  share: number,
+): Promise<'claimed' | 'unclaimed' | 'customer_busy'> {
+  return db.$transaction(async (tx) => {
+    const rows = await tx.$queryRaw<{ customerId: string; status: DeploymentStatus }[]>`
+      SELECT s.customer_id AS "customerId", d.status::text AS status
+      FROM deployments d JOIN services s ON s.id = d.service_id WHERE d.id = ${id}`;
+    const row = rows[0];
+    if (!row || !IN_FLIGHT.includes(row.status)) return 'unclaimed';
+    if (row.status === 'queued') {
+      await lockCountCap(tx, 'deploySlots', row.customerId);
+      const running = await tx.$queryRaw<{ count: number }[]>`
+        SELECT count(*)::int AS count FROM deployments d JOIN services s ON s.id = d.service_id
+        WHERE s.customer_id = ${row.customerId} AND d.status = 'running'`;
+      if ((running[0]?.count ?? 0) >= share) return 'customer_busy';
+    }
+    const claimed = await tx.deployment.updateMany({
+      where: { id, status: { in: [...IN_FLIGHT] } },
+      data: { status: 'running', error: null },
+    });
+    if (claimed.count === 0) return 'unclaimed';
+    await tx.deployment.updateMany({ where: { id, startedAt: null }, data: { startedAt: new Date() } });
+    return 'claimed';
+  }, CAP_TRANSACTION);
+}
