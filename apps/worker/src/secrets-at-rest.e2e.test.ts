@@ -16,12 +16,13 @@ import { useWorkerApp } from './testing/worker-fixture.js';
  */
 const run = promisify(execFile);
 const workerLog: string[] = [];
-const { prefix, db, app, deploy } = useWorkerApp('secrets', {
+const fixture = useWorkerApp('secrets', {
   app: {
     logger: pino({ level: 'debug' }, { write: (line: string) => void workerLog.push(line) }),
     readiness: { timeoutMs: 20_000, stableMs: 300 },
   },
 });
+const { prefix, db, app } = fixture;
 const redis = createRedis(TEST_REDIS_URL, 'request');
 afterAll(async () => redis.quit());
 
@@ -65,7 +66,7 @@ describe('planted secrets', () => {
   it('appear in no database dump, Redis key, deploy log or worker log line', async () => {
     const rotatedAway = `planted-old-${randomUUID()}`;
     const current = `planted-new-${randomUUID()}`;
-    const service = await deploy({ compose: COMPOSE, variables: { DB_PASSWORD: rotatedAway } });
+    const service = await fixture.deploy({ compose: COMPOSE, variables: { DB_PASSWORD: rotatedAway } });
     expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
 
     // The owner rotates the password: the first release (the rollback history) keeps the old one.

@@ -1,5 +1,12 @@
-import { sealPlaintextRows, type Db, type Vault } from '@hostctl/db';
+import type { WorkerConfig } from '@hostctl/config';
+import { createDatabase, keyringFromSettings, sealPlaintextRows, type Db, type Vault } from '@hostctl/db';
 import type { Logger } from 'pino';
+
+/** The worker's client, sealing variables with the operator's keys (a bad key throws SecretsKeyError). */
+export function openWorkerDatabase(config: WorkerConfig) {
+  const keys = keyringFromSettings(config);
+  return createDatabase({ url: config.DATABASE_URL, max: config.WORKER_CONCURRENCY + 2, keys });
+}
 
 /**
  * Before any job runs, the configured key-encryption keys must open the data keys at rest (a

@@ -3,8 +3,6 @@ import type { Worker } from 'bullmq';
 import type { WorkerConfig } from '@hostctl/config';
 import {
   createAdvisoryLocks,
-  createDatabase,
-  keyringFromSettings,
   createWorkerDeploymentStore,
   createWorkerNotificationStore,
   createWorkerServiceStore,
@@ -51,7 +49,7 @@ import { TASK_FOLLOW_MS } from './release/swarm-release.js';
 import { createUpdateRouteFollower } from './network/update-route-follower.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
-import { startSecrets } from './secrets-startup.js';
+import { openWorkerDatabase, startSecrets } from './secrets-startup.js';
 import { assertDockerNetworkNamespace } from './egress/egress-policy.js';
 import { createWorkerEgress } from './egress/worker-egress.js';
 
@@ -81,12 +79,7 @@ const WATCHDOG_INTERVAL_MS = 5000;
 
 export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions = {}) {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { app: 'worker' } });
-  const keys = keyringFromSettings(config);
-  const { db, vault } = createDatabase({
-    url: config.DATABASE_URL,
-    max: config.WORKER_CONCURRENCY + 2,
-    keys,
-  });
+  const { db, vault } = openWorkerDatabase(config);
   const connection = createRedis(config.REDIS_URL, 'worker');
   const producer = createProducer(connection, config.QUEUE_PREFIX);
   const metrics = createWorkerMetrics({
