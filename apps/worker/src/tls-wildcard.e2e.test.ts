@@ -28,17 +28,20 @@ const env = {
   ACME_DIRECTORY_URL: PEBBLE_DIRECTORY_URL,
   ACME_CA_CERT_FILE: pebbleListenerCertFile(),
 };
-const { prefix, db, app, deploy } = useWorkerApp('tls', {
+const worker = useWorkerApp('tls', {
   env,
   app: { observe: false, readiness: { timeoutMs: 20_000, stableMs: 300 } },
   beforeStart: async (): Promise<void> => {
     await db.tlsCertificate.deleteMany({ where: { name: WILDCARD } });
   },
   cleanup: async (): Promise<void> => {
-    await fetch(`${CADDY_ADMIN_URL}/id/hostctl-tls-${prefix}`, { method: 'DELETE' }).catch(() => undefined);
+    await fetch(`${CADDY_ADMIN_URL}/id/hostctl-tls-${worker.prefix}`, { method: 'DELETE' }).catch(
+      () => undefined,
+    );
     await db.tlsCertificate.deleteMany({ where: { name: WILDCARD } });
   },
 });
+const { prefix, db, app } = worker;
 
 const challengeRecords = async (): Promise<string[]> => {
   const response = await fetch(`${PDNS_API_URL}/api/v1/servers/localhost/zones/apps.localhost.`, {
@@ -62,7 +65,7 @@ describe('one wildcard certificate for every service URL', () => {
 
   it('is ordered through DNS-01 once and serves two new services over HTTPS', async () => {
     const compose = `services:\n  web:\n    image: ${TEST_IMAGE}\n    ports: ["8080"]\n`;
-    const services = [await deploy({ compose }), await deploy({ compose })];
+    const services = [await worker.deploy({ compose }), await worker.deploy({ compose })];
     for (const service of services) {
       expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
       names.push((await db.service.findUniqueOrThrow({ where: { id: service.serviceId } })).name);
