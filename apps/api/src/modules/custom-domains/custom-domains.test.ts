@@ -33,7 +33,7 @@ async function tenant() {
   const customer = await h.customer();
   const user = await h.user('operator', customer.id);
   const service = await h.createService(user.auth, { customer_id: customer.id });
-  return { auth: user.auth, serviceId: service.id, name: service.name as string };
+  return { auth: user.auth, serviceId: service.id, name: service.name };
 }
 
 const patch = (auth: string, id: string, custom_domains: string[]) =>
