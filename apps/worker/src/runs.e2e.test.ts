@@ -7,13 +7,14 @@ import { useWorkerApp } from './testing/worker-fixture.js';
 
 // One-off runs on the real engine (docs/jobs.md): the bounds the API cannot see. The worker runs
 // the job exactly as the API hands it over: a row, then a `run` job with its id.
-const { db, runtime, app, deploy } = useWorkerApp('runs', {
+const worker = useWorkerApp('runs', {
   app: { readiness: { timeoutMs: 20_000, stableMs: 500 } },
 });
+const { db, runtime, app } = worker;
 let serviceId = '';
 
 beforeAll(async () => {
-  const service = await deploy({
+  const service = await worker.deploy({
     compose: 'services:\n  web:\n    image: local/busybox:1\n    command: ["sleep", "2147483647"]\n',
   });
   serviceId = service.serviceId;

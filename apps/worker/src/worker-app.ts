@@ -40,7 +40,7 @@ import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
 import { createBackupProcessors } from './backups/backup-processors.js';
 import { createNetworkRouter } from './network/network-wiring.js';
 import { oneWriterPerZone } from './network/zone-writes.js';
-import { createNotificationProcessor } from './notifications/notification.processor.js';
+import { notificationProcessorOf } from './notifications/notification-wiring.js';
 import { createNotificationRelay } from './notifications/notification-relay.js';
 import { createRunProcessor } from './runs/run.processor.js';
 import { createReconciler } from './reconciler.js';
@@ -93,7 +93,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   const runtime = options.runtime ?? createDockerRuntime({ socketPath: config.DOCKER_SOCKET });
   // Caddy routes + DNS records when configured; verified custom domains are read from the database per call.
   const router =
-    options.router ?? createNetworkRouter(config, logger, createCustomDomainsStore(db), oneWriterPerZone(locks));
+    options.router ??
+    createNetworkRouter(config, logger, createCustomDomainsStore(db), oneWriterPerZone(locks));
   const deployments = createWorkerDeploymentStore(db);
   const services = createWorkerServiceStore(db);
   // The queue prefix names the installation; Docker objects carry it so reconcilers never cross.
@@ -212,21 +213,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     ...createBackupProcessors({ config, db, locks, services, lifecycle, logger }),
     'node-availability': nodes.processor,
     run: createRunProcessor({ runs: createRunsStore(db), deployments, release, swarm: !!swarm, logger }),
-    notify: createNotificationProcessor({
-      store: notifications,
-      // Receivers have their own allowlist; the endpoints are the array the git sources use (the
-      // health port is added to it once known, start()).
-      policy: {
-        allowedHosts: sourcePolicy.notificationAllowedHosts,
-        protectedEndpoints: sourcePolicy.protectedEndpoints,
-      },
-      showResponseBody: config.NOTIFY_SHOW_RESPONSE_BODY,
-      customerShare: config.NOTIFY_CUSTOMER_CONCURRENCY,
-      maxAttempts: config.NOTIFY_MAX_ATTEMPTS,
-      retryBaseMs: config.NOTIFY_RETRY_BASE_MS,
-      timeoutMs: config.NOTIFY_TIMEOUT_MS,
-      logger,
-    }),
+    notify: notificationProcessorOf(config, notifications, sourcePolicy, logger),
   };
   const busy = new Map<string, number>();
   const workers: Worker[] = createWorkers({

@@ -1,9 +1,8 @@
 import { Type, type Static } from 'typebox';
+import { backupSettings } from './backup-settings.js';
+import { describe } from './describe.js';
 import { secretsKeys } from './secrets-keys.js';
-
-// Mutates rather than spreads: TypeBox keeps its kind in a non-enumerable property a spread would drop.
-const describe = <T extends object>(schema: T, description: string): T =>
-  Object.assign(schema, { description });
+import { tlsSettings } from './tls-settings.js';
 
 /** Variables every process needs. */
 export const SharedConfigSchema = Type.Object({
@@ -307,22 +306,7 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 5, minimum: 1 }),
     'Built images (git/ai) of this many latest successful releases per service are kept for rollback; older ones are removed.',
   ),
-  ACME_DIRECTORY_URL: describe(
-    Type.String({ default: '' }),
-    "ACME directory the wildcard certificate of APPS_DOMAIN is ordered from through DNS-01 on PowerDNS (docs/tls.md); empty: no certificate, plain HTTP only. The dev stack's pebble: https://127.0.0.1:14000/dir.",
-  ),
-  ACME_CA_CERT_FILE: describe(
-    Type.String({ default: '' }),
-    "PEM file trusted for the ACME directory's own HTTPS (a test CA such as pebble); empty: the system's trust.",
-  ),
-  CADDY_HTTPS_LISTEN: describe(
-    Type.String({ default: '' }),
-    'Address Caddy serves HTTPS on with the wildcard (e.g. 127.0.0.1:443), added to CADDY_SERVER_NAME next to its HTTP listener; empty: the certificate is loaded but no listener added.',
-  ),
-  TLS_CHECK_INTERVAL_MS: describe(
-    Type.Integer({ default: 60000, minimum: 1000 }),
-    'How often each worker checks the wildcard certificate (renewal at two thirds of its lifetime, one replica at a time) and that Caddy has it.',
-  ),
+  ...tlsSettings,
   CADDY_ADMIN_URL: describe(Type.String({ default: '' }), 'Caddy admin API; empty disables routing.'),
   DNS_PROVIDER: describe(
     Type.Union([Type.Literal('none'), Type.Literal('powerdns')], { default: 'none' }),
@@ -390,18 +374,7 @@ export const WorkerConfigSchema = Type.Object({
     Type.String({ default: '' }),
     'Comma-separated extra IPv4 addresses or CIDR ranges tenant containers may not reach (e.g. the internal network of the control plane).',
   ),
-  BACKUP_LOCAL_PATH: describe(
-    Type.String({ default: '' }),
-    'Absolute host directory of the local backup target: one restic repository per customer under it (docs/backups.md). Empty: backups fail with a reason.',
-  ),
-  BACKUP_KEY: describe(
-    Type.String({ default: '' }),
-    "Operator key the customers' restic repository passwords are derived from (HMAC per customer); keep a copy off this machine, without it no backup can be read. Empty: backups fail with a reason.",
-  ),
-  BACKUP_IMAGE: describe(
-    Type.String({ default: 'local/hostctl-restic:1' }),
-    'Image the short-lived backup and restore containers run (restic and busybox; scripts/lib/docker.sh builds it).',
-  ),
+  ...backupSettings,
 });
 export type WorkerConfig = Static<typeof WorkerConfigSchema>;
 

@@ -1,8 +1,5 @@
 import { Type } from 'typebox';
-
-// Mutates rather than spreads: TypeBox keeps its kind in a non-enumerable property a spread would drop.
-const describe = <T extends object>(schema: T, description: string): T =>
-  Object.assign(schema, { description });
+import { describe } from './describe.js';
 
 /** The key-encryption keys that seal variables at rest (docs/secrets.md): api, worker and `hostctl secrets`. */
 export const secretsKeys = {

@@ -4,6 +4,7 @@ import { uniqueName } from '../test-support/harness.js';
 import type { Fixtures } from './authz-fixtures.js';
 import { BACKUP_ROUTES } from './backup-routes.table.js';
 import { NOTIFICATION_ROUTES } from './notification-routes.table.js';
+import { QUOTA_ROUTES } from './quota-routes.table.js';
 import { RUN_ROUTES } from './run-routes.table.js';
 import {
   adminsOnly,
@@ -256,24 +257,6 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
     () => ({ url: '/api/customers', payload: { name: uniqueName('authz') } }),
   ),
 
-  // Quotas (docs/quotas.md): a customer's own principals read its quota; only unscoped admins set
-  // quotas and plans (a scoped admin is refused: 403).
-  'GET /api/customers/:id/quota': one('customer A', readA(200), (f) => ({
-    url: `/api/customers/${f.customerA}/quota`,
-  })),
-  'PUT /api/customers/:id/quota': one('customer A → the default plan', adminsOnly([200, 403, 403]), (f) => ({
-    url: `/api/customers/${f.customerA}/quota`,
-    payload: { plan: 'default', overrides: {} },
-  })),
-  'GET /api/quota-plans': one('list', adminsOnly([200, 403, 403]), fixed('/api/quota-plans')),
-  'PUT /api/quota-plans/:name': one('a fresh plan', adminsOnly([201, 403, 403]), () => ({
-    url: `/api/quota-plans/${uniqueName('plan')}`,
-    payload: { limits: { services: 10, cpus: 2.5, memory_mb: null } },
-  })),
-  'DELETE /api/quota-plans/:name': one('an unused plan', adminsOnly([204, 403, 403]), async (f) => ({
-    url: `/api/quota-plans/${await f.freshQuotaPlan()}`,
-  })),
-
   // The audit log: admins only; a scoped admin sees its customer's events (audit.test.ts).
   'GET /api/audit-events': one(
     'list (filtered, see audit tests)',
@@ -392,6 +375,7 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
   },
   ...NOTIFICATION_ROUTES,
   ...RUN_ROUTES,
+  ...QUOTA_ROUTES,
   ...BACKUP_ROUTES,
 };
 

@@ -433,6 +433,150 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/quota-plans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getQuotaPlans"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/quota-plans/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put: operations["putQuotaPlansByName"];
+        post?: never;
+        delete: operations["deleteQuotaPlansByName"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/customers/{id}/quota": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getCustomersByIdQuota"];
+        put: operations["putCustomersByIdQuota"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getServicesByIdRuns"];
+        put?: never;
+        post: operations["postServicesByIdRuns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/runs/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getRunsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}/backups": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getServicesByIdBackups"];
+        put?: never;
+        post: operations["postServicesByIdBackups"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backups/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getBackupsById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/backups/{id}/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postBackupsByIdRestore"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/restores/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getRestoresById"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/webhook": {
         parameters: {
             query?: never;
@@ -457,6 +601,54 @@ export interface paths {
             cookie?: never;
         };
         get: operations["getServicesByIdWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}/custom-domains": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getServicesByIdCustomDomains"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}/custom-domains/{domain}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postServicesByIdCustomDomainsByDomainVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/certificates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getCertificates"];
         put?: never;
         post?: never;
         delete?: never;
@@ -578,6 +770,13 @@ export interface components {
                 path: string;
                 message: string;
             }[];
+            /** @description quota_exceeded: the quota, its limit, current usage and what the request asked for */
+            quota?: {
+                name: string;
+                limit: number;
+                usage: number;
+                requested: number;
+            };
         };
     };
     responses: never;
@@ -767,7 +966,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1136,7 +1335,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1223,7 +1422,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1319,7 +1518,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1415,7 +1614,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1516,7 +1715,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1636,7 +1835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
@@ -1998,7 +2197,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2264,7 +2463,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2707,7 +2906,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2846,7 +3045,7 @@ export interface operations {
                 actor_api_key_id?: string;
                 actor_webhook_id?: string;
                 action?: string;
-                target_type?: "service" | "deployment" | "customer" | "user" | "api_key";
+                target_type?: "service" | "deployment" | "run" | "customer" | "user" | "api_key";
                 target_id?: string;
                 since?: string;
                 until?: string;
@@ -3564,7 +3763,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4145,8 +4344,1381 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getQuotaPlans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            name: string;
+                            limits: {
+                                services?: number | null;
+                                containers?: number | null;
+                                memory_mb?: number | null;
+                                cpus?: number | null;
+                                deploys_per_hour?: number | null;
+                                notification_subscriptions?: number | null;
+                            };
+                            /** @description customers on this plan */
+                            customers: number;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putQuotaPlansByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    limits: {
+                        services?: number | null;
+                        containers?: number | null;
+                        memory_mb?: number | null;
+                        cpus?: number | null;
+                        deploys_per_hour?: number | null;
+                        notification_subscriptions?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        limits: {
+                            services?: number | null;
+                            containers?: number | null;
+                            memory_mb?: number | null;
+                            cpus?: number | null;
+                            deploys_per_hour?: number | null;
+                            notification_subscriptions?: number | null;
+                        };
+                        /** @description customers on this plan */
+                        customers: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        limits: {
+                            services?: number | null;
+                            containers?: number | null;
+                            memory_mb?: number | null;
+                            cpus?: number | null;
+                            deploys_per_hour?: number | null;
+                            notification_subscriptions?: number | null;
+                        };
+                        /** @description customers on this plan */
+                        customers: number;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large. Problem details; `code` is one of: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type. Problem details; `code` is one of: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteQuotaPlansByName: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCustomersByIdQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customer_id: string;
+                        plan: string;
+                        overrides: {
+                            services?: number | null;
+                            containers?: number | null;
+                            memory_mb?: number | null;
+                            cpus?: number | null;
+                            deploys_per_hour?: number | null;
+                            notification_subscriptions?: number | null;
+                        };
+                        limits: {
+                            services: number | null;
+                            containers: number | null;
+                            memory_mb: number | null;
+                            cpus: number | null;
+                            deploys_per_hour: number | null;
+                            notification_subscriptions: number | null;
+                        };
+                        usage: {
+                            services: number;
+                            containers: number;
+                            memory_mb: number;
+                            cpus: number;
+                            deploys_per_hour: number;
+                            notification_subscriptions: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putCustomersByIdQuota: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    plan: string;
+                    overrides?: {
+                        services?: number | null;
+                        containers?: number | null;
+                        memory_mb?: number | null;
+                        cpus?: number | null;
+                        deploys_per_hour?: number | null;
+                        notification_subscriptions?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customer_id: string;
+                        plan: string;
+                        overrides: {
+                            services?: number | null;
+                            containers?: number | null;
+                            memory_mb?: number | null;
+                            cpus?: number | null;
+                            deploys_per_hour?: number | null;
+                            notification_subscriptions?: number | null;
+                        };
+                        limits: {
+                            services: number | null;
+                            containers: number | null;
+                            memory_mb: number | null;
+                            cpus: number | null;
+                            deploys_per_hour: number | null;
+                            notification_subscriptions: number | null;
+                        };
+                        usage: {
+                            services: number;
+                            containers: number;
+                            memory_mb: number;
+                            cpus: number;
+                            deploys_per_hour: number;
+                            notification_subscriptions: number;
+                        };
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large. Problem details; `code` is one of: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type. Problem details; `code` is one of: `unsupported_media_type`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getServicesByIdRuns: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            service_id: string;
+                            command: string[];
+                            component: string | null;
+                            timeout: number;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "timed_out";
+                            exit_code: number | null;
+                            duration_ms: number | null;
+                            /** @description The output was longer than the bound: only its end is kept */
+                            output_truncated: boolean;
+                            error: string | null;
+                            deployment_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                        }[];
+                        total: number;
+                        page: number;
+                        per_page: number;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postServicesByIdRuns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description argv, run as it is (no shell: write ["sh", "-c", "…"] for one); replaces the component’s command, keeps its entrypoint */
+                    command: string[];
+                    /** @description The compose service whose image, variables and limits the run takes; default: the web one */
+                    component?: string;
+                    /** @description Seconds before the run is stopped and recorded as timed_out (default 600) */
+                    timeout?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        command: string[];
+                        component: string | null;
+                        timeout: number;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "timed_out";
+                        exit_code: number | null;
+                        duration_ms: number | null;
+                        /** @description The output was longer than the bound: only its end is kept */
+                        output_truncated: boolean;
+                        error: string | null;
+                        deployment_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                        output: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRunsById: {
+        parameters: {
+            query?: {
+                /** @description Seconds to wait for a final status */
+                wait?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        command: string[];
+                        component: string | null;
+                        timeout: number;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "timed_out";
+                        exit_code: number | null;
+                        duration_ms: number | null;
+                        /** @description The output was longer than the bound: only its end is kept */
+                        output_truncated: boolean;
+                        error: string | null;
+                        deployment_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                        output: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getServicesByIdBackups: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            service_id: string;
+                            status: "queued" | "running" | "succeeded" | "failed";
+                            method: "stop" | "live";
+                            target: string;
+                            release_id: string | null;
+                            volumes: {
+                                name: string;
+                                snapshot_id: string;
+                                bytes: number;
+                                files: number;
+                            }[];
+                            size_bytes: number | null;
+                            duration_ms: number | null;
+                            error: string | null;
+                            log: string;
+                            /** Format: date-time */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                        }[];
+                        total: number;
+                        page: number;
+                        per_page: number;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postServicesByIdBackups: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A backup run of a service */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        method: "stop" | "live";
+                        target: string;
+                        release_id: string | null;
+                        volumes: {
+                            name: string;
+                            snapshot_id: string;
+                            bytes: number;
+                            files: number;
+                        }[];
+                        size_bytes: number | null;
+                        duration_ms: number | null;
+                        error: string | null;
+                        log: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getBackupsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A backup run of a service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        method: "stop" | "live";
+                        target: string;
+                        release_id: string | null;
+                        volumes: {
+                            name: string;
+                            snapshot_id: string;
+                            bytes: number;
+                            files: number;
+                        }[];
+                        size_bytes: number | null;
+                        duration_ms: number | null;
+                        error: string | null;
+                        log: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postBackupsByIdRestore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A restore of a backup into its service */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        backup_id: string;
+                        service_id: string;
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        error: string | null;
+                        log: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getRestoresById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A restore of a backup into its service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        backup_id: string;
+                        service_id: string;
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        error: string | null;
+                        log: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4328,7 +5900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4506,6 +6078,278 @@ export interface operations {
             };
             /** @description Not found. Problem details; `code` is one of: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getServicesByIdCustomDomains: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The domain as stored in custom_domains */
+                            name: string;
+                            /** @description pending: not routed until verified; verified: routed */
+                            status: "pending" | "verified";
+                            verification: {
+                                /** @description Publish a TXT record here… */
+                                txt_name: string;
+                                /** @description …with exactly this value */
+                                txt_value: string;
+                                /** @description Or make the domain a CNAME to this name */
+                                cname_target: string;
+                            };
+                            last_error: string | null;
+                            checked_at: string | null;
+                            verified_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postServicesByIdCustomDomainsByDomainVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                domain: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The domain as stored in custom_domains */
+                        name: string;
+                        /** @description pending: not routed until verified; verified: routed */
+                        status: "pending" | "verified";
+                        verification: {
+                            /** @description Publish a TXT record here… */
+                            txt_name: string;
+                            /** @description …with exactly this value */
+                            txt_value: string;
+                            /** @description Or make the domain a CNAME to this name */
+                            cname_target: string;
+                        };
+                        last_error: string | null;
+                        checked_at: string | null;
+                        verified_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCertificates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description The first DNS name, e.g. *.apps.example.com */
+                            name: string;
+                            issuer: string | null;
+                            not_before: string | null;
+                            not_after: string | null;
+                            renew_after: string | null;
+                            last_error: string | null;
+                            last_attempt_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4938,7 +6782,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `idempotency_in_progress`. */
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
                 headers: {
                     [name: string]: unknown;
