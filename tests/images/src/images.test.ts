@@ -35,6 +35,9 @@ const REDIS_URL = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const database = `hostctl_images_${randomUUID().slice(0, 8)}`;
 const databaseUrl = Object.assign(new URL(ADMIN_URL), { pathname: `/${database}` }).href;
 const prefix = `img-${randomUUID().slice(0, 8)}`;
+// The key-encryption key both images seal and open variables with (docs/secrets.md): one per run,
+// like the database.
+const KEK = randomBytes(32).toString('base64');
 const secrets = mkdtempSync(path.join(tmpdir(), 'hostctl-image-secrets-'));
 const containers: Docker.Container[] = [];
 const built = new Map<AppImage, { id: string; seconds: number }>();
@@ -142,6 +145,7 @@ describe('api image', () => {
     const port = await freePort();
     baseUrl = `http://127.0.0.1:${port}`;
     const sessionSecret = secretFile('session_secret', randomBytes(32).toString('hex'));
+    const kekSecret = secretFile('secrets_kek', KEK);
     const api = await startContainer(imageName('api'), {
       env: {
         API_HOST: '127.0.0.1',
@@ -150,10 +154,11 @@ describe('api image', () => {
         REDIS_URL,
         QUEUE_PREFIX: prefix,
         SESSION_SECRET_FILE: sessionSecret.path,
+        SECRETS_KEK_FILE: kekSecret.path,
         PUBLIC_URL: 'https://hostctl.images.test',
         OIDC_ISSUER: 'https://id.images.test',
       },
-      binds: [databaseSecret.bind, sessionSecret.bind],
+      binds: [databaseSecret.bind, sessionSecret.bind, kekSecret.bind],
     });
     containers.push(api);
     await waitForHttp(`${baseUrl}/readyz`).catch(async (error: Error) => {
@@ -231,6 +236,8 @@ describe('api image', () => {
         SESSION_SECRET: 'test-secret-test-secret-test-secret-0123',
         OIDC_ISSUER: 'http://127.0.0.1:3100',
         COOKIE_SECURE: 'false',
+        // Present, so what it refuses is the development settings, not a missing key.
+        SECRETS_KEK: KEK,
       },
     });
     expect(code).not.toBe(0);
@@ -252,6 +259,7 @@ describe('worker image', () => {
         QUEUE_PREFIX: prefix,
         WORKER_HEALTH_PORT: String(port),
         EGRESS_POLICY: 'off',
+        SECRETS_KEK: KEK,
       },
       binds: [`${socket}:${socket}`],
       groupAdd: [String(statSync(socket).gid)],
