@@ -25,6 +25,13 @@ if ! HOSTCTL_ENV_FILE="$test_env" \
   exit 1
 fi
 load_env "$test_env"
+if ! pnpm -s exec tsx scripts/reset-test-databases.ts >"$LOGS/test-databases.log" 2>&1; then
+  cat "$LOGS/test-databases.log"
+  echo "the test databases could not be recreated: no test ran"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+say "test databases: recreated and migrated"
 # The browser suites drive the built dashboard (the API serves apps/web/dist).
 . "$here/lib/apps.sh"
 (build_dashboard) || warn "the dashboard did not build: the browser suites will fail"

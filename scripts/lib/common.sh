@@ -6,8 +6,17 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 DATA="$ROOT/.data"
 LOGS="$DATA/logs"
 RUN="$DATA/run"
-SECRETS="$DATA/secrets"
+# The dev stack's secrets (SECRETS_KEK above all) belong with its databases, and PostgreSQL is
+# per machine: every clone on this machine must use the same key-encryption key, or a fresh clone
+# generates another one and refuses to start on the data keys an earlier clone wrapped. So they
+# live outside the checkout (HOSTCTL_SECRETS_FILE overrides); an older clone's .data/secrets is
+# taken over on first use.
+SECRETS="${HOSTCTL_SECRETS_FILE:-${XDG_STATE_HOME:-$HOME/.local/state}/hostctl/secrets}"
 mkdir -p "$LOGS" "$RUN"
+(umask 077 && mkdir -p "$(dirname "$SECRETS")")
+if [[ ! -s $SECRETS && -s $DATA/secrets ]]; then
+  (umask 077 && cp "$DATA/secrets" "$SECRETS")
+fi
 
 # Nothing here may phone home: the only reachable hosts are loopback and the package registries.
 export DO_NOT_TRACK=1 TURBO_TELEMETRY_DISABLED=1 CHECKPOINT_DISABLE=1 PRISMA_HIDE_UPDATE_MESSAGE=1

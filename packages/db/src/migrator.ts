@@ -46,6 +46,25 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   }
 }
 
+/**
+ * Drops the database named in the URL (closing its connections) and creates it empty. For test
+ * databases only: a run starts from no rows, and from no data keys an earlier clone's
+ * key-encryption key wrapped.
+ */
+export async function recreateDatabase(databaseUrl: string): Promise<void> {
+  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
+  const admin = new URL(databaseUrl);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+  await ensureDatabase(databaseUrl);
+}
+
 /** The repository's migrations directory, for tools and tests that migrate a database. */
 export const MIGRATIONS_DIR = path.resolve(
   path.dirname(fileURLToPath(import.meta.url)),

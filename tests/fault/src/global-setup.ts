@@ -1,6 +1,5 @@
 import Docker from 'dockerode';
-import pg from 'pg';
-import { ensureDatabase, migrate, MIGRATIONS_DIR } from '@hostctl/db';
+import { migrate, MIGRATIONS_DIR, recreateDatabase } from '@hostctl/db';
 import {
   DOCKER_SOCKET,
   FAULT_DATABASE_URL,
@@ -14,17 +13,7 @@ import {
  * earlier run left behind must not be deployed again under this run's installation label.
  */
 export default async function setup(): Promise<void> {
-  const name = decodeURIComponent(new URL(FAULT_DATABASE_URL).pathname.slice(1));
-  const admin = new URL(FAULT_DATABASE_URL);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
-  await ensureDatabase(FAULT_DATABASE_URL);
+  await recreateDatabase(FAULT_DATABASE_URL);
   await migrate(FAULT_DATABASE_URL, MIGRATIONS_DIR);
   const docker = new Docker({ socketPath: DOCKER_SOCKET });
   await docker.ping();
