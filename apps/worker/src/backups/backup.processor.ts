@@ -1,34 +1,23 @@
 import type { Job } from 'bullmq';
 import type { Plan } from '@hostctl/compose';
-import type {
-  AdvisoryLocks,
-  BackedUpVolume,
-  BackupMethod,
-  WorkerBackupsStore,
-  WorkerServiceStore,
-} from '@hostctl/db';
+import type { BackedUpVolume, BackupMethod, WorkerBackupsStore } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
-import type { Logger } from 'pino';
 import { serviceObjects } from '../pipeline/service-objects.js';
-import { PermanentStepError, createRedactor, messageOf } from '../pipeline/step-errors.js';
-import { lockOrDelay } from '../processors/service-lock.js';
+import { PermanentStepError } from '../pipeline/step-errors.js';
 import { storedPlan } from '../release/release-images.js';
 import { withServiceStopped, type PauseDeps } from './service-pause.js';
 import type { VolumeEngine } from './volume-engine.js';
+import { runOnService, type VolumeRunDeps } from './volume-run.js';
 
 /** The compose label a component declares its consistency method with (docs/backups.md). */
 const METHOD_LABEL = 'hostctl.backup.method';
 
-export interface BackupProcessorDeps extends PauseDeps {
-  store: Pick<WorkerBackupsStore, 'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup'>;
-  services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
-  locks: AdvisoryLocks;
-  engine: VolumeEngine;
-  instance: string;
-  /** RUNTIME=swarm: volumes live on the nodes, not on this engine (docs/backups.md, open). */
-  isSwarm: boolean;
-  logger: Logger;
-}
+export type BackupProcessorDeps = PauseDeps &
+  VolumeRunDeps & {
+    store: Pick<WorkerBackupsStore, 'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup'>;
+    engine: VolumeEngine;
+    instance: string;
+  };
 
 /**
  * `stop` when any component declares it (the whole service stops briefly, in dependency order, so
@@ -49,33 +38,39 @@ export function backupMethodOf(plan: Plan): BackupMethod {
 }
 
 /**
- * One backup run: a restic snapshot of every named volume of the service, in its customer's
- * repository. The run holds the service's lock, so no deploy, lifecycle action or reconciler
- * repair touches the service meanwhile. Its outcome is the row: a failed run is `failed` with its
- * reason (the job itself succeeds); a worker that dies mid-run leaves the job to be run again from
- * the start, and restic never lists a snapshot it did not finish.
+ * One backup run (framed by `runOnService`): a restic snapshot of every named volume of the
+ * service, in its customer's repository. restic never lists a snapshot it did not finish, so a run
+ * started again after a worker died begins from the start.
  */
 export function createBackupProcessor(deps: BackupProcessorDeps) {
   return async (job: Job<JobPayload<'backup'>>, token?: string): Promise<void> => {
     const { backupId } = job.data;
     const backup = await deps.store.findBackup(backupId);
-    if (!backup || backup.status === 'succeeded' || backup.status === 'failed') return;
-    const lease = await lockOrDelay(deps.locks, backup.serviceId, job, token);
+    if (!backup) return;
     const started = Date.now();
     let method: BackupMethod = backup.method;
     let deploymentId: string | null = null;
-    const volumes: BackedUpVolume[] = [];
-    let redact = (text: string) => text;
-    const log = (line: string) => deps.store.appendBackupLog(backupId, redact(line));
-    try {
-      if (backup.status === 'running') await log('a worker stopped during this run: starting it again');
-      await deps.store.startBackup(backupId);
-      await deps.engine.cleanUp(backupId);
-      const service = await deps.services.findById(backup.serviceId);
-      if (!service || service.deletedAt) throw new PermanentStepError('the service was deleted');
-      redact = createRedactor(service.variables);
-      if (deps.isSwarm)
-        throw new PermanentStepError('backups under RUNTIME=swarm are not supported yet (docs/backups.md)');
+    const run = {
+      kind: 'backup' as const,
+      id: backupId,
+      serviceId: backup.serviceId,
+      status: backup.status,
+      appendLog: (line: string) => deps.store.appendBackupLog(backupId, line),
+      start: () => deps.store.startBackup(backupId),
+      // Snapshots of the volumes done before the failure stay in the repository (restic's own
+      // retention removes them) but the backup is not listed as restorable.
+      fail: (reason: string) =>
+        deps.store.finishBackup(backupId, {
+          status: 'failed',
+          method,
+          deploymentId,
+          volumes: [],
+          sizeBytes: null,
+          durationMs: Date.now() - started,
+          error: reason,
+        }),
+    };
+    await runOnService(deps, job, token, run, async (service, log) => {
       const last = await deps.deployments.lastSucceeded(service.id);
       const plan = storedPlan(last);
       if (!last || !plan)
@@ -86,6 +81,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       await log(`backing up ${plan.volumes.join(', ')} of release ${last.id} (method ${method})`);
       await deps.engine.ensureRepository(backupId, backup.customerId);
       const objects = serviceObjects(service.id, deps.instance);
+      const volumes: BackedUpVolume[] = [];
       const takeAll = async () => {
         for (const volume of plan.volumes) {
           const summary = await deps.engine.backupVolume(backupId, {
@@ -117,24 +113,6 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
         error: null,
       });
       await log('backup succeeded');
-    } catch (error) {
-      const reason = redact(messageOf(error));
-      deps.logger.warn({ backupId, serviceId: backup.serviceId, err: reason }, 'backup failed');
-      await log(`backup failed: ${reason}`);
-      // Snapshots of the volumes done before the failure stay in the repository (restic's own
-      // retention removes them) but the backup is not listed as restorable.
-      await deps.store.finishBackup(backupId, {
-        status: 'failed',
-        method,
-        deploymentId,
-        volumes: [],
-        sizeBytes: null,
-        durationMs: Date.now() - started,
-        error: reason,
-      });
-    } finally {
-      await deps.engine.cleanUp(backupId).catch(() => undefined);
-      await lease.release();
-    }
+    });
   };
 }

@@ -1,25 +1,21 @@
 import type { Job } from 'bullmq';
-import type { AdvisoryLocks, BackupRun, WorkerBackupsStore, WorkerServiceStore } from '@hostctl/db';
+import type { BackupRun, WorkerBackupsStore, WorkerService } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
-import type { Logger } from 'pino';
 import { serviceObjects } from '../pipeline/service-objects.js';
-import { PermanentStepError, createRedactor, messageOf } from '../pipeline/step-errors.js';
-import { lockOrDelay } from '../processors/service-lock.js';
+import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
 import { withServiceStopped, type PauseDeps } from './service-pause.js';
 import type { VolumeEngine } from './volume-engine.js';
+import { runOnService, type VolumeRunDeps } from './volume-run.js';
 
-export interface RestoreProcessorDeps extends PauseDeps {
-  store: Pick<
-    WorkerBackupsStore,
-    'findBackup' | 'findRestore' | 'startRestore' | 'appendRestoreLog' | 'markKept' | 'finishRestore'
-  >;
-  services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
-  locks: AdvisoryLocks;
-  engine: VolumeEngine;
-  instance: string;
-  isSwarm: boolean;
-  logger: Logger;
-}
+export type RestoreProcessorDeps = PauseDeps &
+  VolumeRunDeps & {
+    store: Pick<
+      WorkerBackupsStore,
+      'findBackup' | 'findRestore' | 'startRestore' | 'appendRestoreLog' | 'markKept' | 'finishRestore'
+    >;
+    engine: VolumeEngine;
+    instance: string;
+  };
 
 /**
  * A restore of a backup into its own service, in three phases so that a failure loses nothing:
@@ -34,34 +30,24 @@ export function createRestoreProcessor(deps: RestoreProcessorDeps) {
   return async (job: Job<JobPayload<'restore'>>, token?: string): Promise<void> => {
     const { restoreId } = job.data;
     const restore = await deps.store.findRestore(restoreId);
-    if (!restore || restore.status === 'succeeded' || restore.status === 'failed') return;
-    const lease = await lockOrDelay(deps.locks, restore.serviceId, job, token);
-    let redact = (text: string) => text;
-    const log = (line: string) => deps.store.appendRestoreLog(restoreId, redact(line));
-    try {
-      if (restore.status === 'running') await log('a worker stopped during this restore: starting it again');
-      await deps.store.startRestore(restoreId);
-      await deps.engine.cleanUp(restoreId);
-      const service = await deps.services.findById(restore.serviceId);
-      if (!service || service.deletedAt) throw new PermanentStepError('the service was deleted');
-      redact = createRedactor(service.variables);
-      if (deps.isSwarm)
-        throw new PermanentStepError('restores under RUNTIME=swarm are not supported yet (docs/backups.md)');
+    if (!restore) return;
+    const run = {
+      kind: 'restore' as const,
+      id: restoreId,
+      serviceId: restore.serviceId,
+      status: restore.status,
+      appendLog: (line: string) => deps.store.appendRestoreLog(restoreId, line),
+      start: () => deps.store.startRestore(restoreId),
+      fail: (reason: string) => deps.store.finishRestore(restoreId, { status: 'failed', error: reason }),
+    };
+    await runOnService(deps, job, token, run, async (service, log) => {
       const backup = await deps.store.findBackup(restore.backupId);
       if (!backup || backup.status !== 'succeeded' || backup.serviceId !== service.id)
         throw new PermanentStepError('the backup is not a successful backup of this service');
       await restoreBackup(deps, { id: restoreId, kept: restore.keptVolumes }, backup, service, log);
       await deps.store.finishRestore(restoreId, { status: 'succeeded', error: null });
       await log('restore succeeded');
-    } catch (error) {
-      const reason = redact(messageOf(error));
-      deps.logger.warn({ restoreId, serviceId: restore.serviceId, err: reason }, 'restore failed');
-      await log(`restore failed: ${reason}`);
-      await deps.store.finishRestore(restoreId, { status: 'failed', error: reason });
-    } finally {
-      await deps.engine.cleanUp(restoreId).catch(() => undefined);
-      await lease.release();
-    }
+    });
   };
 }
 
@@ -69,7 +55,7 @@ async function restoreBackup(
   deps: RestoreProcessorDeps,
   run: { id: string; kept: string[] },
   backup: BackupRun,
-  service: NonNullable<Awaited<ReturnType<RestoreProcessorDeps['services']['findById']>>>,
+  service: WorkerService,
   log: (line: string) => Promise<void>,
 ): Promise<void> {
   const { engine } = deps;
