@@ -27,23 +27,35 @@ export interface MigrationResult {
   skipped: string[];
 }
 
-/** Creates the database named in the URL when it does not exist (concurrent callers are fine). */
-export async function ensureDatabase(databaseUrl: string): Promise<void> {
+/** Runs `work` on the server's `postgres` database with the (quoted) name of the URL's database. */
+async function onServer(
+  databaseUrl: string,
+  work: (client: pg.Client, name: string, quoted: string) => Promise<void>,
+) {
   const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
   const admin = new URL(databaseUrl);
   admin.pathname = '/postgres';
   const client = new pg.Client({ connectionString: admin.toString() });
   await client.connect();
   try {
-    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
-    if (found.rowCount === 0) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
-  } catch (error) {
-    // Two processes creating it at once: the loser sees a duplicate, which is what it wanted.
-    const code = (error as { code?: string }).code;
-    if (code !== '42P04' && code !== '23505') throw error;
+    await work(client, name, `"${name.replace(/"/g, '""')}"`);
   } finally {
     await client.end();
   }
+}
+
+/** Creates the database named in the URL when it does not exist (concurrent callers are fine). */
+export async function ensureDatabase(databaseUrl: string): Promise<void> {
+  await onServer(databaseUrl, async (client, name, quoted) => {
+    try {
+      const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+      if (found.rowCount === 0) await client.query(`CREATE DATABASE ${quoted}`);
+    } catch (error) {
+      // Two processes creating it at once: the loser sees a duplicate, which is what it wanted.
+      const code = (error as { code?: string }).code;
+      if (code !== '42P04' && code !== '23505') throw error;
+    }
+  });
 }
 
 /**
@@ -52,16 +64,9 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
  * key-encryption key wrapped.
  */
 export async function recreateDatabase(databaseUrl: string): Promise<void> {
-  const name = decodeURIComponent(new URL(databaseUrl).pathname.slice(1));
-  const admin = new URL(databaseUrl);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS "${name.replace(/"/g, '""')}" WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  await onServer(databaseUrl, async (client, _name, quoted) => {
+    await client.query(`DROP DATABASE IF EXISTS ${quoted} WITH (FORCE)`);
+  });
   await ensureDatabase(databaseUrl);
 }
 
