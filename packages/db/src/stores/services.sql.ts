@@ -99,7 +99,8 @@ const SERVICE_COLUMNS = `s.id, s.name, s.customer_id AS "customerId", s.status, 
   s.ai_url AS "aiUrl", s.custom_domains AS "customDomains", s.url, s.health_status AS "healthStatus",
   s.health_last_check AS "healthLastCheck", s.health_consecutive_failures AS "healthConsecutiveFailures",
   s.cpu_usage AS "cpuUsage", s.memory_usage_mb AS "memoryUsageMb", s.memory_limit_mb AS "memoryLimitMb",
-  s.cpu_limit AS "cpuLimit", s.storage_mb AS "storageMb", s.containers, s.deployed_at AS "deployedAt",
+  s.cpu_limit AS "cpuLimit", s.storage_mb AS "storageMb", s.containers,
+  s.claimed_memory_mb AS "claimedMemoryMb", s.claimed_millicpus AS "claimedMillicpus", s.deployed_at AS "deployedAt",
   s.created_at AS "createdAt", s.updated_at AS "updatedAt", s.deleted_at AS "deletedAt", s.purged_at AS "purgedAt"`;
 
 /**
