@@ -4,6 +4,17 @@ export type ServiceStatus = (typeof SERVICE_STATUSES)[number];
 export const DEPLOY_METHODS = ['template', 'git', 'compose', 'ai'] as const;
 export type DeployMethod = (typeof DEPLOY_METHODS)[number];
 
+/**
+ * Methods whose deployments clone a repository: the worker renders their compose document (it is
+ * not the customer's text), and a push webhook can redeploy them.
+ */
+export const REPOSITORY_METHODS = ['git', 'ai'] as const satisfies readonly DeployMethod[];
+
+/** Takes any string: raw SQL rows carry the method as text. */
+export function isRepositoryMethod(method: string): boolean {
+  return (REPOSITORY_METHODS as readonly string[]).includes(method);
+}
+
 export const ROLES = ['admin', 'operator', 'viewer'] as const;
 export type Role = (typeof ROLES)[number];
 
@@ -38,6 +49,11 @@ export function isFinalDeployment(status: string): boolean {
 /** Why a deployment was requested: the service's creation, a redeploy, or a rollback to a release. */
 export const DEPLOYMENT_TRIGGERS = ['create', 'redeploy', 'rollback'] as const;
 export type DeploymentTrigger = (typeof DEPLOYMENT_TRIGGERS)[number];
+
+/** The timeline event of a deployment's trigger: a creation is a `deploy`, the others keep their name. */
+export function deploymentEventType(trigger: string): 'deploy' | 'redeploy' | 'rollback' {
+  return trigger === 'redeploy' || trigger === 'rollback' ? trigger : 'deploy';
+}
 
 /** How a cutover replaced the previous release (docs/deployments.md#update-orders). */
 export const UPDATE_ORDERS = ['start-first', 'stop-first'] as const;

@@ -1,3 +1,4 @@
+import { isRepositoryMethod } from '@hostctl/domain';
 import {
   parseCompose,
   planCapacity,
@@ -221,7 +222,7 @@ async function preparePlan(
   last: WorkerDeployment | null,
 ): Promise<{ plan: Plan; runnable: Plan }> {
   const { deployment, service, log, signal } = run;
-  const isRepository = service.deployMethod === 'git' || service.deployMethod === 'ai';
+  const isRepository = isRepositoryMethod(service.deployMethod);
   if (deployment.trigger === 'rollback') return prepareRollback(deps, run, isRepository);
 
   const reused = isRepository ? await reusablePlan(deps.runtime, deployment) : undefined;

@@ -1,6 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
 import { renderCompose, type Plan } from '@hostctl/compose';
-import type { DeployMethod } from '@hostctl/domain';
 import type {
   AdvisoryLocks,
   Lease,
@@ -9,7 +8,7 @@ import type {
   WorkerService,
   WorkerServiceStore,
 } from '@hostctl/db';
-import { isFinalDeployment } from '@hostctl/domain';
+import { isFinalDeployment, isRepositoryMethod } from '@hostctl/domain';
 import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import { createDeployLog, type DeployLog } from '../pipeline/deploy-log.js';
@@ -21,8 +20,6 @@ import { removePushedImages } from '../release/image-distribution.js';
 import { pruneBuiltImages } from '../release/image-retention.js';
 import { recordUndone } from './deploy-outcomes.js';
 import { lockOrDelay } from './service-lock.js';
-
-const GENERATED_METHODS: ReadonlySet<DeployMethod> = new Set(['git', 'ai']);
 
 /**
  * Runs one deployment: claim it, hold the service lock, run the pipeline, record the outcome.
@@ -156,7 +153,7 @@ async function runClaimed(
       message,
       // The service keeps its source definition (redeploys re-interpolate current variables);
       // only methods that generate a definition (git, ai) publish the rendered one.
-      ...(GENERATED_METHODS.has(service.deployMethod) ? { compose: renderCompose(result.plan) } : {}),
+      ...(isRepositoryMethod(service.deployMethod) ? { compose: renderCompose(result.plan) } : {}),
       // What this deployment ran becomes what the service reports (a PATCH that a later cancel
       // undid must not stay on the row): the variables and compose it recorded at validate.
       ...(await restoredSource(deps, deployment.id)),

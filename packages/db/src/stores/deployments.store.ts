@@ -1,5 +1,5 @@
 import type { CustomerScope } from '@hostctl/auth-policy';
-import type { DeploymentStatus } from '@hostctl/domain';
+import { deploymentEventType, type DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import type { Deployment, DeploymentLog } from '../generated/client.ts';
 import { customerWhere } from './scope-where.js';
@@ -134,7 +134,7 @@ export function createDeploymentsStore(db: Db) {
         await tx.serviceEvent.create({
           data: {
             serviceId: row.serviceId,
-            type: eventTypeOf(row.trigger),
+            type: deploymentEventType(row.trigger),
             status: 'cancelled',
             message: `Deployment ${id} cancelled by request`,
           },
@@ -169,10 +169,4 @@ async function restoreServiceStatus(tx: Tx, serviceId: string, cancelledId: stri
     data: { status: release ? 'running' : 'failed' },
   });
   await alignWithRelease(tx, serviceId);
-}
-
-/** The timeline event type of a deployment's trigger. */
-export function eventTypeOf(trigger: string): 'deploy' | 'redeploy' | 'rollback' {
-  if (trigger === 'redeploy' || trigger === 'rollback') return trigger;
-  return 'deploy';
 }

@@ -1,4 +1,5 @@
 import type { Prisma } from '../generated/client.ts';
+import { isRepositoryMethod } from '@hostctl/domain';
 import type { Tx } from './release-rollback.js';
 
 /**
@@ -26,8 +27,6 @@ export interface CarriedDefinition {
   sourceCompose: string | null;
 }
 
-const GENERATED_METHODS: ReadonlySet<string> = new Set(['git', 'ai']);
-
 const asVariables = (value: unknown): Record<string, string> | null =>
   typeof value === 'object' && value !== null && !Array.isArray(value)
     ? (value as Record<string, string>)
@@ -50,7 +49,7 @@ export function changedDefinition(
     const names = new Set([...Object.keys(before), ...Object.keys(after)]);
     for (const name of [...names].sort()) if (before[name] !== after[name]) changed.push(name);
   }
-  const isWritten = !GENERATED_METHODS.has(deployMethod);
+  const isWritten = !isRepositoryMethod(deployMethod);
   if (isWritten && from.sourceCompose !== null && to.sourceCompose !== null) {
     if (from.sourceCompose !== to.sourceCompose) changed.push('compose');
   }

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import type { DeploymentStatus } from '@hostctl/domain';
+import { deploymentEventType, type DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
-import { eventTypeOf } from './deployments.store.js';
 import type { Deployment } from '../generated/client.ts';
 import { changedDefinition, definitionOf } from './release-definition.js';
 import { claimDeploy, customerOfService, lockCustomerQuota } from './quota-ledger.js';
@@ -156,7 +155,7 @@ export async function supersedeQueued(
   await tx.serviceEvent.create({
     data: {
       serviceId,
-      type: eventTypeOf(queued.trigger),
+      type: deploymentEventType(queued.trigger),
       status: 'info',
       message,
     },

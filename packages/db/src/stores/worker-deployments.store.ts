@@ -1,4 +1,4 @@
-import type { DeploymentStatus } from '@hostctl/domain';
+import { deploymentEventType, type DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import type { Prisma } from '../generated/client.ts';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
@@ -20,7 +20,6 @@ export type { DeploymentOutcome, DeploymentRecord, DeploymentTrigger, WorkerDepl
  * current status, so a retried or duplicated job can never move a finished deployment again.
  */
 const TRIGGERS: readonly DeploymentTrigger[] = ['create', 'redeploy', 'rollback'];
-const eventTypeOf = (trigger: DeploymentTrigger) => (trigger === 'create' ? 'deploy' : trigger);
 const isStringMap = (value: unknown): value is Record<string, string> =>
   typeof value === 'object' &&
   value !== null &&
@@ -105,7 +104,7 @@ export function createWorkerDeploymentStore(db: Db) {
       await tx.serviceEvent.create({
         data: {
           serviceId: outcome.serviceId,
-          type: eventTypeOf(outcome.trigger),
+          type: deploymentEventType(outcome.trigger),
           status: change.eventStatus,
           message: outcome.message,
         },
@@ -317,7 +316,7 @@ export function createWorkerDeploymentStore(db: Db) {
         await tx.serviceEvent.create({
           data: {
             serviceId: deployment.serviceId,
-            type: eventTypeOf(deployment.trigger),
+            type: deploymentEventType(deployment.trigger),
             status: 'info',
             message,
           },

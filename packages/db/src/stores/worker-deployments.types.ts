@@ -1,7 +1,8 @@
-import type { DeploymentStatus } from '@hostctl/domain';
+import type { DeploymentStatus, DeploymentTrigger } from '@hostctl/domain';
+
+export type { DeploymentTrigger };
 
 /** The shapes the worker's deployment store reads and writes (worker-deployments.store.ts). */
-export type DeploymentTrigger = 'create' | 'redeploy' | 'rollback';
 
 export interface WorkerDeployment {
   id: string;

@@ -8,7 +8,7 @@ import type {
   WebhookDelivery,
   WebhooksStore,
 } from '@hostctl/db';
-import { DomainError } from '@hostctl/domain';
+import { DomainError, isRepositoryMethod } from '@hostctl/domain';
 import type { JobQueue } from '../../queue-client.js';
 import { decodeBody, pushRequestOf, type PushRequest } from './push-payload.js';
 import { deliveryHeaders, signatureProblem, type Provider } from './push-signatures.js';
@@ -50,8 +50,6 @@ export interface DeliveryAnswer {
  */
 type AdmitDelivery = (isSigned: boolean) => Promise<void>;
 
-/** Methods whose deployments clone a repository: the ones a push can redeploy. */
-const REPOSITORY_METHODS = new Set(['git', 'ai']);
 const DUPLICATE = 'duplicate: this signed body was received before';
 const STOPPED = 'the service is stopped: a push never starts it (start it, then push or redeploy)';
 
@@ -158,7 +156,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
         ...(push.commit ? { commit: push.commit } : {}),
       });
     const pushed = { branch: push.branch, commit: push.commit };
-    if (!REPOSITORY_METHODS.has(target.deployMethod))
+    if (!isRepositoryMethod(target.deployMethod))
       return skipped(`the service deploys from ${target.deployMethod}, not a git repository`, pushed);
     const notTracked = untracked(target, push);
     if (notTracked !== null) return skipped(notTracked, pushed);
@@ -191,7 +189,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   return {
     async create(principal: Principal, id: string) {
       const service = await visibleOr404(principal, id);
-      if (!REPOSITORY_METHODS.has(service.deployMethod))
+      if (!isRepositoryMethod(service.deployMethod))
         throw new DomainError(
           'conflict',
           `service ${id} deploys from ${service.deployMethod}, not a git repository: a push cannot redeploy it`,
