@@ -46,7 +46,8 @@ export const rollback: ClientCommand = async (context) => {
   const accepted = await must(
     client.api.POST('/api/services/{id}/rollback', {
       params: { path: { id: service.id }, header: idempotencyHeader(context) },
-      ...(target === undefined ? {} : { body: { deployment_id: target } }),
+      // No body at all without --to (no content type either): the previous release.
+      body: target === undefined ? undefined : { deployment_id: target },
     }),
   );
   return afterAccepted(context, accepted, service.name, 'rollback');

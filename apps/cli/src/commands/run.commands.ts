@@ -34,11 +34,8 @@ export const run: ClientCommand = async (context) => {
   let current: JobRun = await must(
     client.api.POST('/api/services/{id}/runs', {
       params: { path: { id: service.id } },
-      body: {
-        command,
-        ...(component !== undefined ? { component } : {}),
-        ...(timeout !== undefined ? { timeout } : {}),
-      },
+      // Absent flags are undefined, which JSON leaves out: the API's defaults apply.
+      body: { command, component, timeout },
     }),
   );
   context.err(`hostctl: run ${current.id} of ${service.name} ${current.status}`);

@@ -84,16 +84,18 @@ export const createService: ClientCommand = async (context) => {
   const method = optionalFlag(args, 'method') ?? (composeFile !== undefined ? 'compose' : undefined);
   if (method === undefined) throw new UsageError('--method compose|git|template|ai is required');
   const variables = parseVariables(args.repeated.get('var') ?? []);
+  // Every field named here, so the typecheck holds each one to the API's schema; an absent flag is
+  // undefined, which JSON leaves out (the API tells "absent" from "empty").
   const body: NewService = {
     name: requireFlag(args, 'name'),
     // As given, like the enumerated query values of `services list`: the API names a bad one.
     deploy_method: method as NewService['deploy_method'],
-    ...optionalBody('customer_id', optionalFlag(args, 'customer')),
-    ...optionalBody('template_id', optionalFlag(args, 'template')),
-    ...optionalBody('git_url', optionalFlag(args, 'git-url')),
-    ...optionalBody('git_branch', optionalFlag(args, 'git-branch')),
-    ...optionalBody('ai_url', optionalFlag(args, 'ai-url')),
-    ...(Object.keys(variables).length > 0 ? { variables } : {}),
+    customer_id: optionalFlag(args, 'customer'),
+    template_id: optionalFlag(args, 'template'),
+    git_url: optionalFlag(args, 'git-url'),
+    git_branch: optionalFlag(args, 'git-branch'),
+    ai_url: optionalFlag(args, 'ai-url'),
+    variables: Object.keys(variables).length > 0 ? variables : undefined,
   };
   if (composeFile !== undefined)
     body.compose = composeFile === '-' ? await context.readStdin() : readComposeFile(composeFile);
@@ -108,11 +110,6 @@ export const createService: ClientCommand = async (context) => {
     );
   return EXIT.ok;
 };
-
-/** `{ key: value }`, or nothing when the flag is absent (the API tells "absent" from "empty"). */
-function optionalBody<K extends keyof NewService>(key: K, value: string | undefined): Partial<NewService> {
-  return value === undefined ? {} : { [key]: value };
-}
 
 function readComposeFile(file: string): string {
   try {
