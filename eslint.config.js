@@ -42,7 +42,7 @@ export default tseslint.config(
       'vitest.workspace.ts',
       'prisma.config.ts',
       'apps/web/dist/**',
-      'apps/web/src/api/schema.d.ts',
+      'packages/api-client/src/schema.d.ts',
     ],
   },
   ...tseslint.configs.recommendedTypeChecked,

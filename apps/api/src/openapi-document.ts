@@ -1,8 +1,8 @@
-// Prints the OpenAPI document to stdout without listening: the dashboard's typed client is
-// generated from it (scripts/gen-web-client.ts runs this as a process, so apps never import each
-// other). Fixed placeholder settings keep the output the same on every machine and need no running
-// service: the database is never queried, and Redis connections to the placeholder port simply fail
-// until the process exits.
+// Prints the OpenAPI document to stdout without listening: the API client's types
+// (packages/api-client) are generated from it (scripts/gen-api-client.ts runs this as a process, so
+// apps never import each other). Fixed placeholder settings keep the output the same on every
+// machine and need no running service: the database is never queried, and Redis connections to the
+// placeholder port simply fail until the process exits.
 import pino from 'pino';
 import { ApiConfigSchema, loadConfig } from '@hostctl/config';
 import { buildApp } from './app.js';

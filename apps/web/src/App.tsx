@@ -1,6 +1,6 @@
 import { useEffect, type ReactNode } from 'react';
 import type { Permission } from '@hostctl/auth-policy/permissions';
-import type { Me } from './api/client.ts';
+import type { Me } from '@hostctl/api-client';
 import { ProblemAlert } from './components/feedback.tsx';
 import { parseRoute, type Route } from './routes.ts';
 import { useLocation } from './router.tsx';

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type ReactNode } from 'react';
-import { api, must, type Me } from './api/client.ts';
+import { api } from './api/client.ts';
+import { must, type Me } from '@hostctl/api-client';
 import { ProblemAlert } from './components/feedback.tsx';
 import { navFor } from './navigation.ts';
 import type { Route } from './routes.ts';

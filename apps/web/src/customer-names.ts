@@ -1,5 +1,6 @@
 import { useQueries } from '@tanstack/react-query';
-import { api, must } from './api/client.ts';
+import { api } from './api/client.ts';
+import { must } from '@hostctl/api-client';
 
 /**
  * Names of the customers a page of rows refers to, fetched once per id and cached long (names

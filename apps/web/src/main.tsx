@@ -2,7 +2,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App.tsx';
-import { ProblemError } from './api/problem.ts';
+import { ProblemError } from '@hostctl/api-client';
 import { applyStoredTheme } from './theme.ts';
 import './styles.css';
 

@@ -1,4 +1,4 @@
-import type { Me } from './api/client.ts';
+import type { Me } from '@hostctl/api-client';
 import type { Route } from './routes.ts';
 import { allows } from './permissions.ts';
 

@@ -1,6 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, type Me } from './api/client.ts';
-import { ProblemError } from './api/problem.ts';
+import { api } from './api/client.ts';
+import { type Me, ProblemError } from '@hostctl/api-client';
 
 export const ME_KEY = ['me'] as const;
 

@@ -1,3 +1,8 @@
+import {
+  createApiClient as createTypedClient,
+  readProblem,
+  type ApiClient as TypedApi,
+} from '@hostctl/api-client';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
 
 /** An RFC 9457 problem answer (docs/api-decisions.md), or a non-JSON error answer. */
@@ -30,19 +35,18 @@ export function isTransient(error: unknown): boolean {
   return error instanceof ApiError && [429, 502, 503, 504].includes(error.status);
 }
 
-export interface RequestOptions {
-  query?: Record<string, string | number | boolean | undefined>;
-  body?: unknown;
-  /** Bounds the whole request; long-polls pass their wait plus a margin. */
-  timeoutMs?: number;
-  headers?: Record<string, string>;
-}
-
+/**
+ * The API as the CLI calls it: the typed client of @hostctl/api-client (paths, parameters and
+ * bodies checked against the OpenAPI document at typecheck) over a guarded transport. Any answer
+ * but a 2xx is thrown (ApiError, NetworkError) before the typed client sees it, so
+ * `must(client.api.GET(…))` is the success body or an error with the exit code of docs/ci.md.
+ */
 export interface ApiClient {
   readonly baseUrl: string;
-  request<T>(method: string, path: string, options?: RequestOptions): Promise<T>;
-  get<T>(path: string, query?: RequestOptions['query']): Promise<T>;
-  post<T>(path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
+  /** Requests bounded by the default time limit. */
+  readonly api: TypedApi;
+  /** The same API with another bound per request: long-polls pass their wait plus a margin. */
+  withTimeout(timeoutMs: number): TypedApi;
   /** The bearer header for the WebSocket handshake; never printed. */
   authorization(): string;
 }
@@ -50,8 +54,8 @@ export interface ApiClient {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
- * A JSON client bound to one API and one bearer token. `fetchImpl` is injectable so the unit tests
- * can answer without a network; the CLI passes Node's fetch.
+ * A client bound to one API and one bearer token. `fetchImpl` is injectable so the unit tests can
+ * answer without a network; the CLI passes Node's fetch.
  */
 export function createApiClient(options: {
   baseUrl: string;
@@ -69,29 +73,24 @@ export function createApiClient(options: {
   const baseUrl = options.baseUrl.replace(/\/+$/, '');
   const fetchImpl = options.fetchImpl ?? fetch;
 
-  async function request<T>(method: string, path: string, request: RequestOptions = {}): Promise<T> {
-    const url = new URL(`${baseUrl}${path}`);
-    for (const [key, value] of Object.entries(request.query ?? {}))
-      if (value !== undefined) url.searchParams.set(key, String(value));
-    const headers: Record<string, string> = {
-      ...request.headers,
-      authorization: `Bearer ${options.token}`,
-      accept: 'application/json, application/problem+json',
-      'user-agent': options.userAgent,
-    };
-    // No content-type without a body: the API refuses a declared JSON body that is not there.
-    if (request.body !== undefined) headers['content-type'] = 'application/json';
+  /** Sends what the typed client built, and lets only a 2xx answer with a JSON body (or none) back. */
+  async function guardedFetch(request: Request, timeoutMs: number): Promise<Response> {
+    const url = new URL(request.url);
+    // The path as the command named it, for messages: without the base URL's own path or the query.
+    const path = url.pathname.slice(new URL(baseUrl).pathname.replace(/\/+$/, '').length);
+    const { method } = request;
+    const body = request.body === null ? undefined : await request.text();
     let response: Response;
     try {
       response = await fetchImpl(url, {
         method,
-        headers,
+        headers: request.headers,
         // Never followed: a redirect to another origin would resend the body (a compose file, the
         // service's variables) there, and the answer would come from a server HOSTCTL_URL does not
         // name. The API itself never redirects an /api request.
         redirect: 'manual',
-        signal: AbortSignal.timeout(request.timeoutMs ?? DEFAULT_TIMEOUT_MS),
-        ...(request.body !== undefined ? { body: JSON.stringify(request.body) } : {}),
+        signal: AbortSignal.timeout(timeoutMs),
+        ...(body !== undefined ? { body } : {}),
       });
     } catch (error) {
       throw new NetworkError(describeNetworkError(baseUrl, error).replaceAll(options.token, '***'));
@@ -99,9 +98,9 @@ export function createApiClient(options: {
     const text = await response.text().catch(() => '');
     if (response.status >= 300 && response.status < 400) throw redirectError(baseUrl, method, path, response);
     if (!response.ok) throw problemError(response, text);
-    if (text === '') return undefined as T;
+    if (text === '') return new Response(null, { status: response.status });
     try {
-      return JSON.parse(text) as T;
+      JSON.parse(text);
     } catch {
       throw new ApiError(
         response.status,
@@ -110,14 +109,25 @@ export function createApiClient(options: {
         undefined,
       );
     }
+    return new Response(text, { status: response.status, headers: { 'content-type': 'application/json' } });
   }
+
+  const typedApi = (timeoutMs: number): TypedApi =>
+    createTypedClient({
+      baseUrl,
+      headers: {
+        authorization: `Bearer ${options.token}`,
+        accept: 'application/json, application/problem+json',
+        'user-agent': options.userAgent,
+      },
+      redirect: 'manual',
+      fetch: (request) => guardedFetch(request, timeoutMs),
+    });
 
   return {
     baseUrl,
-    request,
-    get: (path, query) => request('GET', path, query ? { query } : {}),
-    post: (path, body, headers) =>
-      request('POST', path, { ...(body === undefined ? {} : { body }), ...(headers ? { headers } : {}) }),
+    api: typedApi(DEFAULT_TIMEOUT_MS),
+    withTimeout: typedApi,
     authorization: () => `Bearer ${options.token}`,
   };
 }
@@ -136,21 +146,20 @@ function redirectError(baseUrl: string, method: string, path: string, response: 
 
 /** "title: detail" from a problem body; the status line when the body is not a problem. */
 function problemError(response: Response, text: string): ApiError {
-  let problem: { title?: unknown; detail?: unknown; code?: unknown; request_id?: unknown } = {};
+  let parsed: unknown = null;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (parsed && typeof parsed === 'object') problem = parsed;
+    parsed = JSON.parse(text);
   } catch {
     // a proxy's HTML error page: fall back to the status line
   }
-  const title =
-    typeof problem.title === 'string' ? problem.title : `${response.status} ${response.statusText}`.trim();
-  const detail = typeof problem.detail === 'string' && problem.detail !== title ? `: ${problem.detail}` : '';
-  const requestId = typeof problem.request_id === 'string' ? ` (request id ${problem.request_id})` : '';
+  const problem = readProblem(parsed);
+  const title = problem.title ?? `${response.status} ${response.statusText}`.trim();
+  const detail = problem.detail !== null && problem.detail !== title ? `: ${problem.detail}` : '';
+  const requestId = problem.requestId !== null ? ` (request id ${problem.requestId})` : '';
   const retryAfter = Number(response.headers.get('retry-after'));
   return new ApiError(
     response.status,
-    typeof problem.code === 'string' ? problem.code : undefined,
+    problem.code ?? undefined,
     `${title}${detail}${requestId}`,
     Number.isFinite(retryAfter) && retryAfter > 0 ? retryAfter : undefined,
   );

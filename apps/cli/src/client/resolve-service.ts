@@ -1,14 +1,10 @@
+import { must, type ServiceSummary } from '@hostctl/api-client';
 import { CliError, EXIT } from '../exit-codes.js';
 import { ApiError, type ApiClient } from './api-client.js';
 
 export interface ServiceRef {
   id: string;
   name: string;
-}
-
-interface ServiceListPage {
-  data: { id: string; name: string; customer_id?: string }[];
-  total: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -23,20 +19,18 @@ const PER_PAGE = 100;
 export async function resolveService(client: ApiClient, ref: string): Promise<ServiceRef> {
   if (UUID.test(ref)) {
     try {
-      const found = await client.get<ServiceRef>(`/api/services/${encodeURIComponent(ref)}`);
+      const found = await must(client.api.GET('/api/services/{id}', { params: { path: { id: ref } } }));
       return { id: found.id, name: found.name };
     } catch (error) {
       if (!(error instanceof ApiError) || error.status !== 404) throw error;
       // a name may look like an id: fall through to the name lookup
     }
   }
-  const matches: ServiceListPage['data'] = [];
+  const matches: ServiceSummary[] = [];
   for (let page = 1; ; page++) {
-    const list = await client.get<ServiceListPage>('/api/services', {
-      search: ref,
-      per_page: PER_PAGE,
-      page,
-    });
+    const list = await must(
+      client.api.GET('/api/services', { params: { query: { search: ref, per_page: PER_PAGE, page } } }),
+    );
     matches.push(...list.data.filter((service) => service.name === ref));
     if (page * PER_PAGE >= list.total || list.data.length === 0) break;
   }

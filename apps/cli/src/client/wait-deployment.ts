@@ -1,25 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { must, type DeploymentDetail, type DeploymentLogLine } from '@hostctl/api-client';
 import { isFinalDeployment } from '@hostctl/domain';
 import { isTransient, type ApiClient } from './api-client.js';
 
-export interface DeploymentLogLine {
-  seq: number;
-  timestamp: string;
-  stream: string;
-  message: string;
-}
-
-/** GET /api/deployments/:id (docs/deployments.md). */
-export interface Deployment {
-  id: string;
-  service_id: string;
-  status: string;
-  step: string | null;
-  error: string | null;
-  logs?: DeploymentLogLine[];
-  last_seq?: number;
-  [field: string]: unknown;
-}
+/** A deployment as the CLI prints it: GET /api/deployments/{id} without its log, already streamed. */
+export type Deployment = Omit<DeploymentDetail, 'logs'>;
 
 export type WaitResult =
   | { outcome: 'final'; deployment: Deployment }
@@ -55,7 +40,7 @@ export async function waitForDeployment(
   const deadline = now() + options.timeoutMs;
   const pollSeconds = options.pollSeconds ?? 3;
   let afterSeq = 0;
-  let last: Deployment | undefined;
+  let last: DeploymentDetail | undefined;
   let lastError: string | undefined;
   let backoffMs = 500;
   let finalSeen = false;
@@ -65,12 +50,13 @@ export async function waitForDeployment(
     // After the final status, one more read drains lines written just before it; no time limit on
     // that, the outcome is already known.
     const waitSeconds = finalSeen ? 0 : Math.min(pollSeconds, Math.floor(remainingMs / 1000));
-    let deployment: Deployment;
+    let deployment: DeploymentDetail;
     try {
-      deployment = await client.request<Deployment>('GET', `/api/deployments/${encodeURIComponent(id)}`, {
-        query: { wait: waitSeconds, after_seq: afterSeq },
-        timeoutMs: waitSeconds * 1000 + REQUEST_MARGIN_MS,
-      });
+      deployment = await must(
+        client.withTimeout(waitSeconds * 1000 + REQUEST_MARGIN_MS).GET('/api/deployments/{id}', {
+          params: { path: { id }, query: { wait: waitSeconds, after_seq: afterSeq } },
+        }),
+      );
     } catch (error) {
       if (!isTransient(error)) throw error;
       // The outcome is known; only the last lines of the log are missing.
@@ -100,7 +86,7 @@ export async function waitForDeployment(
 }
 
 /** The deployment as printed by --json: its log already went to stderr line by line. */
-function withoutLog(deployment: Deployment): Deployment {
+function withoutLog(deployment: DeploymentDetail): Deployment {
   const { logs: _logs, ...rest } = deployment;
   return rest;
 }

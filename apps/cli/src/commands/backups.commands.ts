@@ -1,3 +1,4 @@
+import { must, type Backup, type Restore } from '@hostctl/api-client';
 import { assertKnownFlags, integerFlag, operands } from '../args.js';
 import {
   cellText,
@@ -11,13 +12,7 @@ import { EXIT, type ExitCode } from '../exit-codes.js';
 import { DEFAULT_WAIT_SECONDS } from './deploy.commands.js';
 
 /** A backup or restore run as the API answers it (docs/backups.md). */
-interface Run {
-  id: string;
-  status: string;
-  error: string | null;
-  log: string;
-  [field: string]: unknown;
-}
+type Run = Backup | Restore;
 
 const WAIT_FLAGS = ['wait', 'timeout'] as const;
 const POLL_MS = 1000;
@@ -26,7 +21,11 @@ const POLL_MS = 1000;
  * `--wait`: polls the run until it finished; exit 0 when it succeeded, 1 when it failed (the
  * reason on stderr), 3 when the wait ran out (the run goes on).
  */
-async function waitIfAsked(context: CommandContext, path: string, accepted: Run): Promise<ExitCode> {
+async function waitIfAsked<R extends Run>(
+  context: CommandContext,
+  read: (id: string) => Promise<R>,
+  accepted: R,
+): Promise<ExitCode> {
   if (context.args.flags.get('wait') !== true) {
     if (context.json) printJson(context, accepted);
     else context.out(`${accepted.id}: ${accepted.status}`);
@@ -41,7 +40,7 @@ async function waitIfAsked(context: CommandContext, path: string, accepted: Run)
       return EXIT.timedOut;
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    run = await context.client().get<Run>(path);
+    run = await read(run.id);
   }
   if (context.json) printJson(context, run);
   else context.out(`${run.id}: ${run.status}`);
@@ -56,8 +55,10 @@ export const createBackup: ClientCommand = async (context) => {
   const [ref = ''] = operands(context.args, 2, ['SERVICE']);
   const client = context.client();
   const service = await resolveService(client, ref);
-  const accepted = await client.post<Run>(`/api/services/${service.id}/backups`);
-  return waitIfAsked(context, `/api/backups/${accepted.id}`, accepted);
+  const accepted = await must(
+    client.api.POST('/api/services/{id}/backups', { params: { path: { id: service.id } } }),
+  );
+  return waitIfAsked(context, (id) => readBackup(context, id), accepted);
 };
 
 /** `backups list SERVICE`: the service's backup runs, newest first. */
@@ -66,10 +67,17 @@ export const listBackups: ClientCommand = async (context) => {
   const [ref = ''] = operands(context.args, 2, ['SERVICE']);
   const client = context.client();
   const service = await resolveService(client, ref);
-  const page = await client.get<{ data: Run[]; total: number }>(`/api/services/${service.id}/backups`, {
-    page: integerFlag(context.args, 'page'),
-    per_page: integerFlag(context.args, 'per-page', 100),
-  });
+  const page = await must(
+    client.api.GET('/api/services/{id}/backups', {
+      params: {
+        path: { id: service.id },
+        query: {
+          page: integerFlag(context.args, 'page'),
+          per_page: integerFlag(context.args, 'per-page', 100),
+        },
+      },
+    }),
+  );
   if (context.json) printJson(context, page);
   else context.out(formatTable(page.data, ['id', 'status', 'method', 'created_at', 'size_bytes', 'error']));
   return EXIT.ok;
@@ -79,7 +87,7 @@ export const listBackups: ClientCommand = async (context) => {
 export const getBackup: ClientCommand = async (context) => {
   assertKnownFlags(context.args, []);
   const [id = ''] = operands(context.args, 2, ['BACKUP']);
-  const backup = await context.client().get<Run>(`/api/backups/${encodeURIComponent(id)}`);
+  const backup = await readBackup(context, id);
   if (context.json) printJson(context, backup);
   else {
     for (const [key, value] of Object.entries(backup))
@@ -93,6 +101,17 @@ export const getBackup: ClientCommand = async (context) => {
 export const restoreBackup: ClientCommand = async (context) => {
   assertKnownFlags(context.args, WAIT_FLAGS);
   const [id = ''] = operands(context.args, 1, ['BACKUP']);
-  const accepted = await context.client().post<Run>(`/api/backups/${encodeURIComponent(id)}/restore`);
-  return waitIfAsked(context, `/api/restores/${accepted.id}`, accepted);
+  const accepted = await must(
+    context.client().api.POST('/api/backups/{id}/restore', { params: { path: { id } } }),
+  );
+  return waitIfAsked(
+    context,
+    (restoreId) =>
+      must(context.client().api.GET('/api/restores/{id}', { params: { path: { id: restoreId } } })),
+    accepted,
+  );
 };
+
+function readBackup(context: CommandContext, id: string): Promise<Backup> {
+  return must(context.client().api.GET('/api/backups/{id}', { params: { path: { id } } }));
+}

@@ -1,18 +1,15 @@
+import { must, type JsonResponse } from '@hostctl/api-client';
 import { assertKnownFlags, integerFlag, operands, optionalFlag } from '../args.js';
 import { formatTable, printJson, type ClientCommand, type CommandContext } from '../client/context.js';
 import { resolveService } from '../client/resolve-service.js';
-import { waitForDeployment, type Deployment } from '../client/wait-deployment.js';
+import { waitForDeployment } from '../client/wait-deployment.js';
 import { EXIT, exitCodeForStatus, type ExitCode } from '../exit-codes.js';
 
 /** How long --wait waits without --timeout: longer than most builds, shorter than most CI job limits. */
 export const DEFAULT_WAIT_SECONDS = 900;
 const MAX_WAIT_SECONDS = 24 * 3600;
 
-interface DeployAccepted {
-  id: string;
-  status: string;
-  deploy_job_id: string;
-}
+type DeployAccepted = JsonResponse<'/api/services/{id}/redeploy' | '/api/services/{id}/rollback', 'post'>;
 
 const WAIT_FLAGS = ['wait', 'timeout', 'idempotency-key'] as const;
 
@@ -20,9 +17,9 @@ const WAIT_FLAGS = ['wait', 'timeout', 'idempotency-key'] as const;
  * `--idempotency-key K` (docs/idempotency.md): a pipeline that retries the command after a dropped
  * connection gets the same deployment back, and waits on it, instead of queueing a second one.
  */
-export function idempotencyHeaders(context: CommandContext): Record<string, string> | undefined {
+export function idempotencyHeader(context: CommandContext): { 'Idempotency-Key'?: string } {
   const key = optionalFlag(context.args, 'idempotency-key');
-  return key === undefined ? undefined : { 'idempotency-key': key };
+  return key === undefined ? {} : { 'Idempotency-Key': key };
 }
 
 /** `deploy SERVICE`: a redeploy (latest image, or latest commit for git). */
@@ -31,10 +28,10 @@ export const deploy: ClientCommand = async (context) => {
   const [ref = ''] = operands(context.args, 1, ['SERVICE']);
   const client = context.client();
   const service = await resolveService(client, ref);
-  const accepted = await client.post<DeployAccepted>(
-    `/api/services/${service.id}/redeploy`,
-    undefined,
-    idempotencyHeaders(context),
+  const accepted = await must(
+    client.api.POST('/api/services/{id}/redeploy', {
+      params: { path: { id: service.id }, header: idempotencyHeader(context) },
+    }),
   );
   return afterAccepted(context, accepted, service.name, 'redeploy');
 };
@@ -46,10 +43,12 @@ export const rollback: ClientCommand = async (context) => {
   const client = context.client();
   const service = await resolveService(client, ref);
   const target = optionalFlag(context.args, 'to');
-  const accepted = await client.post<DeployAccepted>(
-    `/api/services/${service.id}/rollback`,
-    target === undefined ? undefined : { deployment_id: target },
-    idempotencyHeaders(context),
+  const accepted = await must(
+    client.api.POST('/api/services/{id}/rollback', {
+      params: { path: { id: service.id }, header: idempotencyHeader(context) },
+      // No body at all without --to (no content type either): the previous release.
+      body: target === undefined ? undefined : { deployment_id: target },
+    }),
   );
   return afterAccepted(context, accepted, service.name, 'rollback');
 };
@@ -110,7 +109,8 @@ export async function followDeployment(
   return code;
 }
 
-function stripLog(deployment: Deployment): Deployment {
+/** Without its log (already streamed to stderr), so --json prints the deployment alone. */
+function stripLog<T extends { id: string; logs?: unknown }>(deployment: T): Omit<T, 'logs'> {
   const { logs: _logs, ...rest } = deployment;
   return rest;
 }
@@ -119,9 +119,9 @@ function stripLog(deployment: Deployment): Deployment {
 export const cancel: ClientCommand = async (context) => {
   assertKnownFlags(context.args, []);
   const [id = ''] = operands(context.args, 1, ['DEPLOYMENT']);
-  const deployment = await context
-    .client()
-    .post<Deployment>(`/api/deployments/${encodeURIComponent(id)}/cancel`);
+  const deployment = await must(
+    context.client().api.POST('/api/deployments/{id}/cancel', { params: { path: { id } } }),
+  );
   if (context.json) printJson(context, stripLog(deployment));
   else context.out(`deployment ${deployment.id} ${deployment.status}`);
   return EXIT.ok;
@@ -133,9 +133,16 @@ export const listDeployments: ClientCommand = async (context) => {
   const [ref = ''] = operands(context.args, 1, ['SERVICE']);
   const client = context.client();
   const service = await resolveService(client, ref);
-  const page = await client.get<{ data: Record<string, unknown>[]; total: number; page: number }>(
-    `/api/services/${service.id}/deployments`,
-    { page: integerFlag(context.args, 'page'), per_page: integerFlag(context.args, 'per-page', 100) },
+  const page = await must(
+    client.api.GET('/api/services/{id}/deployments', {
+      params: {
+        path: { id: service.id },
+        query: {
+          page: integerFlag(context.args, 'page'),
+          per_page: integerFlag(context.args, 'per-page', 100),
+        },
+      },
+    }),
   );
   if (context.json) printJson(context, page);
   else {

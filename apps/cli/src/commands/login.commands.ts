@@ -1,13 +1,8 @@
+import { must } from '@hostctl/api-client';
 import { assertKnownFlags, operands, optionalFlag, UsageError } from '../args.js';
 import { configFilePath, removeStoredConfig, tokenUrl, writeStoredConfig } from '../client/client-config.js';
 import { printJson, type ClientCommand, type CommandContext } from '../client/context.js';
 import { EXIT } from '../exit-codes.js';
-
-interface Me {
-  email: string;
-  role: string;
-  customer_id: string | null;
-}
 
 /**
  * `login [--url URL] [--token-stdin]`: checks the token against GET /api/auth/me, then stores URL
@@ -22,7 +17,7 @@ export const login: ClientCommand = async (context) => {
   const url = tokenUrl(raw, context.args.flags.get('insecure') === true);
   const token = (await readToken(context)).trim();
   if (token === '') throw new UsageError('the token is empty');
-  const me = await context.clientFor({ url, token }).get<Me>('/api/auth/me');
+  const me = await must(context.clientFor({ url, token }).api.GET('/api/auth/me'));
   const file = configFilePath(context.env);
   writeStoredConfig(file, { url, token });
   if (context.json)

@@ -1,14 +1,9 @@
+import { must, type LogEntry } from '@hostctl/api-client';
 import WebSocket from 'ws';
 import { assertKnownFlags, integerFlag, operands, optionalFlag, UsageError } from '../args.js';
 import { formatTable, printJson, type ClientCommand, type CommandContext } from '../client/context.js';
 import { resolveService } from '../client/resolve-service.js';
 import { CliError, EXIT, type ExitCode } from '../exit-codes.js';
-
-interface LogEntry {
-  timestamp: string;
-  stream: string;
-  message: string;
-}
 
 /**
  * `logs SERVICE [--tail N] [--since T] [--follow] [--timestamps]`: stdout lines to stdout and
@@ -26,7 +21,9 @@ export const logs: ClientCommand = async (context) => {
   const client = context.client();
   const service = await resolveService(client, ref);
   if (args.flags.get('follow') === true) return followLogs(context, service.id, query);
-  const answer = await client.get<{ logs: LogEntry[] }>(`/api/services/${service.id}/logs`, query);
+  const answer = await must(
+    client.api.GET('/api/services/{id}/logs', { params: { path: { id: service.id }, query } }),
+  );
   if (context.json) printJson(context, answer);
   else for (const entry of answer.logs) printEntry(context, entry);
   return EXIT.ok;
@@ -127,7 +124,9 @@ export const events: ClientCommand = async (context) => {
   const [ref = ''] = operands(context.args, 1, ['SERVICE']);
   const client = context.client();
   const service = await resolveService(client, ref);
-  const answer = await client.get<{ data: Record<string, unknown>[] }>(`/api/services/${service.id}/events`);
+  const answer = await must(
+    client.api.GET('/api/services/{id}/events', { params: { path: { id: service.id } } }),
+  );
   if (context.json) printJson(context, answer);
   else context.out(formatTable(answer.data, ['timestamp', 'type', 'status', 'message']));
   return EXIT.ok;

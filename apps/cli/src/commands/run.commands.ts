@@ -1,3 +1,4 @@
+import { must, type JobRun } from '@hostctl/api-client';
 import { assertKnownFlags, integerFlag, optionalFlag, UsageError } from '../args.js';
 import { printJson, type ClientCommand } from '../client/context.js';
 import { resolveService } from '../client/resolve-service.js';
@@ -10,17 +11,7 @@ const WAIT_PER_REQUEST_S = 30;
 /** Beyond the run's timeout: queueing, pulling nothing, starting and removing the container. */
 const WAIT_GRACE_S = 120;
 
-interface Run {
-  id: string;
-  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'timed_out';
-  exit_code: number | null;
-  output: string;
-  output_truncated: boolean;
-  error: string | null;
-  duration_ms: number | null;
-}
-
-const isFinal = (run: Run) => !['queued', 'running'].includes(run.status);
+const isFinal = (run: JobRun) => !['queued', 'running'].includes(run.status);
 
 /**
  * `run SERVICE [--component C] [--timeout S] -- CMD ARGS…` (docs/jobs.md#hostctl-run): runs the
@@ -40,16 +31,20 @@ export const run: ClientCommand = async (context) => {
   if (timeout === 0) throw new UsageError('--timeout must be at least 1');
   const client = context.client();
   const service = await resolveService(client, ref);
-  let current = await client.post<Run>(`/api/services/${service.id}/runs`, {
-    command,
-    ...(component !== undefined ? { component } : {}),
-    ...(timeout !== undefined ? { timeout } : {}),
-  });
+  let current: JobRun = await must(
+    client.api.POST('/api/services/{id}/runs', {
+      params: { path: { id: service.id } },
+      // Absent flags are undefined, which JSON leaves out: the API's defaults apply.
+      body: { command, component, timeout },
+    }),
+  );
   context.err(`hostctl: run ${current.id} of ${service.name} ${current.status}`);
   const deadline = Date.now() + ((timeout ?? DEFAULT_RUN_TIMEOUT_S) + WAIT_GRACE_S) * 1000;
   while (!isFinal(current) && Date.now() < deadline) {
     const wait = Math.max(1, Math.min(WAIT_PER_REQUEST_S, Math.ceil((deadline - Date.now()) / 1000)));
-    current = await client.get<Run>(`/api/runs/${current.id}`, { wait });
+    current = await must(
+      client.api.GET('/api/runs/{id}', { params: { path: { id: current.id }, query: { wait } } }),
+    );
   }
   if (context.json) printJson(context, current);
   else if (current.output !== '') context.out(current.output.replace(/\n$/, ''));

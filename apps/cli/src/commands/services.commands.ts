@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { must, type NewService, type Query } from '@hostctl/api-client';
 import { assertKnownFlags, integerFlag, operands, optionalFlag, requireFlag, UsageError } from '../args.js';
 import { resolveService } from '../client/resolve-service.js';
 import {
@@ -9,32 +10,25 @@ import {
   type CommandContext,
 } from '../client/context.js';
 import { EXIT } from '../exit-codes.js';
-import { followDeployment, idempotencyHeaders } from './deploy.commands.js';
+import { followDeployment, idempotencyHeader } from './deploy.commands.js';
 
-interface ServiceListItem {
-  id: string;
-  name: string;
-  status: string;
-  url: string;
-  deploy_method: string;
-  [field: string]: unknown;
-}
+type ServiceListQuery = Query<'/api/services', 'get'>;
 
 export const listServices: ClientCommand = async (context) => {
   const { args } = context;
   assertKnownFlags(args, ['status', 'customer', 'search', 'sort', 'order', 'page', 'per-page']);
   operands(args, 2, []);
-  const page = await context
-    .client()
-    .get<{ data: ServiceListItem[]; total: number; page: number; per_page: number }>('/api/services', {
-      status: optionalFlag(args, 'status'),
-      customer_id: optionalFlag(args, 'customer'),
-      search: optionalFlag(args, 'search'),
-      sort: optionalFlag(args, 'sort'),
-      order: optionalFlag(args, 'order'),
-      page: integerFlag(args, 'page'),
-      per_page: integerFlag(args, 'per-page', 100),
-    });
+  // Enumerated values go as given: the API checks them and its problem names the bad one.
+  const query: ServiceListQuery = {
+    status: optionalFlag(args, 'status') as ServiceListQuery['status'],
+    customer_id: optionalFlag(args, 'customer'),
+    search: optionalFlag(args, 'search'),
+    sort: optionalFlag(args, 'sort') as ServiceListQuery['sort'],
+    order: optionalFlag(args, 'order') as ServiceListQuery['order'],
+    page: integerFlag(args, 'page'),
+    per_page: integerFlag(args, 'per-page', 100),
+  };
+  const page = await must(context.client().api.GET('/api/services', { params: { query } }));
   if (context.json) printJson(context, page);
   else {
     context.out(formatTable(page.data, ['id', 'name', 'status', 'deploy_method', 'url']));
@@ -49,7 +43,7 @@ export const getService: ClientCommand = async (context) => {
   const [ref = ''] = operands(context.args, 2, ['SERVICE']);
   const client = context.client();
   const { id } = await resolveService(client, ref);
-  const service = await client.get<Record<string, unknown>>(`/api/services/${id}`);
+  const service = await must(client.api.GET('/api/services/{id}', { params: { path: { id } } }));
   if (context.json) printJson(context, service);
   else printServiceDetail(context, service);
   return EXIT.ok;
@@ -90,25 +84,24 @@ export const createService: ClientCommand = async (context) => {
   const method = optionalFlag(args, 'method') ?? (composeFile !== undefined ? 'compose' : undefined);
   if (method === undefined) throw new UsageError('--method compose|git|template|ai is required');
   const variables = parseVariables(args.repeated.get('var') ?? []);
-  const body: Record<string, unknown> = {
+  // Every field named here, so the typecheck holds each one to the API's schema; an absent flag is
+  // undefined, which JSON leaves out (the API tells "absent" from "empty").
+  const body: NewService = {
     name: requireFlag(args, 'name'),
-    deploy_method: method,
-    ...optionalBody('customer_id', optionalFlag(args, 'customer')),
-    ...optionalBody('template_id', optionalFlag(args, 'template')),
-    ...optionalBody('git_url', optionalFlag(args, 'git-url')),
-    ...optionalBody('git_branch', optionalFlag(args, 'git-branch')),
-    ...optionalBody('ai_url', optionalFlag(args, 'ai-url')),
-    ...(Object.keys(variables).length > 0 ? { variables } : {}),
+    // As given, like the enumerated query values of `services list`: the API names a bad one.
+    deploy_method: method as NewService['deploy_method'],
+    customer_id: optionalFlag(args, 'customer'),
+    template_id: optionalFlag(args, 'template'),
+    git_url: optionalFlag(args, 'git-url'),
+    git_branch: optionalFlag(args, 'git-branch'),
+    ai_url: optionalFlag(args, 'ai-url'),
+    variables: Object.keys(variables).length > 0 ? variables : undefined,
   };
   if (composeFile !== undefined)
     body.compose = composeFile === '-' ? await context.readStdin() : readComposeFile(composeFile);
-  const created = await context
-    .client()
-    .post<{ id: string; name: string; deploy_job_id: string; url: string }>(
-      '/api/services',
-      body,
-      idempotencyHeaders(context),
-    );
+  const created = await must(
+    context.client().api.POST('/api/services', { body, params: { header: idempotencyHeader(context) } }),
+  );
   if (args.flags.get('wait') === true) return followDeployment(context, created.deploy_job_id, created.name);
   if (context.json) printJson(context, created);
   else
@@ -117,10 +110,6 @@ export const createService: ClientCommand = async (context) => {
     );
   return EXIT.ok;
 };
-
-function optionalBody(key: string, value: string | undefined): Record<string, string> {
-  return value === undefined ? {} : { [key]: value };
-}
 
 function readComposeFile(file: string): string {
   try {
@@ -152,7 +141,7 @@ export const deleteService: ClientCommand = async (context) => {
     throw new UsageError(
       `deleting ${service.name} (${service.id}) removes its containers and volumes: add --yes`,
     );
-  await client.request('DELETE', `/api/services/${service.id}`);
+  await must(client.api.DELETE('/api/services/{id}', { params: { path: { id: service.id } } }));
   if (context.json) printJson(context, { id: service.id, name: service.name, deleted: true });
   else context.out(`service ${service.name} (${service.id}) deleted`);
   return EXIT.ok;
@@ -165,8 +154,8 @@ const lifecycle =
     const [ref = ''] = operands(context.args, 2, ['SERVICE']);
     const client = context.client();
     const service = await resolveService(client, ref);
-    const result = await client.post<{ id: string; status: string; message?: string }>(
-      `/api/services/${service.id}/${action}`,
+    const result = await must(
+      client.api.POST(`/api/services/{id}/${action}`, { params: { path: { id: service.id } } }),
     );
     if (context.json) printJson(context, result);
     else context.out(`${service.name}: ${result.message ?? result.status}`);

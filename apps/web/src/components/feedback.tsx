@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { toProblem } from '../api/problem.ts';
+import { toProblem } from '@hostctl/api-client';
 
 /** An API error where the action was taken: the problem's title and detail, announced. */
 export function ProblemAlert({ error }: { error: unknown }) {

@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, must } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must } from '@hostctl/api-client';
 import { ListState, ProblemAlert } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { dateTime, timeAgo } from '../format.ts';

@@ -1,5 +1,5 @@
 import { useRef } from 'react';
-import { toProblem } from '../api/problem.ts';
+import { toProblem } from '@hostctl/api-client';
 import { lineOfPath } from '../compose-lines.ts';
 
 /**

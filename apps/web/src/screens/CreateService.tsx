@@ -1,6 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
-import { api, must, type Me } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must, type Me } from '@hostctl/api-client';
 import { ProblemAlert } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { servicePath } from '../routes.ts';

@@ -1,5 +1,6 @@
 import { useQueries, useQuery } from '@tanstack/react-query';
-import { api, must, type ServiceSummary } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must, type ServiceSummary } from '@hostctl/api-client';
 import { ListState, StatusBadge } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { timeAgo } from '../format.ts';

@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, must, type Me } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must, type Me } from '@hostctl/api-client';
 import { ListState, Pager, StatusBadge } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { timeAgo } from '../format.ts';

@@ -1,5 +1,6 @@
 import { useQuery } from '@tanstack/react-query';
-import { api, must } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must } from '@hostctl/api-client';
 import { ListState } from '../components/feedback.tsx';
 
 interface Props {

@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, must, type User } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must, type User } from '@hostctl/api-client';
 import { ListState, Pager, ProblemAlert } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { useCustomerNames } from '../customer-names.ts';

@@ -1,6 +1,7 @@
 import { keepPreviousData, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState } from 'react';
-import { api, must, type Deployment, type Service } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must, type Deployment, type Service } from '@hostctl/api-client';
 import { ListState, Pager, ProblemAlert, StatusBadge } from '../components/feedback.tsx';
 import { dateTime, timeAgo } from '../format.ts';
 import { invalidateService } from './actions.ts';

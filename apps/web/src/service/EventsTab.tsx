@@ -1,6 +1,7 @@
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, must } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must } from '@hostctl/api-client';
 import { ListState, Pager, StatusBadge } from '../components/feedback.tsx';
 import { dateTime, timeAgo } from '../format.ts';
 

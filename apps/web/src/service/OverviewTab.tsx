@@ -1,4 +1,4 @@
-import type { Service } from '../api/client.ts';
+import type { Service } from '@hostctl/api-client';
 import { StatusBadge } from '../components/feedback.tsx';
 import { dateTime, timeAgo } from '../format.ts';
 

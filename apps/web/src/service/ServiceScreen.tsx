@@ -1,6 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, must, type Me, type Service } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must, type Me, type Service } from '@hostctl/api-client';
 import { ProblemAlert, StatusBadge } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { SERVICE_TABS, servicePath, type ServiceTab } from '../routes.ts';

@@ -1,6 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { api, must, type Service } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must, type Service } from '@hostctl/api-client';
 import { ProblemAlert } from '../components/feedback.tsx';
 import { invalidateService } from './actions.ts';
 

@@ -1,5 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { api, must } from '../api/client.ts';
+import { api } from '../api/client.ts';
+import { must } from '@hostctl/api-client';
 
 export type LifecycleAction = 'start' | 'stop' | 'restart' | 'redeploy' | 'rollback';
 
