@@ -2,7 +2,6 @@ import { isRepositoryMethod } from '@hostctl/domain';
 import {
   parseCompose,
   planCapacity,
-  renderCompose,
   type ContainerLimitPolicy,
   type Plan,
 } from '@hostctl/compose';
@@ -13,6 +12,7 @@ import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
 import { ensureImages } from './images.step.js';
 import { PermanentStepError } from './step-errors.js';
+import { publishedCompose } from './published-compose.js';
 import {
   RELEASE_STEPS,
   ReleaseUndone,
@@ -299,6 +299,9 @@ async function prepareRollback(
   await deps.store.record(deployment.id, {
     sourceCompose: target.sourceCompose ?? current.sourceCompose,
     sourceVariables: target.sourceVariables ?? current.sourceVariables,
+    // An older release recorded no marks: its variables were all plain then, but keep the
+    // service's current marks so a name secret today stays hidden.
+    sourceSecretNames: target.sourceSecretNames ?? current.sourceSecretNames,
   });
   if (target.commit) await deps.store.recordCommit(deployment.id, target.commit);
   await run.checkpoint('pull');
@@ -323,8 +326,9 @@ async function prepareRollback(
  */
 function sourceRecord(service: WorkerService, plan: Plan, isRepository: boolean) {
   return {
-    sourceCompose: isRepository ? renderCompose(plan) : service.compose,
+    sourceCompose: isRepository ? publishedCompose(plan, service) : service.compose,
     sourceVariables: service.variables,
+    sourceSecretNames: service.secretNames,
   };
 }
 
@@ -352,3 +356,4 @@ async function isServing(deps: PipelineDeps, serviceId: string, release: Current
   const containers = await deps.runtime.listContainers(set.selector);
   return containers.length > 0 && containers.every((container) => container.state === 'running');
 }
+
