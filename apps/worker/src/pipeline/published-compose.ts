@@ -6,7 +6,10 @@ import { createRedactor } from './step-errors.js';
  * The compose a git/ai service publishes (its `compose` field): the rendered plan, with every
  * secret variable's value masked, since interpolation put the values into the environment.
  */
-export function publishedCompose(plan: Plan, service: Pick<WorkerService, 'variables' | 'secretNames'>): string {
+export function publishedCompose(
+  plan: Plan,
+  service: Pick<WorkerService, 'variables' | 'secretNames'>,
+): string {
   const secrets = Object.fromEntries(
     Object.keys(service.secretNames).flatMap((name) => {
       const value = service.variables[name];

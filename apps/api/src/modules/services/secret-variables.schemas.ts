@@ -16,7 +16,10 @@ export const SecretVariablesView = Type.Record(
 const value = Type.String({ maxLength: LIMITS.variableValueMaxBytes });
 
 export const SecretVariablesOnCreate = Type.Optional(
-  variablesSchema(value, 'Write-only variables: deployed like variables, never shown; a name is plain or secret'),
+  variablesSchema(
+    value,
+    'Write-only variables: deployed like variables, never shown; a name is plain or secret',
+  ),
 );
 
 export const SecretVariablesOnUpdate = Type.Optional(

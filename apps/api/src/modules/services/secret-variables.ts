@@ -18,7 +18,10 @@ export interface StoredVariables {
 type Changes = Record<string, string | null>;
 
 /** The secret names that still have a value (a rollback can drop a value; its mark then means nothing). */
-export function liveSecretNames(stored: { variables: unknown; secretNames: unknown }): Record<string, string> {
+export function liveSecretNames(stored: {
+  variables: unknown;
+  secretNames: unknown;
+}): Record<string, string> {
   const variables = asMap(stored.variables);
   return Object.fromEntries(Object.entries(asMap(stored.secretNames)).filter(([name]) => name in variables));
 }
@@ -26,7 +29,9 @@ export function liveSecretNames(stored: { variables: unknown; secretNames: unkno
 /** The detail's two fields: plain values, and for secrets only the name and when it was set. */
 export function variablesView(stored: { variables: unknown; secretNames: unknown }) {
   const secrets = liveSecretNames(stored);
-  const plain = Object.fromEntries(Object.entries(asMap(stored.variables)).filter(([name]) => !(name in secrets)));
+  const plain = Object.fromEntries(
+    Object.entries(asMap(stored.variables)).filter(([name]) => !(name in secrets)),
+  );
   const secretVariables = Object.fromEntries(
     Object.entries(secrets).map(([name, updatedAt]) => [name, { set: true as const, updated_at: updatedAt }]),
   );
@@ -82,7 +87,8 @@ export function applyUpdate(
     if (value !== null && name in current.variables && !isSecret(name) && plain?.[name] !== null)
       errors.push({
         path: `/body/secret_variables/${name}`,
-        message: 'is a plain variable: remove it under variables (null) in the same request to make it secret',
+        message:
+          'is a plain variable: remove it under variables (null) in the same request to make it secret',
       });
   }
   if (errors.length > 0) throw kindConflict(errors);
@@ -104,8 +110,14 @@ export function applyUpdate(
     if (value === null) delete variables[name];
     else variables[name] = value;
   }
-  checkVariableBytes(pick(variables, (name) => !(name in secretNames)), '/body/variables');
-  checkVariableBytes(pick(variables, (name) => name in secretNames), '/body/secret_variables');
+  checkVariableBytes(
+    pick(variables, (name) => !(name in secretNames)),
+    '/body/variables',
+  );
+  checkVariableBytes(
+    pick(variables, (name) => name in secretNames),
+    '/body/secret_variables',
+  );
   return { variables, secretNames };
 }
 
@@ -140,11 +152,9 @@ function redactorOf(values: string[]): (text: string) => string {
 }
 
 function kindConflict(errors: FieldError[]): DomainError {
-  return new DomainError(
-    'variable_kind_conflict',
-    errors.map((e) => `${e.path} ${e.message}`).join('; '),
-    { errors },
-  );
+  return new DomainError('variable_kind_conflict', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
+    errors,
+  });
 }
 
 function pick(map: Record<string, string>, keep: (name: string) => boolean): Record<string, string> {

@@ -95,7 +95,11 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
   // POST, not GET: a read of a secret is an audited action (the audit records writes), and the
   // name travels in the body rather than the URL, so no access log or proxy records it.
   app.post('/api/services/:id/secret-variables/reveal', {
-    config: { permission: 'services:operate', keyAction: 'manage', audit: 'services.secret_variables.reveal' },
+    config: {
+      permission: 'services:operate',
+      keyAction: 'manage',
+      audit: 'services.secret_variables.reveal',
+    },
     schema: {
       params: IdParams,
       body: RevealSecretBody,
