@@ -1,10 +1,5 @@
 import { isRepositoryMethod } from '@hostctl/domain';
-import {
-  parseCompose,
-  planCapacity,
-  type ContainerLimitPolicy,
-  type Plan,
-} from '@hostctl/compose';
+import { parseCompose, planCapacity, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
 import type { RegistryAuth } from '../adapters/registry-auth.js';
 import type { RegistryAccess } from '../release/registry-access.js';
 import type { WorkerDeployment, WorkerDeploymentStore, WorkerService } from '@hostctl/db';
@@ -356,4 +351,3 @@ async function isServing(deps: PipelineDeps, serviceId: string, release: Current
   const containers = await deps.runtime.listContainers(set.selector);
   return containers.length > 0 && containers.every((container) => container.state === 'running');
 }
-
