@@ -31,7 +31,7 @@ describe('secret variables', () => {
 
     await page.goto(`${appUrl}/services/${service.id}/settings`);
     await settled(page, service.name);
-    const value = page.getByRole('textbox', { name: 'DB_PASSWORD' });
+    const value = page.getByRole('textbox', { name: 'DB_PASSWORD', exact: true });
     await page.getByRole('heading', { name: 'Secret variables' }).waitFor();
     // Nothing in the page holds the value before it is revealed: the API never sent it.
     expect(await page.content()).not.toContain(planted);
@@ -77,7 +77,7 @@ describe('secret variables', () => {
     ).newPage();
     await viewer.goto(`${appUrl}/services/${service.id}/settings`);
     await settled(viewer, service.name);
-    await viewer.getByRole('textbox', { name: 'API_TOKEN' }).waitFor();
+    await viewer.getByRole('textbox', { name: 'API_TOKEN', exact: true }).waitFor();
     expect(await viewer.getByRole('button', { name: 'Reveal API_TOKEN' }).count()).toBe(0);
     expect(await viewer.content()).not.toContain('viewer-never-sees');
     await viewer.context().close();

@@ -64,11 +64,14 @@ function printServiceDetail(context: CommandContext, service: Record<string, unk
       context.out(
         `variables: ${names.length === 0 ? '(none)' : `${names.join(', ')} (values hidden; --json shows them)`}`,
       );
+    } else if (key === 'secret_variables' && value && typeof value === 'object') {
+      const names = Object.keys(value);
+      context.out(`secret_variables: ${names.length === 0 ? '(none)' : `${names.join(', ')} (write-only)`}`);
     } else context.out(`${key}: ${cellText(value)}`);
   }
 }
 
-/** `--compose-file FILE` (or `-` for stdin), `--var NAME=VALUE` repeated. */
+/** `--compose-file FILE` (or `-` for stdin), `--var NAME=VALUE` and `--secret NAME=VALUE` repeated. */
 export const createService: ClientCommand = async (context) => {
   const { args } = context;
   assertKnownFlags(args, [
@@ -78,6 +81,7 @@ export const createService: ClientCommand = async (context) => {
     'compose-file',
     'template',
     'var',
+    'secret',
     'git-url',
     'git-branch',
     'ai-url',
@@ -90,6 +94,8 @@ export const createService: ClientCommand = async (context) => {
   const method = optionalFlag(args, 'method') ?? (composeFile !== undefined ? 'compose' : undefined);
   if (method === undefined) throw new UsageError('--method compose|git|template|ai is required');
   const variables = parseVariables(args.repeated.get('var') ?? []);
+  // Write-only: the API never shows them back (docs/secrets.md#secret-variables).
+  const secrets = parseVariables(args.repeated.get('secret') ?? []);
   const body: Record<string, unknown> = {
     name: requireFlag(args, 'name'),
     deploy_method: method,
@@ -99,6 +105,7 @@ export const createService: ClientCommand = async (context) => {
     ...optionalBody('git_branch', optionalFlag(args, 'git-branch')),
     ...optionalBody('ai_url', optionalFlag(args, 'ai-url')),
     ...(Object.keys(variables).length > 0 ? { variables } : {}),
+    ...(Object.keys(secrets).length > 0 ? { secret_variables: secrets } : {}),
   };
   if (composeFile !== undefined)
     body.compose = composeFile === '-' ? await context.readStdin() : readComposeFile(composeFile);
