@@ -10,7 +10,7 @@ import { checkVariableBytes } from './variables.js';
  * already handles variables (sealing, release records, redaction, the rollback rule) handle
  * secrets too, without a second copy to forget.
  */
-export interface StoredVariables {
+interface StoredVariables {
   variables: Record<string, string>;
   secretNames: Record<string, string>;
 }
