@@ -8,7 +8,7 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl services get|start|stop|restart SERVICE
   hostctl services delete SERVICE --yes
   hostctl services create --name NAME [--customer ID] --compose-file FILE|-
-                        | --method template --template ID [--var K=V]...
+                        | --method template --template ID [--var K=V]... [--secret K=V]...
                         | --method git --git-url URL [--git-branch B] | --method ai --ai-url URL
                         [--wait [--timeout S]] [--idempotency-key K]
   hostctl deploy SERVICE [--wait [--timeout S]] [--idempotency-key K]   redeploy (latest image or commit)

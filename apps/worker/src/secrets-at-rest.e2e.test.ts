@@ -1,10 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
+import Docker from 'dockerode';
+import { SERVICE_LABEL } from '@hostctl/domain';
 import { createRedis } from '@hostctl/queue';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createRedeployment, waitForDeployment } from './testing/fixtures.js';
+import { createRedeployment, waitFor, waitForDeployment } from './testing/fixtures.js';
 import { TEST_DATABASE_URL, TEST_REDIS_URL } from './testing/test-env.js';
 import { useWorkerApp } from './testing/worker-fixture.js';
 
@@ -22,7 +24,8 @@ const fixture = useWorkerApp('secrets', {
     readiness: { timeoutMs: 20_000, stableMs: 300 },
   },
 });
-const { prefix, db, app } = fixture;
+const { prefix, db, app, runtime } = fixture;
+const docker = new Docker({ socketPath: '/var/run/docker.sock' });
 const redis = createRedis(TEST_REDIS_URL, 'request');
 afterAll(async () => redis.quit());
 
@@ -96,6 +99,62 @@ describe('planted secrets', () => {
       expect(dump).not.toContain(value);
       expect(redisText).not.toContain(value);
       expect(logs.map((line) => line.message).join('\n')).not.toContain(value);
+      expect(workerLog.join('')).not.toContain(value);
+    }
+  });
+});
+
+describe('secret variables (docs/secrets.md#secret-variables)', () => {
+  it("reach the container's environment, and no log, log stream, event, dump or worker log", async () => {
+    const secret = `planted-secret-${randomUUID()}`;
+    const crashing = `planted-crash-${randomUUID()}`;
+    const marked = { DB_PASSWORD: new Date().toISOString() };
+    const service = await fixture.deploy({
+      compose: COMPOSE,
+      variables: { DB_PASSWORD: secret, PLAIN: 'visible' },
+      secretNames: marked,
+    });
+    expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
+    const [container] = await runtime.listContainers({ [SERVICE_LABEL]: service.serviceId });
+    const env = (await docker.getContainer(container!.id).inspect()).Config.Env;
+    expect(env).toContain(`DB_PASSWORD=${secret}`);
+    // The release records the marks with the values, so a rollback restores both together.
+    const release = await db.deployment.findUniqueOrThrow({ where: { id: service.deploymentId } });
+    expect(release.sourceSecretNames).toEqual(marked);
+
+    // A container that prints the secret and exits: its output reaches the deploy error, the
+    // event and the log, redacted.
+    const failing = await fixture.deploy({
+      compose:
+        'services:\n  app:\n    image: local/busybox:1\n    command: ["sh", "-c", "echo pw=$$PW; exit 3"]\n    environment: {PW: "${PW}"}\n',
+      variables: { PW: crashing },
+      secretNames: { PW: new Date().toISOString() },
+    });
+    const failed = await waitForDeployment(db, failing.deploymentId);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain('pw=***');
+
+    // The application's own output (the service log stream in Redis) is masked too: wait until
+    // the shipper wrote the line, so the check below looks at it.
+    const redisText = await waitFor('the crashing container output in the log stream', async () => {
+      const text = await redisDump();
+      return text.includes('"message","pw=') ? text : undefined;
+    });
+    expect(redisText).toContain('"message","pw=***"');
+    const dump = await pgDump();
+    expect(dump).toContain(failing.deploymentId);
+    const rows = await db.deploymentLog.findMany({
+      where: { deployment: { serviceId: { in: [service.serviceId, failing.serviceId] } } },
+    });
+    const events = await db.serviceEvent.findMany({
+      where: { serviceId: { in: [service.serviceId, failing.serviceId] } },
+    });
+    const shown = [...rows.map((row) => row.message), ...events.map((event) => event.message)].join('\n');
+    expect(shown).toContain('pw=***');
+    for (const value of [secret, crashing]) {
+      expect(dump).not.toContain(value);
+      expect(redisText).not.toContain(value);
+      expect(shown).not.toContain(value);
       expect(workerLog.join('')).not.toContain(value);
     }
   });

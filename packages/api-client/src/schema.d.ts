@@ -113,6 +113,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{id}/secret-variables/reveal": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postServicesByIdSecretVariablesReveal"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/events": {
         parameters: {
             query?: never;
@@ -911,6 +927,10 @@ export interface operations {
                     variables?: {
                         [key: string]: string;
                     };
+                    /** @description Write-only variables: deployed like variables, never shown; a name is plain or secret */
+                    secret_variables?: {
+                        [key: string]: string;
+                    };
                     git_url?: string;
                     git_branch?: string;
                     compose?: string;
@@ -995,7 +1015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Image unavailable. Problem details; `code` is one of: `image_unavailable`, `idempotency_key_reused`. */
+            /** @description Image unavailable. Problem details; `code` is one of: `image_unavailable`, `idempotency_key_reused`, `variable_kind_conflict`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1070,6 +1090,15 @@ export interface operations {
                         compose: string;
                         variables: {
                             [key: string]: string;
+                        };
+                        /** @description Secret variables by name: write-only, the value is never shown (POST …/secret-variables/reveal reads one) */
+                        secret_variables: {
+                            [key: string]: {
+                                /** @enum {boolean} */
+                                set: true;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
                         };
                         custom_domains: string[];
                         health: {
@@ -1235,6 +1264,10 @@ export interface operations {
                     variables?: {
                         [key: string]: string | null;
                     };
+                    /** @description Merged into the current secret variables; null removes one. A plain variable becomes secret when the same request removes it under variables */
+                    secret_variables?: {
+                        [key: string]: string | null;
+                    };
                     custom_domains?: string[];
                 };
             };
@@ -1271,6 +1304,15 @@ export interface operations {
                         compose: string;
                         variables: {
                             [key: string]: string;
+                        };
+                        /** @description Secret variables by name: write-only, the value is never shown (POST …/secret-variables/reveal reads one) */
+                        secret_variables: {
+                            [key: string]: {
+                                /** @enum {boolean} */
+                                set: true;
+                                /** Format: date-time */
+                                updated_at: string;
+                            };
                         };
                         custom_domains: string[];
                         health: {
@@ -1337,6 +1379,15 @@ export interface operations {
             };
             /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Image unavailable. Problem details; `code` is one of: `image_unavailable`, `idempotency_key_reused`, `variable_kind_conflict`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1726,7 +1777,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Image unavailable. Problem details; `code` is one of: `image_unavailable`, `idempotency_key_reused`. */
+            /** @description Image unavailable. Problem details; `code` is one of: `image_unavailable`, `idempotency_key_reused`, `variable_kind_conflict`. */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1846,8 +1897,102 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Image unavailable. Problem details; `code` is one of: `image_unavailable`, `idempotency_key_reused`. */
+            /** @description Image unavailable. Problem details; `code` is one of: `image_unavailable`, `idempotency_key_reused`, `variable_kind_conflict`. */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postServicesByIdSecretVariablesReveal: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The secret variable to read */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        name: string;
+                        value: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3080,6 +3225,8 @@ export interface operations {
                                 type: string;
                                 id: string;
                             } | null;
+                            /** @description What inside the target the request acted on: a revealed secret variable's name */
+                            subject: string | null;
                             customer_id: string | null;
                             status_code: number;
                             error_code: string | null;

@@ -25,6 +25,7 @@ export const ERROR_CODES = {
   runtime_error: { status: 500, title: 'Container runtime error', retryable: true },
   image_unavailable: { status: 422, title: 'Image unavailable', retryable: false },
   idempotency_key_reused: { status: 422, title: 'Idempotency-Key reused', retryable: false },
+  variable_kind_conflict: { status: 422, title: 'Variable both plain and secret', retryable: false },
 } as const satisfies Record<string, { status: number; title: string; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;

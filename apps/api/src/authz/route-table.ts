@@ -6,6 +6,7 @@ import { BACKUP_ROUTES } from './backup-routes.table.js';
 import { NOTIFICATION_ROUTES } from './notification-routes.table.js';
 import { QUOTA_ROUTES } from './quota-routes.table.js';
 import { RUN_ROUTES } from './run-routes.table.js';
+import { SECRET_VARIABLE_ROUTES } from './secret-variable-routes.table.js';
 import {
   adminsOnly,
   platformOnly,
@@ -377,6 +378,7 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
   ...RUN_ROUTES,
   ...QUOTA_ROUTES,
   ...BACKUP_ROUTES,
+  ...SECRET_VARIABLE_ROUTES,
 };
 
 /** Revoking someone else's key: admins per `admin`, everyone else cannot see it (404, never 403). */

@@ -16,6 +16,8 @@ interface AuditFacts {
   actorUserId?: string;
   createdId?: string;
   errorCode?: string;
+  /** What inside the target the request acted on: a revealed secret's name, never its value. */
+  subject?: string;
 }
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -25,6 +27,11 @@ const MAX_ID = 100;
 /** Lets a handler name the actor of a public route (the sign-in callback's new session's user). */
 export function noteAuditActor(request: FastifyRequest, userId: string): void {
   request.auditFacts = { ...request.auditFacts, actorUserId: userId };
+}
+
+/** Names what inside the target a request acted on (the secret variable a reveal read). */
+export function noteAuditSubject(request: FastifyRequest, subject: string): void {
+  request.auditFacts = { ...request.auditFacts, subject: subject.slice(0, MAX_ID) };
 }
 
 /**
@@ -93,6 +100,7 @@ export function registerAudit(app: FastifyInstance, recorder: AuditRecorder): vo
       targetId: id,
       statusCode: reply.statusCode,
       errorCode: facts.errorCode ?? null,
+      subject: facts.subject ?? null,
       sourceAddress: request.ip,
       requestId: request.id,
     };

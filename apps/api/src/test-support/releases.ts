@@ -12,6 +12,8 @@ export interface ReleaseRow {
   plan?: object | null;
   compose?: string | null;
   variables?: Record<string, string> | null;
+  /** Which of `variables` were secret (name → when set), as the worker records them. */
+  secretNames?: Record<string, string> | null;
   imageDigests?: Record<string, string> | null;
   updateOrder?: 'start-first' | 'stop-first' | null;
   warnings?: string[];
@@ -40,6 +42,7 @@ export async function addDeployment(h: Harness, serviceId: string, row: ReleaseR
       plan: row.plan === null ? undefined : (row.plan ?? STORED_PLAN),
       sourceCompose: row.compose ?? null,
       ...(row.variables ? { sourceVariables: row.variables } : {}),
+      ...(row.secretNames ? { sourceSecretNames: row.secretNames } : {}),
       ...(row.imageDigests ? { imageDigests: row.imageDigests } : {}),
       updateOrder: row.updateOrder ?? null,
       ...(row.warnings ? { warnings: row.warnings } : {}),
@@ -59,7 +62,7 @@ export async function settleFirst(
   h: Harness,
   serviceId: string,
   deploymentId: string,
-  row: Pick<ReleaseRow, 'status' | 'plan' | 'compose' | 'variables' | 'at'> = {},
+  row: Pick<ReleaseRow, 'status' | 'plan' | 'compose' | 'variables' | 'secretNames' | 'at'> = {},
 ): Promise<void> {
   const status = row.status ?? 'succeeded';
   const createdAt = new Date(BASE + (row.at ?? 0) * 1000);
@@ -73,6 +76,7 @@ export async function settleFirst(
       plan: row.plan === null ? undefined : (row.plan ?? STORED_PLAN),
       sourceCompose: row.compose ?? null,
       ...(row.variables ? { sourceVariables: row.variables } : {}),
+      ...(row.secretNames ? { sourceSecretNames: row.secretNames } : {}),
     },
   });
   await h.container.db.service.update({

@@ -124,6 +124,8 @@ describe('services commands', () => {
         '-',
         '--var',
         'A=1',
+        '--secret',
+        'DB_PASSWORD=s3cret=value',
         '--json',
       ],
       api.fetchImpl,
@@ -137,7 +139,23 @@ describe('services commands', () => {
       deploy_method: 'compose',
       compose,
       variables: { A: '1' },
+      secret_variables: { DB_PASSWORD: 's3cret=value' },
     });
+  });
+
+  it('get names secret variables, write-only', async () => {
+    const api = fakeApi({
+      [`GET /api/services/${A}`]: [
+        200,
+        {
+          id: A,
+          name: 'web',
+          secret_variables: { DB_PASSWORD: { set: true, updated_at: '2026-11-28T00:00:00Z' } },
+        },
+      ],
+    });
+    const result = await run(['services', 'get', A], api.fetchImpl);
+    expect(result.stdout).toContain('secret_variables: DB_PASSWORD (write-only)');
   });
 
   it('delete needs --yes and sends nothing without it', async () => {

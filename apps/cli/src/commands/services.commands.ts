@@ -58,11 +58,14 @@ function printServiceDetail(context: CommandContext, service: Record<string, unk
       context.out(
         `variables: ${names.length === 0 ? '(none)' : `${names.join(', ')} (values hidden; --json shows them)`}`,
       );
+    } else if (key === 'secret_variables' && value && typeof value === 'object') {
+      const names = Object.keys(value);
+      context.out(`secret_variables: ${names.length === 0 ? '(none)' : `${names.join(', ')} (write-only)`}`);
     } else context.out(`${key}: ${cellText(value)}`);
   }
 }
 
-/** `--compose-file FILE` (or `-` for stdin), `--var NAME=VALUE` repeated. */
+/** `--compose-file FILE` (or `-` for stdin), `--var NAME=VALUE` and `--secret NAME=VALUE` repeated. */
 export const createService: ClientCommand = async (context) => {
   const { args } = context;
   assertKnownFlags(args, [
@@ -72,6 +75,7 @@ export const createService: ClientCommand = async (context) => {
     'compose-file',
     'template',
     'var',
+    'secret',
     'git-url',
     'git-branch',
     'ai-url',
@@ -86,6 +90,8 @@ export const createService: ClientCommand = async (context) => {
   const variables = parseVariables(args.repeated.get('var') ?? []);
   // Every field named here, so the typecheck holds each one to the API's schema; an absent flag is
   // undefined, which JSON leaves out (the API tells "absent" from "empty").
+  // Write-only: the API never shows them back (docs/secrets.md#secret-variables).
+  const secrets = parseVariables(args.repeated.get('secret') ?? []);
   const body: NewService = {
     name: requireFlag(args, 'name'),
     // As given, like the enumerated query values of `services list`: the API names a bad one.
@@ -96,6 +102,7 @@ export const createService: ClientCommand = async (context) => {
     git_branch: optionalFlag(args, 'git-branch'),
     ai_url: optionalFlag(args, 'ai-url'),
     variables: Object.keys(variables).length > 0 ? variables : undefined,
+    secret_variables: Object.keys(secrets).length > 0 ? secrets : undefined,
   };
   if (composeFile !== undefined)
     body.compose = composeFile === '-' ? await context.readStdin() : readComposeFile(composeFile);

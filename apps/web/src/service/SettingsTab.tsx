@@ -6,6 +6,7 @@ import { ProblemAlert } from '../components/feedback.tsx';
 import { navigate } from '../router.tsx';
 import { allows } from '../permissions.ts';
 import { invalidateService } from './actions.ts';
+import { SecretVariablesEditor } from './SecretVariablesEditor.tsx';
 import { VariablesEditor } from './VariablesEditor.tsx';
 
 /** Variables, custom domains and the danger zone. Viewers see the values they may read, no controls. */
@@ -14,6 +15,7 @@ export function SettingsTab({ service, me }: { service: Service; me: Me }) {
   return (
     <>
       <VariablesEditor service={service} canEdit={canOperate} />
+      <SecretVariablesEditor service={service} canEdit={canOperate} />
       <DomainsEditor service={service} canEdit={canOperate} />
       {allows(me, 'services:delete') ? <DangerZone service={service} /> : null}
     </>

@@ -14,6 +14,7 @@ import { createSwarmObservation, type ObservedContainers } from '../adapters/swa
 import type { NodeEngines } from '../adapters/swarm-node-engines.js';
 import type { ContainerTelemetry } from '../adapters/telemetry.js';
 import { createLogShipper, type LogShipper } from '../logs/log-shipper.js';
+import { secretValuesOf } from '../logs/secret-values.js';
 import { createResourceSampler } from '../resources/resource-sampler.js';
 import { createHealthMonitor } from './health-monitor.js';
 import { createLeadership } from './leadership.js';
@@ -85,7 +86,14 @@ export function createObservers(deps: ObserversDeps) {
     resources,
     start(): void {
       redis ??= createRedis(config.REDIS_URL, 'worker');
-      shipper ??= createLogShipper({ redis, runtime, telemetry, instance, logger });
+      shipper ??= createLogShipper({
+        redis,
+        runtime,
+        telemetry,
+        instance,
+        logger,
+        secretsOf: secretValuesOf(deps.db),
+      });
       shipper.start();
       health.start();
       resources.start();

@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import { type ContainerRuntime, type Labels } from '../adapters/runtime.js';
 import type { ContainerTelemetry, LogFollow, OutputStream } from '../adapters/telemetry.js';
-import { messageOf } from '../pipeline/step-errors.js';
+import { createRedactor, messageOf } from '../pipeline/step-errors.js';
 import { createLineSplitter, normalizeTimestamp, parseLine, toDockerSince } from './log-lines.js';
 import { createLogWriter, logCursorKey, type LogWriter } from './log-writer.js';
 import type { RedisLease } from './redis-lease.js';
@@ -24,6 +24,13 @@ export interface ShippingSessionDeps {
   maxlen: number;
   resyncMs: number;
   logger: Logger;
+  /**
+   * A service's secret variable values, masked from its containers' output before it is stored
+   * (docs/secrets.md#secret-variables). Looked up once per follower: a changed secret comes with a
+   * redeploy, whose new containers get new followers. A failed lookup fails the follower, and the
+   * next resync attaches again from the cursor, so nothing is shipped unmasked or lost.
+   */
+  secretsOf?: (serviceId: string) => Promise<string[]>;
 }
 
 interface Follower {
@@ -73,6 +80,8 @@ export async function runShippingSession(
   const follow = async (containerId: string, labels: Labels, follower: Follower) => {
     const serviceId = labels[SERVICE_LABEL] ?? '';
     const component = labels[COMPONENT_LABEL] ?? '';
+    const secrets = (await deps.secretsOf?.(serviceId)) ?? [];
+    const redact = createRedactor(Object.fromEntries(secrets.map((value, index) => [String(index), value])));
     // Lines of an earlier follower of this container must be written before the cursor is read.
     await writer.drain();
     const cursor = (await redis.get(logCursorKey(instance, containerId))) ?? '';
@@ -81,7 +90,7 @@ export async function runShippingSession(
         const { ts, message } = parseLine(raw, isTruncated);
         const stamp = ts ?? normalizeTimestamp(new Date().toISOString())!;
         if (stamp <= cursor) return; // shipped before this follower started
-        writer.push({ containerId, serviceId, component, ts: stamp, stream, message });
+        writer.push({ containerId, serviceId, component, ts: stamp, stream, message: redact(message) });
       });
     const splitters = { stdout: splitter('stdout'), stderr: splitter('stderr') };
     follower.follow = await deps.telemetry.followLogs(

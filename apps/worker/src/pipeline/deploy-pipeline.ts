@@ -1,11 +1,5 @@
 import { isRepositoryMethod } from '@hostctl/domain';
-import {
-  parseCompose,
-  planCapacity,
-  renderCompose,
-  type ContainerLimitPolicy,
-  type Plan,
-} from '@hostctl/compose';
+import { parseCompose, planCapacity, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
 import type { RegistryAuth } from '../adapters/registry-auth.js';
 import type { RegistryAccess } from '../release/registry-access.js';
 import type { WorkerDeployment, WorkerDeploymentStore, WorkerService } from '@hostctl/db';
@@ -13,6 +7,7 @@ import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
 import { ensureImages } from './images.step.js';
 import { PermanentStepError } from './step-errors.js';
+import { publishedCompose } from './published-compose.js';
 import {
   RELEASE_STEPS,
   ReleaseUndone,
@@ -299,6 +294,9 @@ async function prepareRollback(
   await deps.store.record(deployment.id, {
     sourceCompose: target.sourceCompose ?? current.sourceCompose,
     sourceVariables: target.sourceVariables ?? current.sourceVariables,
+    // An older release recorded no marks: its variables were all plain then, but keep the
+    // service's current marks so a name secret today stays hidden.
+    sourceSecretNames: target.sourceSecretNames ?? current.sourceSecretNames,
   });
   if (target.commit) await deps.store.recordCommit(deployment.id, target.commit);
   await run.checkpoint('pull');
@@ -323,8 +321,9 @@ async function prepareRollback(
  */
 function sourceRecord(service: WorkerService, plan: Plan, isRepository: boolean) {
   return {
-    sourceCompose: isRepository ? renderCompose(plan) : service.compose,
+    sourceCompose: isRepository ? publishedCompose(plan, service) : service.compose,
     sourceVariables: service.variables,
+    sourceSecretNames: service.secretNames,
   };
 }
 

@@ -1,5 +1,5 @@
 import { DelayedError, UnrecoverableError, type Job } from 'bullmq';
-import { renderCompose, type Plan } from '@hostctl/compose';
+import type { Plan } from '@hostctl/compose';
 import type {
   AdvisoryLocks,
   Lease,
@@ -12,6 +12,7 @@ import { isFinalDeployment, isRepositoryMethod } from '@hostctl/domain';
 import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import { createDeployLog, type DeployLog } from '../pipeline/deploy-log.js';
+import { publishedCompose } from '../pipeline/published-compose.js';
 import { runDeployPipeline, type DeployStep, type PipelineDeps } from '../pipeline/deploy-pipeline.js';
 import { DeploymentCancelledError, createRedactor, isPermanent, messageOf } from '../pipeline/step-errors.js';
 import { ReleaseUndone } from '../release/release-engine.js';
@@ -153,7 +154,9 @@ async function runClaimed(
       message,
       // The service keeps its source definition (redeploys re-interpolate current variables);
       // only methods that generate a definition (git, ai) publish the rendered one.
-      ...(isRepositoryMethod(service.deployMethod) ? { compose: renderCompose(result.plan) } : {}),
+      ...(isRepositoryMethod(service.deployMethod)
+        ? { compose: publishedCompose(result.plan, service) }
+        : {}),
       // What this deployment ran becomes what the service reports (a PATCH that a later cancel
       // undid must not stay on the row): the variables and compose it recorded at validate.
       ...(await restoredSource(deps, deployment.id)),
@@ -301,11 +304,12 @@ function limitsOf(plan: Plan): { memoryLimitMb: number; cpuLimit: number } {
 async function restoredSource(
   deps: DeployProcessorDeps,
   deploymentId: string,
-): Promise<{ compose?: string; variables?: Record<string, string> }> {
+): Promise<{ compose?: string; variables?: Record<string, string>; secretNames?: Record<string, string> }> {
   const ran = await deps.deployments.findById(deploymentId);
   return {
     ...(ran?.sourceCompose != null ? { compose: ran.sourceCompose } : {}),
     ...(ran?.sourceVariables ? { variables: ran.sourceVariables } : {}),
+    ...(ran?.sourceVariables && ran.sourceSecretNames ? { secretNames: ran.sourceSecretNames } : {}),
   };
 }
 

@@ -49,6 +49,7 @@ const service = (input: Partial<WorkerService>): WorkerService => ({
   deployMethod: 'git',
   compose: '',
   variables: {},
+  secretNames: {},
   url: 'http://source-test.apps.localhost',
   gitUrl: null,
   gitBranch: null,

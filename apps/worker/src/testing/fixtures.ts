@@ -58,6 +58,8 @@ export async function createComposeService(
   input: {
     compose: string;
     variables?: Record<string, string>;
+    /** Which of `variables` are secret (name → when set), as the API stores secret_variables. */
+    secretNames?: Record<string, string>;
     deployMethod?: 'compose' | 'template' | 'git' | 'ai';
   },
 ): Promise<CreatedService> {
@@ -72,6 +74,7 @@ export async function createComposeService(
         deployMethod: input.deployMethod ?? 'compose',
         compose: input.compose,
         variables: input.variables ?? {},
+        secretNames: input.secretNames ?? {},
         url: `http://svc-${suffix}.apps.localhost`,
       },
     });

@@ -23,6 +23,8 @@ export interface NewAuditEvent {
   targetId: string | null;
   statusCode: number;
   errorCode: string | null;
+  /** What inside the target the request acted on (a revealed secret's name, never its value). */
+  subject?: string | null;
   sourceAddress: string;
   requestId: string;
 }
@@ -53,7 +55,7 @@ export function createAuditStore(db: Db, sql: SqlPool) {
      */
     async record(event: NewAuditEvent): Promise<void> {
       await sql.query({
-        name: 'audit-record-v2',
+        name: 'audit-record-v3',
         text: `WITH target AS (
                  SELECT CASE $9::text
                    WHEN 'service' THEN (SELECT customer_id FROM services WHERE id = $10)
@@ -66,11 +68,11 @@ export function createAuditStore(db: Db, sql: SqlPool) {
                  END AS customer_id)
                INSERT INTO audit_events (id, actor_type, actor_user_id, actor_api_key_id, customer_id,
                  method, route, action, target_type, target_id, status_code, error_code,
-                 source_address, request_id, actor_webhook_id)
+                 source_address, request_id, actor_webhook_id, subject)
                SELECT gen_random_uuid()::text, $1, $2, $3,
                  CASE WHEN target.customer_id IS NOT NULL AND ($5::boolean OR target.customer_id = $4)
                       THEN target.customer_id ELSE $4 END,
-                 $6, $7, $8, $9, $10, $11, $12, $13, $14, $15
+                 $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16
                FROM target`,
         values: [
           event.actorType,
@@ -88,6 +90,7 @@ export function createAuditStore(db: Db, sql: SqlPool) {
           event.sourceAddress,
           event.requestId,
           event.actorWebhookId ?? null,
+          event.subject ?? null,
         ],
       });
     },

@@ -22,8 +22,9 @@ export async function definitionChangeOf(tx: Tx, deploymentId: string): Promise<
       status: true,
       rollbackOf: true,
       sourceVariables: true,
+      sourceSecretNames: true,
       sourceCompose: true,
-      service: { select: { deployMethod: true, variables: true, compose: true } },
+      service: { select: { deployMethod: true, variables: true, secretNames: true, compose: true } },
     },
   });
   if (!deployment || !['queued', 'running'].includes(deployment.status)) return [];
@@ -32,12 +33,13 @@ export async function definitionChangeOf(tx: Tx, deploymentId: string): Promise<
   const target = deployment.rollbackOf
     ? await tx.deployment.findUnique({
         where: { id: deployment.rollbackOf },
-        select: { sourceVariables: true, sourceCompose: true },
+        select: { sourceVariables: true, sourceSecretNames: true, sourceCompose: true },
       })
     : null;
   const fallback: CarriedDefinition = target ?? definitionOf(deployment.service);
   const carried: CarriedDefinition = {
     sourceVariables: deployment.sourceVariables ?? fallback.sourceVariables,
+    sourceSecretNames: deployment.sourceSecretNames ?? fallback.sourceSecretNames,
     sourceCompose: deployment.sourceCompose ?? fallback.sourceCompose,
   };
   return changedDefinition(deployment.service.deployMethod, release, carried);

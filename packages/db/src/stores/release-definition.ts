@@ -18,12 +18,15 @@ import type { Tx } from './release-rollback.js';
 export interface ServiceDefinition {
   deployMethod: string;
   variables: unknown;
+  /** Which variables are secret (name → when set; docs/secrets.md#secret-variables). */
+  secretNames: unknown;
   compose: string | null;
 }
 
 /** What a deployment runs (or ran): null where it recorded nothing (older rows). */
 export interface CarriedDefinition {
   sourceVariables: unknown;
+  sourceSecretNames: unknown;
   sourceCompose: string | null;
 }
 
@@ -47,7 +50,15 @@ export function changedDefinition(
   const after = asVariables(to.sourceVariables);
   if (before && after) {
     const names = new Set([...Object.keys(before), ...Object.keys(after)]);
-    for (const name of [...names].sort()) if (before[name] !== after[name]) changed.push(name);
+    // A name that is secret on one side and plain on the other changes too: restoring it as plain
+    // would show a secret's value in the detail.
+    const wasSecret = asVariables(from.sourceSecretNames);
+    const isSecret = asVariables(to.sourceSecretNames);
+    const markChanged = (name: string) =>
+      wasSecret !== null && isSecret !== null && name in wasSecret !== name in isSecret;
+    for (const name of [...names].sort())
+      if (before[name] !== after[name] || (name in before && name in after && markChanged(name)))
+        changed.push(name);
   }
   const isWritten = !isRepositoryMethod(deployMethod);
   if (isWritten && from.sourceCompose !== null && to.sourceCompose !== null) {
@@ -58,7 +69,11 @@ export function changedDefinition(
 
 /** The service's definition as a deployment would carry it. */
 export function definitionOf(service: ServiceDefinition): CarriedDefinition {
-  return { sourceVariables: service.variables, sourceCompose: service.compose };
+  return {
+    sourceVariables: service.variables,
+    sourceSecretNames: service.secretNames,
+    sourceCompose: service.compose,
+  };
 }
 
 /** The definition of the service's current release (its latest succeeded deployment), if any. */
@@ -66,7 +81,7 @@ export async function releaseDefinition(tx: Tx, serviceId: string): Promise<Carr
   return tx.deployment.findFirst({
     where: { serviceId, status: 'succeeded' },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    select: { sourceVariables: true, sourceCompose: true },
+    select: { sourceVariables: true, sourceSecretNames: true, sourceCompose: true },
   });
 }
 
@@ -81,6 +96,9 @@ export async function alignWithRelease(tx: Tx, serviceId: string): Promise<void>
   const data: Prisma.ServiceUpdateManyMutationInput = {};
   const variables = asVariables(release.sourceVariables);
   if (variables) data.variables = variables;
+  // Values and marks go back as a pair (an older row recorded no marks: the service keeps its own).
+  const secretNames = asVariables(release.sourceSecretNames);
+  if (variables && secretNames) data.secretNames = secretNames;
   if (release.sourceCompose !== null) data.compose = release.sourceCompose;
   if (Object.keys(data).length === 0) return;
   await tx.service.updateMany({ where: { id: serviceId, deletedAt: null }, data });

@@ -35,6 +35,7 @@ const TARGET_COLUMNS = {
   commit: true,
   plan: true,
   sourceVariables: true,
+  sourceSecretNames: true,
   sourceCompose: true,
 } as const;
 
@@ -83,7 +84,7 @@ export async function requestRollback(
     if (!options.mayChangeDefinition) {
       const service = await tx.service.findUniqueOrThrow({
         where: { id: serviceId },
-        select: { deployMethod: true, variables: true, compose: true },
+        select: { deployMethod: true, variables: true, secretNames: true, compose: true },
       });
       const changed = changedDefinition(service.deployMethod, definitionOf(service), target);
       if (changed.length > 0)

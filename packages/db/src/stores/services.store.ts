@@ -30,7 +30,10 @@ export interface NewService {
   deployMethod: DeployMethod;
   templateId?: string | null;
   compose: string;
+  /** Every variable's value, secret ones included (sealed whole at rest). */
   variables: Record<string, string>;
+  /** Which of `variables` are secret: name → when its value was set (ISO 8601). */
+  secretNames?: Record<string, string>;
   gitUrl?: string | null;
   gitBranch?: string | null;
   aiUrl?: string | null;
@@ -40,6 +43,7 @@ export interface NewService {
 /** What a service's definition changes to: new variables can change replicas and limits. */
 export interface ServiceChanges {
   variables?: Record<string, string>;
+  secretNames?: Record<string, string>;
   customDomains?: string[];
   capacity?: CapacityClaim;
 }

@@ -44,6 +44,7 @@ export function createWorkerDeploymentStore(db: Db) {
     imageDigests: unknown;
     sourceCompose: string | null;
     sourceVariables: unknown;
+    sourceSecretNames: unknown;
   }): WorkerDeployment => ({
     id: row.id,
     serviceId: row.serviceId,
@@ -58,6 +59,7 @@ export function createWorkerDeploymentStore(db: Db) {
     imageDigests: isStringMap(row.imageDigests) ? row.imageDigests : null,
     sourceCompose: row.sourceCompose,
     sourceVariables: isStringMap(row.sourceVariables) ? row.sourceVariables : null,
+    sourceSecretNames: isStringMap(row.sourceSecretNames) ? row.sourceSecretNames : null,
   });
   /** The service keeps the status a newer in-flight deployment gives it: the latest request wins. */
   const noNewerInFlight = (deploymentId: string, createdAt: Date) => ({
@@ -160,6 +162,7 @@ export function createWorkerDeploymentStore(db: Db) {
         data: {
           ...(what.sourceCompose !== undefined ? { sourceCompose: what.sourceCompose } : {}),
           ...(what.sourceVariables !== undefined ? { sourceVariables: what.sourceVariables } : {}),
+          ...(what.sourceSecretNames !== undefined ? { sourceSecretNames: what.sourceSecretNames } : {}),
           ...(what.imageDigests !== undefined ? { imageDigests: what.imageDigests } : {}),
           ...(what.updateOrder !== undefined ? { updateOrder: what.updateOrder } : {}),
           ...(what.warnings !== undefined ? { warnings: what.warnings } : {}),
@@ -202,6 +205,8 @@ export function createWorkerDeploymentStore(db: Db) {
         compose?: string;
         /** A rollback gives the service the variables of the release it ran (docs/deployments.md). */
         variables?: Record<string, string>;
+        /** …and which of them are secret (the marks go back with the values). */
+        secretNames?: Record<string, string>;
         memoryLimitMb: number;
         cpuLimit: number;
       },
@@ -215,6 +220,7 @@ export function createWorkerDeploymentStore(db: Db) {
           deployedAt: now,
           ...(outcome.compose !== undefined ? { compose: outcome.compose } : {}),
           ...(outcome.variables !== undefined ? { variables: outcome.variables } : {}),
+          ...(outcome.secretNames !== undefined ? { secretNames: outcome.secretNames } : {}),
           memoryLimitMb: outcome.memoryLimitMb,
           cpuLimit: outcome.cpuLimit,
         },

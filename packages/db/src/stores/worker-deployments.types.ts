@@ -22,6 +22,8 @@ export interface WorkerDeployment {
   /** The service's compose and variables this deployment ran (null until recorded, and for old rows). */
   sourceCompose: string | null;
   sourceVariables: Record<string, string> | null;
+  /** Which of sourceVariables were secret (name → when set); null for older rows. */
+  sourceSecretNames: Record<string, string> | null;
 }
 
 export interface DeploymentOutcome {
@@ -36,6 +38,7 @@ export interface DeploymentOutcome {
 export interface DeploymentRecord {
   sourceCompose?: string;
   sourceVariables?: Record<string, string>;
+  sourceSecretNames?: Record<string, string>;
   imageDigests?: Record<string, string>;
   updateOrder?: 'start-first' | 'stop-first';
   /** What the runtime cannot honour from the plan (docs/deployments.md). */

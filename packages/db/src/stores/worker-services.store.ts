@@ -9,7 +9,10 @@ export interface WorkerService {
   status: ServiceStatus;
   deployMethod: DeployMethod;
   compose: string;
+  /** Every variable's value, secret ones included. */
   variables: Record<string, string>;
+  /** Which of `variables` are secret (name → when set): never shown, masked in what is published. */
+  secretNames: Record<string, string>;
   url: string;
   /** git/ai sources (the worker checks them again before fetching). */
   gitUrl: string | null;
@@ -47,6 +50,7 @@ export function createWorkerServiceStore(db: Db) {
           deployMethod: true,
           compose: true,
           variables: true,
+          secretNames: true,
           url: true,
           gitUrl: true,
           gitBranch: true,
@@ -56,7 +60,9 @@ export function createWorkerServiceStore(db: Db) {
           purgedAt: true,
         },
       });
-      return row ? { ...row, variables: toVariables(row.variables) } : null;
+      return row
+        ? { ...row, variables: toVariables(row.variables), secretNames: toVariables(row.secretNames) }
+        : null;
     },
 
     /**

@@ -34,6 +34,9 @@ export const AuditEventItem = Type.Object({
   route: Type.String(),
   action: Type.String(),
   target: Type.Union([Type.Object({ type: Type.String(), id: Type.String() }), Type.Null()]),
+  subject: Type.Union([Type.String(), Type.Null()], {
+    description: "What inside the target the request acted on: a revealed secret variable's name",
+  }),
   customer_id: Type.Union([Type.String(), Type.Null()]),
   status_code: Type.Integer(),
   error_code: Type.Union([Type.String(), Type.Null()]),

@@ -72,6 +72,7 @@ function toItem(row: AuditEvent): AuditEventItem {
     action: row.action,
     target:
       row.targetType !== null && row.targetId !== null ? { type: row.targetType, id: row.targetId } : null,
+    subject: row.subject,
     customer_id: row.customerId,
     status_code: row.statusCode,
     error_code: row.errorCode,

@@ -1,5 +1,6 @@
 import type { ServiceListRow, ServiceWithCustomer } from '@hostctl/db';
 import type { ServiceDetail, ServiceListItem } from './services.schemas.js';
+import { variablesView } from './secret-variables.js';
 
 export function toListItem(service: ServiceListRow): ServiceListItem {
   return {
@@ -27,7 +28,8 @@ export function toDetail(service: ServiceWithCustomer): ServiceDetail {
     resources: { ...item.resources, cpu_limit: service.cpuLimit, storage_mb: service.storageMb },
     customer_name: service.customer.name,
     compose: service.compose,
-    variables: (service.variables ?? {}) as Record<string, string>,
+    // Plain variables as the spec shows them; secret ones by name only (secret-variables.ts).
+    ...variablesView(service),
     custom_domains: service.customDomains,
     health: {
       status: service.healthStatus,

@@ -3,6 +3,8 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { LIFECYCLE_ACTIONS } from '@hostctl/domain';
 import { principalOf } from '../../plugins/access.js';
+import { noteAuditSubject } from '../../plugins/audit.js';
+import { RevealSecretBody, RevealSecretResult } from './secret-variables.schemas.js';
 import { IdParams, PageQuery, problemResponses, Timestamp } from '../../http/schemas.js';
 import type { ServicesService } from './services.service.js';
 import {
@@ -49,7 +51,7 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
     config: { permission: 'services:create', idempotent: true },
     schema: {
       body: CreateServiceBody,
-      response: { 201: CreateServiceResult, ...problemResponses(400, 409, 413, 415) },
+      response: { 201: CreateServiceResult, ...problemResponses(400, 409, 413, 415, 422) },
     },
     handler: async (request, reply) =>
       reply.status(201).send(await service.create(principalOf(request), request.body)),
@@ -85,9 +87,29 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
     schema: {
       params: IdParams,
       body: UpdateServiceBody,
-      response: { 200: UpdateServiceResult, ...problemResponses(400, 404, 409) },
+      response: { 200: UpdateServiceResult, ...problemResponses(400, 404, 409, 422) },
     },
     handler: (request) => service.update(principalOf(request), request.params.id, request.body),
+  });
+
+  // POST, not GET: a read of a secret is an audited action (the audit records writes), and the
+  // name travels in the body rather than the URL, so no access log or proxy records it.
+  app.post('/api/services/:id/secret-variables/reveal', {
+    config: {
+      permission: 'services:operate',
+      keyAction: 'manage',
+      audit: 'services.secret_variables.reveal',
+    },
+    schema: {
+      params: IdParams,
+      body: RevealSecretBody,
+      response: { 200: RevealSecretResult, ...problemResponses(400, 404) },
+    },
+    handler: async (request, reply) => {
+      noteAuditSubject(request, request.body.name);
+      const revealed = await service.revealSecret(principalOf(request), request.params.id, request.body.name);
+      return reply.header('cache-control', 'no-store').send(revealed);
+    },
   });
 
   app.delete('/api/services/:id', {

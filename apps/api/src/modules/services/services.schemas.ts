@@ -2,6 +2,11 @@ import { Type, type Static } from 'typebox';
 import { DEPLOY_METHODS, LIMITS, SERVICE_NAME_PATTERN, SERVICE_STATUSES } from '@hostctl/domain';
 import { Id, ID_PATTERN, PageQuery, Timestamp } from '../../http/schemas.js';
 import { variablesSchema } from './variables.js';
+import {
+  SecretVariablesOnCreate,
+  SecretVariablesOnUpdate,
+  SecretVariablesView,
+} from './secret-variables.schemas.js';
 
 /** A string enum as plain JSON Schema `enum`, so errors read "must be one of a, b, c". */
 export const literals = <const T extends readonly string[]>(values: T) =>
@@ -69,6 +74,7 @@ export const ServiceDetail = Type.Object({
   customer_name: Type.String(),
   compose: Type.String(),
   variables: Type.Record(Type.String(), Type.String()),
+  secret_variables: SecretVariablesView,
   custom_domains: Type.Array(Type.String()),
   health: Type.Object({
     status: Type.String(),
@@ -95,6 +101,7 @@ export const CreateServiceBody = Type.Object(
     deploy_method: literals(DEPLOY_METHODS),
     template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     variables: Type.Optional(variablesSchema(Type.String({ maxLength: LIMITS.variableValueMaxBytes }))),
+    secret_variables: SecretVariablesOnCreate,
     git_url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlMax })),
     git_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     compose: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.composeMaxBytes })),
@@ -162,6 +169,7 @@ export const UpdateServiceBody = Type.Object(
         'Merged into the current variables; null removes one',
       ),
     ),
+    secret_variables: SecretVariablesOnUpdate,
     custom_domains: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
         maxItems: LIMITS.customDomainsMax,

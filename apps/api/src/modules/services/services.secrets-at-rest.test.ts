@@ -84,4 +84,50 @@ describe('variables written through the API', () => {
       expect(queued).not.toContain(value);
     }
   });
+
+  it('secret variables too: created, replaced and revealed, yet in no pg_dump, Redis key or audit row', async () => {
+    const created = `planted-secret-create-${randomUUID()}`;
+    const replaced = `planted-secret-patch-${randomUUID()}`;
+    const customer = await h.customer();
+    const response = await h.app.inject({
+      method: 'POST',
+      url: '/api/services',
+      headers: { authorization: admin, 'idempotency-key': randomUUID() },
+      payload: {
+        name: `sec-${randomUUID().slice(0, 8)}`,
+        customer_id: customer.id,
+        deploy_method: 'compose',
+        compose: 'services:\n  web:\n    image: local/busybox:1\n    environment:\n      TOKEN: ${TOKEN}\n',
+        secret_variables: { TOKEN: created },
+      },
+    });
+    expect(response.statusCode).toBe(201);
+    const { id } = json<{ id: string }>(response);
+    const patch = await h.app.inject({
+      method: 'PATCH',
+      url: `/api/services/${id}`,
+      headers: { authorization: admin },
+      payload: { secret_variables: { TOKEN: replaced } },
+    });
+    expect(patch.statusCode).toBe(200);
+    // A client that sends an Idempotency-Key with a reveal gets the value, and nothing keeps it.
+    const revealed = await h.app.inject({
+      method: 'POST',
+      url: `/api/services/${id}/secret-variables/reveal`,
+      headers: { authorization: admin, 'idempotency-key': randomUUID() },
+      payload: { name: 'TOKEN' },
+    });
+    expect(json<{ value: string }>(revealed).value).toBe(replaced);
+    await h.container.audit.flush();
+
+    const { stdout: dump } = await run('pg_dump', ['--data-only', h.config.DATABASE_URL], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    expect(dump).toContain(id);
+    const queued = await redisText(h.config.QUEUE_PREFIX);
+    for (const value of [created, replaced]) {
+      expect(dump).not.toContain(value);
+      expect(queued).not.toContain(value);
+    }
+  });
 });

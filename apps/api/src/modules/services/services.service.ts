@@ -20,7 +20,7 @@ import type { JobQueue } from '../../queue-client.js';
 import { checkMethodFields } from './create-input.js';
 import { resolveDeploySource, revalidateVariables } from './deploy-source.js';
 import { toDetail, toListItem } from './services.mapper.js';
-import { checkVariableBytes } from './variables.js';
+import { applyUpdate, combineOnCreate, liveSecretNames, withSecretsHidden } from './secret-variables.js';
 import { normaliseCustomDomains } from './custom-domains.js';
 import { rollbackRefused } from './rollback-refusals.js';
 import type { CreateServiceBody, ServiceListQuery, UpdateServiceBody } from './services.schemas.js';
@@ -121,8 +121,11 @@ export function createServicesService(deps: ServicesServiceDeps) {
 
     async create(principal: Principal, body: CreateServiceBody) {
       checkMethodFields(body);
-      if (body.variables) checkVariableBytes(body.variables);
-      const { capacity, ...source } = resolveDeploySource(body, deps.catalog, deps.sourcePolicy);
+      // Secret variables are deployed like variables: one map of values, and which names are secret.
+      const given = combineOnCreate(body.variables, body.secret_variables, new Date());
+      const { capacity, ...source } = withSecretsHidden(given, () =>
+        resolveDeploySource({ ...body, variables: given.variables }, deps.catalog, deps.sourcePolicy),
+      );
       const customerId = await resolveCustomer(principal, body.customer_id);
       try {
         const { service, deployment } = await services.createWithDeployment(
@@ -131,6 +134,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
             customerId,
             deployMethod: body.deploy_method,
             ...source,
+            secretNames: given.secretNames,
             gitUrl: body.git_url ?? null,
             gitBranch: body.git_branch ?? null,
             aiUrl: body.ai_url ?? null,
@@ -193,15 +197,17 @@ export function createServicesService(deps: ServicesServiceDeps) {
     async update(principal: Principal, id: string, body: UpdateServiceBody) {
       const service = await visibleOr404(principal, id);
       const changes: ServiceChanges = {};
-      if (body.variables) {
-        const merged: Record<string, string> = { ...(service.variables as Record<string, string>) };
-        for (const [name, value] of Object.entries(body.variables)) {
-          if (value === null) delete merged[name];
-          else merged[name] = value;
-        }
-        checkVariableBytes(merged);
-        const revalidated = revalidateVariables(service, merged, deps.catalog, deps.sourcePolicy);
+      if (body.variables || body.secret_variables) {
+        const current = {
+          variables: service.variables as Record<string, string>,
+          secretNames: liveSecretNames(service),
+        };
+        const next = applyUpdate(current, body.variables, body.secret_variables, new Date());
+        const revalidated = withSecretsHidden(next, () =>
+          revalidateVariables(service, next.variables, deps.catalog, deps.sourcePolicy),
+        );
         changes.variables = revalidated.variables;
+        changes.secretNames = next.secretNames;
         if (revalidated.capacity !== undefined) changes.capacity = revalidated.capacity;
       }
       if (body.custom_domains) {
@@ -219,6 +225,20 @@ export function createServicesService(deps: ServicesServiceDeps) {
         });
       await jobs.enqueueDeploy(deployment.id);
       return { ...toDetail(await visibleOr404(principal, id)), deploy_job_id: deployment.id };
+    },
+
+    /**
+     * One secret variable's value, for callers that may change the service (docs/secrets.md):
+     * the route allows `manage` only and the audit records the name, never the value.
+     */
+    async revealSecret(principal: Principal, id: string, name: string) {
+      const service = await visibleOr404(principal, id);
+      const secrets = liveSecretNames(service);
+      const value = (service.variables as Record<string, string>)[name];
+      const updatedAt = secrets[name];
+      if (value === undefined || updatedAt === undefined)
+        throw new DomainError('not_found', `service ${id} has no secret variable ${name}`);
+      return { name, value, updated_at: updatedAt };
     },
 
     async remove(principal: Principal, id: string) {

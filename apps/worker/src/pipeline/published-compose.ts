@@ -1,0 +1,20 @@
+import { renderCompose, type Plan } from '@hostctl/compose';
+import type { WorkerService } from '@hostctl/db';
+import { createRedactor } from './step-errors.js';
+
+/**
+ * The compose a git/ai service publishes (its `compose` field): the rendered plan, with every
+ * secret variable's value masked, since interpolation put the values into the environment.
+ */
+export function publishedCompose(
+  plan: Plan,
+  service: Pick<WorkerService, 'variables' | 'secretNames'>,
+): string {
+  const secrets = Object.fromEntries(
+    Object.keys(service.secretNames).flatMap((name) => {
+      const value = service.variables[name];
+      return value === undefined ? [] : [[name, value]];
+    }),
+  );
+  return createRedactor(secrets)(renderCompose(plan));
+}
