@@ -84,6 +84,12 @@ describe('one wildcard certificate for every service URL', () => {
     expect(stored.issuer).toMatch(/Pebble/);
     const lifetime = stored.notAfter!.getTime() - stored.notBefore!.getTime();
     expect(stored.renewAfter!.getTime() - stored.notBefore!.getTime()).toBeCloseTo((lifetime * 2) / 3, -3);
+    // The keys are sealed at rest (docs/secrets.md): the raw columns are envelopes, not PEM.
+    const [raw] = await db.$queryRaw<{ key: string; account: string }[]>`
+      SELECT private_key_pem::text AS key, account_key_pem::text AS account
+      FROM tls_certificates WHERE name = ${WILDCARD}`;
+    expect(raw?.key).toContain('hostctl/aes-256-gcm/1');
+    expect(`${raw?.key} ${raw?.account}`).not.toContain('PRIVATE KEY');
     // The platform removed the challenge value it wrote; anything another order had there stays.
     expect(await challengeRecords()).toEqual(before);
 

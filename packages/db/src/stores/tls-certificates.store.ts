@@ -24,6 +24,9 @@ export interface NewCertificate {
   renewAfter: Date;
 }
 
+/** A key column read through the sealing client holds the PEM string again (or nothing). */
+const pemOf = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
 export type TlsCertificatesStore = ReturnType<typeof createTlsCertificatesStore>;
 
 /** Platform-wide rows (no customer owns them): only the worker uses this store. */
@@ -45,8 +48,11 @@ export function createTlsCertificatesStore(db: Db) {
       });
     },
 
-    find(name: string): Promise<StoredCertificate | null> {
-      return db.tlsCertificate.findUnique({ where: { name } });
+    /** The keys come back opened: the client unseals them (docs/secrets.md). */
+    async find(name: string): Promise<StoredCertificate | null> {
+      const row = await db.tlsCertificate.findUnique({ where: { name } });
+      if (!row) return null;
+      return { ...row, privateKeyPem: pemOf(row.privateKeyPem), accountKeyPem: pemOf(row.accountKeyPem) };
     },
 
     /** A new certificate replaces the old one in one write; the error of earlier attempts is cleared. */
