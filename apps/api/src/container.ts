@@ -167,6 +167,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       intervalMs: config.NOTIFY_REDELIVER_INTERVAL_MS,
       perMinute: config.NOTIFY_REDELIVER_PER_MINUTE,
     },
+    platformCustomerId: config.PLATFORM_NOTIFICATIONS_CUSTOMER_ID,
     enqueueAttempt: async (deliveryId, attempts) =>
       void (await producer.enqueue('notify', { deliveryId, attempts })),
   });

@@ -15,7 +15,9 @@ import { rewrapDataKeys, sealPlaintextRows } from './maintenance.js';
 const run = promisify(execFile);
 const newKey = () => randomBytes(32).toString('base64');
 const pem = () =>
-  generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+  generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    .privateKey.export({ type: 'pkcs8', format: 'pem' })
+    .toString();
 
 let fresh: FreshDatabase;
 let database: Database;
@@ -93,7 +95,9 @@ describe('the platform certificate keys at rest', () => {
   });
 
   it('refuse a wrong key-encryption key at start, even with no customer key yet', async () => {
-    const { rows } = await database.sql.query<{ owner: string }>(`SELECT customer_id AS owner FROM data_keys`);
+    const { rows } = await database.sql.query<{ owner: string }>(
+      `SELECT customer_id AS owner FROM data_keys`,
+    );
     expect(rows).toEqual([{ owner: 'platform' }]);
     const wrong = openWith({ SECRETS_KEK: newKey(), SECRETS_KEK_ID: 'k1' });
     await expect(wrong.vault.verify()).rejects.toThrow(
