@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { backupSettings } from './backup-settings.js';
 import { describe } from './describe.js';
 import { secretsKeys } from './secrets-keys.js';
-import { tlsSettings } from './tls-settings.js';
+import { domainClaimSettings, tlsSettings } from './tls-settings.js';
 
 /** Variables every process needs. */
 export const SharedConfigSchema = Type.Object({
@@ -123,6 +123,7 @@ export const ApiConfigSchema = Type.Object({
     Type.String({ default: '', pattern: '^$|^[0-9A-Fa-f.:\\[\\]]+(,[0-9A-Fa-f.:\\[\\]]+)*$' }),
     "Comma-separated DNS servers (IP or IP:port) that custom-domain ownership checks ask (docs/tls.md#custom-domains). Empty: the system's resolvers. The dev stack and the tests point it at the stack's PowerDNS (127.0.0.1:5300).",
   ),
+  ...domainClaimSettings,
   OIDC_ISSUER: describe(Type.String({ default: 'http://127.0.0.1:3100' }), 'OpenID Connect issuer URL.'),
   OIDC_CLIENT_ID: describe(Type.String({ default: 'hostctl-dashboard' }), 'OIDC client id.'),
   OIDC_CLIENT_SECRET: describe(Type.String({ default: '' }), 'OIDC client secret.'),
