@@ -96,8 +96,13 @@ export function createCertificateKeeper(deps: CertificateKeeperDeps) {
     name,
     async runOnce(): Promise<KeeperOutcome> {
       const issued = isDue(await deps.store.find(name)) ? await issueUnderLock() : false;
-      // Every replica asks; the store's conditional update lets exactly one of them send it.
-      if (await deps.store.noteExpiring(name, EXPIRY_WARNING_DAYS))
+      // Every replica asks; the store's conditional update lets exactly one of them send it. A
+      // failure here must not keep the certificate from Caddy: logged, asked again next round.
+      const expiring = await deps.store.noteExpiring(name, EXPIRY_WARNING_DAYS).catch((error: unknown) => {
+        deps.logger.warn({ name, err: messageOf(error) }, 'tls: expiry check failed');
+        return false;
+      });
+      if (expiring)
         deps.logger.warn(
           { name },
           `tls: certificate expires within ${EXPIRY_WARNING_DAYS} days; certificate.expiring sent`,
