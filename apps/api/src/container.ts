@@ -142,6 +142,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     enqueueAvailability: (nodeId) => jobs.enqueueNodeAvailability(nodeId),
   });
   const streamGuard = createStreamGuard({ authenticator, recheckMs: config.STREAM_RECHECK_MS });
+  const customDomainsStore = createCustomDomainsStore(db);
   const services = createServicesService({
     services: servicesStore,
     customers,
@@ -155,6 +156,12 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       : {}),
     reservedHosts: [config.PUBLIC_URL, config.OIDC_ISSUER].map((url) => new URL(url).hostname),
     sourcePolicy: { ...sourcePolicy, containerLimits: containerLimitPolicy(config) },
+    releaseStaleDomainClaims: (domains, serviceId) =>
+      customDomainsStore.releaseStalePendingClaims(
+        domains,
+        serviceId,
+        config.DOMAIN_CLAIM_TTL_HOURS * 3_600_000,
+      ),
   });
   const notifications = createNotificationsService({
     store: createNotificationsStore(db),
@@ -167,6 +174,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       intervalMs: config.NOTIFY_REDELIVER_INTERVAL_MS,
       perMinute: config.NOTIFY_REDELIVER_PER_MINUTE,
     },
+    platformCustomerId: config.PLATFORM_NOTIFICATIONS_CUSTOMER_ID,
     enqueueAttempt: async (deliveryId, attempts) =>
       void (await producer.enqueue('notify', { deliveryId, attempts })),
   });
@@ -194,7 +202,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   });
   const customDomains = createCustomDomainsService({
     services: servicesStore,
-    domains: createCustomDomainsStore(db),
+    domains: customDomainsStore,
     verify: createDomainVerifier({
       servers: config.DOMAIN_VERIFICATION_RESOLVER,
       appsDomain: config.APPS_DOMAIN,

@@ -10,6 +10,7 @@ import {
   sealPlaintextRows,
   SecretsKeyError,
   type Database,
+  type SealReport,
 } from '@hostctl/db';
 import type { ParsedArgs } from './args.js';
 import { CliError, EXIT, type ExitCode } from './exit-codes.js';
@@ -44,9 +45,10 @@ export const SECRETS_COMMANDS: Record<string, SecretsCommand> = {
   },
 };
 
-const sealedOf = (report: { services: number; deployments: number }) => ({
+const sealedOf = (report: SealReport) => ({
   sealed_services: report.services,
   sealed_deployments: report.deployments,
+  sealed_certificates: report.certificates,
 });
 
 export async function runSecretsCommand(

@@ -18,8 +18,8 @@ export async function startSecrets(db: Db, vault: Vault, logger: Logger): Promis
   await vault.verify();
   void sealPlaintextRows(db)
     .then((report) => {
-      if (report.services + report.deployments > 0)
-        logger.info(report, 'sealed variables that were stored in plaintext');
+      if (report.services + report.deployments + report.certificates > 0)
+        logger.info(report, 'sealed secrets that were stored in plaintext');
     })
     .catch((error: unknown) =>
       logger.error(

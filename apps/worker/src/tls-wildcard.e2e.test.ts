@@ -84,6 +84,12 @@ describe('one wildcard certificate for every service URL', () => {
     expect(stored.issuer).toMatch(/Pebble/);
     const lifetime = stored.notAfter!.getTime() - stored.notBefore!.getTime();
     expect(stored.renewAfter!.getTime() - stored.notBefore!.getTime()).toBeCloseTo((lifetime * 2) / 3, -3);
+    // The keys are sealed at rest (docs/secrets.md): the raw columns are envelopes, not PEM.
+    const [raw] = await db.$queryRaw<{ key: string; account: string }[]>`
+      SELECT private_key_pem::text AS key, account_key_pem::text AS account
+      FROM tls_certificates WHERE name = ${WILDCARD}`;
+    expect(raw?.key).toContain('hostctl/aes-256-gcm/1');
+    expect(`${raw?.key} ${raw?.account}`).not.toContain('PRIVATE KEY');
     // The platform removed the challenge value it wrote; anything another order had there stays.
     expect(await challengeRecords()).toEqual(before);
 
@@ -111,8 +117,16 @@ describe('one wildcard certificate for every service URL', () => {
       where: { name: WILDCARD },
       data: { renewAfter: new Date(Date.now() - 1000) },
     });
-    expect(await app.certificates.runOnce()).toEqual({ issued: true, loaded: true });
-    expect((await db.tlsCertificate.findUniqueOrThrow({ where: { name: WILDCARD } })).issuedCount).toBe(2);
+    const outcome = await app.certificates.runOnce();
+    const { lastError, issuedCount } = await db.tlsCertificate.findUniqueOrThrow({
+      where: { name: WILDCARD },
+    });
+    expect({ ...outcome, lastError, issuedCount }).toEqual({
+      issued: true,
+      loaded: true,
+      lastError: null,
+      issuedCount: 2,
+    });
     const renewed = await viaCaddyTls(`${names[0]}.apps.localhost`, root);
     expect(renewed.status).toBe(200);
     expect(renewed.certificate.serialNumber).not.toBe(old.certificate.serialNumber);

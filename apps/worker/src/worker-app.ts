@@ -8,6 +8,7 @@ import {
   createWorkerServiceStore,
   createRunsStore,
   createCustomDomainsStore,
+  createTlsCertificatesStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
@@ -31,6 +32,7 @@ import { createConsumerWatchdog } from './consumer-watchdog.js';
 import { startHealthServer } from './health-server.js';
 import { createObservers } from './health/observers.js';
 import { createNodes } from './nodes/node-wiring.js';
+import { registerCertificateMetrics } from './metrics/certificate-metrics.js';
 import { instrumentLocks } from './metrics/instrumented-locks.js';
 import { recordSweeps } from './metrics/sweep-metrics.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
@@ -85,6 +87,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   const metrics = createWorkerMetrics({
     queues: () => Object.values(QUEUES).map((name) => producer.queue(name)),
   });
+  registerCertificateMetrics(metrics.registry, createTlsCertificatesStore(db));
   // Each running job holds one connection for its service lock; lifecycle and reconciler need more.
   const locks = instrumentLocks(
     createAdvisoryLocks({ url: config.DATABASE_URL, max: config.WORKER_CONCURRENCY * 2 + 4 }),

@@ -3851,7 +3851,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted")[];
+                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "certificate.renewal_failed" | "certificate.expiring")[];
                     enabled?: boolean;
                     description?: string;
                     customer_id?: string;
@@ -4129,7 +4129,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted")[];
+                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "certificate.renewal_failed" | "certificate.expiring")[];
                     enabled?: boolean;
                     description?: string;
                 };

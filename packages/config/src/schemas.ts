@@ -2,7 +2,7 @@ import { Type, type Static } from 'typebox';
 import { backupSettings } from './backup-settings.js';
 import { describe } from './describe.js';
 import { secretsKeys } from './secrets-keys.js';
-import { tlsSettings } from './tls-settings.js';
+import { domainClaimSettings, tlsSettings } from './tls-settings.js';
 
 /** Variables every process needs. */
 export const SharedConfigSchema = Type.Object({
@@ -49,6 +49,10 @@ const registryAllowedHosts = describe(
 const notificationAllowedHosts = describe(
   Type.String({ default: '' }),
   "Comma-separated notification receivers allowed to be private or loopback and to use http://, each host:port or host:from-to (a bare host opens only the scheme's default port). Its own list, not GIT_ALLOWED_HOSTS: a git server the worker may clone from is not a host a tenant may POST to and read answers of. Empty: public https:// receivers only. The control plane's own ports are refused regardless (docs/notifications.md#target-urls).",
+);
+const platformNotificationsCustomer = describe(
+  Type.String({ default: '', pattern: '^$|^[0-9a-fA-F-]{36}$' }),
+  "The operator's own customer (its id) whose notification subscriptions receive the platform's events (certificate.renewal_failed, certificate.expiring; docs/notifications.md#platform-events). Empty: platform events are logged and on /metrics only; no other customer can subscribe to them.",
 );
 const platformImages = describe(
   Type.String({ default: '' }),
@@ -119,6 +123,7 @@ export const ApiConfigSchema = Type.Object({
     Type.String({ default: '', pattern: '^$|^[0-9A-Fa-f.:\\[\\]]+(,[0-9A-Fa-f.:\\[\\]]+)*$' }),
     "Comma-separated DNS servers (IP or IP:port) that custom-domain ownership checks ask (docs/tls.md#custom-domains). Empty: the system's resolvers. The dev stack and the tests point it at the stack's PowerDNS (127.0.0.1:5300).",
   ),
+  ...domainClaimSettings,
   OIDC_ISSUER: describe(Type.String({ default: 'http://127.0.0.1:3100' }), 'OpenID Connect issuer URL.'),
   OIDC_CLIENT_ID: describe(Type.String({ default: 'hostctl-dashboard' }), 'OIDC client id.'),
   OIDC_CLIENT_SECRET: describe(Type.String({ default: '' }), 'OIDC client secret.'),
@@ -184,6 +189,7 @@ export const ApiConfigSchema = Type.Object({
   ),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
   NOTIFICATION_ALLOWED_HOSTS: notificationAllowedHosts,
+  PLATFORM_NOTIFICATIONS_CUSTOMER_ID: platformNotificationsCustomer,
   ...containerLimits,
   REGISTRY_ALLOWED_HOSTS: registryAllowedHosts,
   PLATFORM_IMAGES: platformImages,
@@ -321,6 +327,7 @@ export const WorkerConfigSchema = Type.Object({
   PUBLIC_IP: describe(Type.String({ default: '127.0.0.1' }), 'Address the A records of services point at.'),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
   NOTIFICATION_ALLOWED_HOSTS: notificationAllowedHosts,
+  PLATFORM_NOTIFICATIONS_CUSTOMER_ID: platformNotificationsCustomer,
   REGISTRY_ALLOWED_HOSTS: registryAllowedHosts,
   PLATFORM_IMAGES: platformImages,
   GIT_CLONE_TIMEOUT_MS: describe(

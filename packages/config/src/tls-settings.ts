@@ -20,3 +20,11 @@ export const tlsSettings = {
     'How often each worker checks the wildcard certificate (renewal at two thirds of its lifetime, one replica at a time) and that Caddy has it.',
   ),
 };
+
+/** The API's custom-domain claims (docs/tls.md#custom-domains). */
+export const domainClaimSettings = {
+  DOMAIN_CLAIM_TTL_HOURS: describe(
+    Type.Integer({ default: 168, minimum: 1 }),
+    'Hours a custom domain may stay pending (unverified) and still hold its name: after that, another service naming it in a PATCH takes it over and the stale claim is dropped (docs/tls.md#custom-domains). Verified domains never expire.',
+  ),
+};

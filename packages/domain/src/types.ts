@@ -135,6 +135,14 @@ export const LIMITS = {
   urlMax: 2048,
 } as const;
 
+/**
+ * Events about the platform itself, not a customer's service: only the subscriptions of the
+ * operator's customer (PLATFORM_NOTIFICATIONS_CUSTOMER_ID) may list them and receive them
+ * (docs/notifications.md#platform-events).
+ */
+export const PLATFORM_NOTIFICATION_EVENTS = ['certificate.renewal_failed', 'certificate.expiring'] as const;
+export type PlatformNotificationEvent = (typeof PLATFORM_NOTIFICATION_EVENTS)[number];
+
 /** Outbound notification events a customer may subscribe to (docs/notifications.md). */
 export const NOTIFICATION_EVENTS = [
   'deployment.succeeded',
@@ -144,6 +152,7 @@ export const NOTIFICATION_EVENTS = [
   'service.unhealthy',
   'service.recovered',
   'service.deleted',
+  ...PLATFORM_NOTIFICATION_EVENTS,
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
 

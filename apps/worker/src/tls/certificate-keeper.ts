@@ -7,7 +7,10 @@ import type { CaddyTls } from './caddy-tls.js';
 import type { AccountKey } from './jws.js';
 
 export interface CertificateKeeperDeps {
-  store: Pick<TlsCertificatesStore, 'find' | 'saveIssued' | 'saveFailure' | 'saveAccountKey'>;
+  store: Pick<
+    TlsCertificatesStore,
+    'find' | 'saveIssued' | 'saveFailure' | 'saveAccountKey' | 'noteExpiring'
+  >;
   locks: Pick<AdvisoryLocks, 'tryAcquire'>;
   acme: { issue(key: AccountKey, names: readonly string[]): Promise<IssuedCertificate> };
   /** Absent without CADDY_ADMIN_URL: the certificate is kept, nothing loads it. */
@@ -22,6 +25,9 @@ export interface KeeperOutcome {
   /** Caddy received the certificate in this round (it had another one, or none). */
   loaded: boolean;
 }
+
+/** certificate.expiring goes out this long before not_after (issue 34): a renewal normally came long before. */
+const EXPIRY_WARNING_DAYS = 14;
 
 /** Renewal at two thirds of the lifetime: a third of it is left to retry a failing CA. */
 function renewAfter(notBefore: Date, notAfter: Date): Date {
@@ -74,9 +80,9 @@ export function createCertificateKeeper(deps: CertificateKeeperDeps) {
         deps.logger.info({ name, notAfter }, 'tls: certificate issued');
         return true;
       } catch (error) {
-        await deps.store.saveFailure(name, messageOf(error));
+        const announced = await deps.store.saveFailure(name, messageOf(error));
         deps.logger.warn(
-          { name, err: messageOf(error) },
+          { name, err: messageOf(error), announced },
           'tls: certificate order failed; the current one keeps serving',
         );
         return false;
@@ -90,6 +96,17 @@ export function createCertificateKeeper(deps: CertificateKeeperDeps) {
     name,
     async runOnce(): Promise<KeeperOutcome> {
       const issued = isDue(await deps.store.find(name)) ? await issueUnderLock() : false;
+      // Every replica asks; the store's conditional update lets exactly one of them send it. A
+      // failure here must not keep the certificate from Caddy: logged, asked again next round.
+      const expiring = await deps.store.noteExpiring(name, EXPIRY_WARNING_DAYS).catch((error: unknown) => {
+        deps.logger.warn({ name, err: messageOf(error) }, 'tls: expiry check failed');
+        return false;
+      });
+      if (expiring)
+        deps.logger.warn(
+          { name },
+          `tls: certificate expires within ${EXPIRY_WARNING_DAYS} days; certificate.expiring sent`,
+        );
       const current = await deps.store.find(name);
       let loaded = false;
       if (deps.caddy && current?.certificatePem && current.privateKeyPem) {

@@ -22,6 +22,7 @@ type TlsConfig = Pick<
   | 'PDNS_ZONE'
   | 'QUEUE_PREFIX'
   | 'TLS_CHECK_INTERVAL_MS'
+  | 'PLATFORM_NOTIFICATIONS_CUSTOMER_ID'
 >;
 
 export interface Certificates {
@@ -44,7 +45,9 @@ export function createCertificates(
     return { runOnce: async () => null, start() {}, async stop() {} };
   }
   const keeper = createCertificateKeeper({
-    store: createTlsCertificatesStore(deps.db),
+    store: createTlsCertificatesStore(deps.db, {
+      platformCustomerId: config.PLATFORM_NOTIFICATIONS_CUSTOMER_ID,
+    }),
     locks: deps.locks,
     acme: createAcmeClient({
       directoryUrl: config.ACME_DIRECTORY_URL,

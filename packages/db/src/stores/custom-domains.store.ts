@@ -81,6 +81,46 @@ export function createCustomDomainsStore(db: Db) {
     },
 
     /**
+     * Frees names that other services claimed but never verified within `ttlMs` (a squatter's
+     * claim does not hold a name forever; docs/tls.md#custom-domains): each such name is dropped
+     * from its holder's custom_domains, which the claims trigger turns into no claim and no
+     * verification row, and the holder's event log says why. Verified claims are never touched.
+     * Row locks on the verification rows keep a verification that is committing from being
+     * released under it. Answers the names freed.
+     */
+    async releaseStalePendingClaims(
+      names: string[],
+      exceptServiceId: string,
+      ttlMs: number,
+    ): Promise<string[]> {
+      if (names.length === 0) return [];
+      const cutoff = new Date(Date.now() - ttlMs);
+      return db.$transaction(async (tx) => {
+        const stale = await tx.$queryRaw<{ service_id: string; name: string }[]>`
+          SELECT service_id, name FROM custom_domain_verifications
+          WHERE name = ANY(${names}::text[]) AND service_id <> ${exceptServiceId}
+            AND status = 'pending' AND created_at < ${cutoff}
+          ORDER BY service_id, name
+          FOR UPDATE`;
+        for (const row of stale) {
+          await tx.$executeRaw`
+            UPDATE services SET custom_domains = ARRAY(
+              SELECT d FROM unnest(custom_domains) AS d WHERE lower(rtrim(d, '.')) <> ${row.name})
+            WHERE id = ${row.service_id}`;
+          await tx.serviceEvent.create({
+            data: {
+              serviceId: row.service_id,
+              type: 'custom_domain',
+              status: 'released',
+              message: `Custom domain ${row.name} was released: it stayed unverified longer than the claim lifetime and another service asked for it`,
+            },
+          });
+        }
+        return stale.map((row) => row.name);
+      });
+    },
+
+    /**
      * The custom domains each service may be routed under: verified ones only. A service with
      * none is absent from the map.
      */

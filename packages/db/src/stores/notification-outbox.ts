@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { NotificationEvent } from '@hostctl/domain';
+import type { NotificationEvent, PlatformNotificationEvent } from '@hostctl/domain';
 import type { Prisma } from '../generated/client.ts';
 
 /**
@@ -55,5 +55,47 @@ export async function insertNotifications(tx: OutboxTx, fact: NotificationFact):
     return { id, subscriptionId: subscription.id, event: fact.event, body, nextAttemptAt: now };
   });
   await tx.notificationDelivery.createMany({ data: rows });
+  return rows.length;
+}
+
+/** A fact about the platform itself (its certificates), for the operator rather than a customer. */
+export interface PlatformNotificationFact {
+  event: PlatformNotificationEvent;
+  certificate: { name: string; notAfter: Date | null; lastError: string | null };
+  message: string;
+}
+
+/**
+ * Platform events go to the enabled subscriptions of the operator's own customer
+ * (PLATFORM_NOTIFICATIONS_CUSTOMER_ID) that want them, never to another customer's receiver
+ * (docs/notifications.md#platform-events). Without that customer nothing is inserted.
+ */
+export async function insertPlatformNotifications(
+  tx: Pick<OutboxTx, 'notificationSubscription' | 'notificationDelivery'>,
+  platformCustomerId: string,
+  fact: PlatformNotificationFact,
+): Promise<number> {
+  if (platformCustomerId === '') return 0;
+  const subscriptions = await tx.notificationSubscription.findMany({
+    where: { customerId: platformCustomerId, enabled: true, events: { has: fact.event } },
+    select: { id: true },
+  });
+  const now = new Date();
+  const rows = subscriptions.map((subscription) => {
+    const id = randomUUID();
+    const body = {
+      id,
+      event: fact.event,
+      created_at: now.toISOString(),
+      certificate: {
+        name: fact.certificate.name,
+        not_after: fact.certificate.notAfter?.toISOString() ?? null,
+        last_error: fact.certificate.lastError,
+      },
+      message: fact.message,
+    };
+    return { id, subscriptionId: subscription.id, event: fact.event, body, nextAttemptAt: now };
+  });
+  if (rows.length > 0) await tx.notificationDelivery.createMany({ data: rows });
   return rows.length;
 }

@@ -1,4 +1,5 @@
 import type { Db } from '../client.js';
+import { insertPlatformNotifications } from './notification-outbox.js';
 
 /** A certificate the platform holds for itself, as the worker keeps it (docs/tls.md). */
 export interface StoredCertificate {
@@ -24,10 +25,24 @@ export interface NewCertificate {
   renewAfter: Date;
 }
 
+/** A key column read through the sealing client holds the PEM string again (or nothing). */
+const pemOf = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
 export type TlsCertificatesStore = ReturnType<typeof createTlsCertificatesStore>;
 
-/** Platform-wide rows (no customer owns them): only the worker uses this store. */
-export function createTlsCertificatesStore(db: Db) {
+export interface CertificateAlerts {
+  /** PLATFORM_NOTIFICATIONS_CUSTOMER_ID: whose subscriptions receive the alerts ('' : nobody's). */
+  platformCustomerId: string;
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * Platform-wide rows (no customer owns them): the worker keeps them, the API lists their state.
+ * The alerts (docs/tls.md#alerts) are written to the outbox in the transaction that records the
+ * failure or claims the warning, so each goes out once however many replicas run the round.
+ */
+export function createTlsCertificatesStore(db: Db, alerts: CertificateAlerts = { platformCustomerId: '' }) {
   return {
     /** What the API shows (docs/tls.md): never the keys or the PEM. */
     listStates() {
@@ -45,8 +60,11 @@ export function createTlsCertificatesStore(db: Db) {
       });
     },
 
-    find(name: string): Promise<StoredCertificate | null> {
-      return db.tlsCertificate.findUnique({ where: { name } });
+    /** The keys come back opened: the client unseals them (docs/secrets.md). */
+    async find(name: string): Promise<StoredCertificate | null> {
+      const row = await db.tlsCertificate.findUnique({ where: { name } });
+      if (!row) return null;
+      return { ...row, privateKeyPem: pemOf(row.privateKeyPem), accountKeyPem: pemOf(row.accountKeyPem) };
     },
 
     /** A new certificate replaces the old one in one write; the error of earlier attempts is cleared. */
@@ -55,7 +73,14 @@ export function createTlsCertificatesStore(db: Db) {
       await db.tlsCertificate.upsert({
         where: { name },
         create: { name, ...issued, lastError: null, lastAttemptAt: now, issuedCount: 1 },
-        update: { ...issued, lastError: null, lastAttemptAt: now, issuedCount: { increment: 1 } },
+        // A success ends the failure streak: the next failure is announced again.
+        update: {
+          ...issued,
+          lastError: null,
+          lastAttemptAt: now,
+          failureNotifiedAt: null,
+          issuedCount: { increment: 1 },
+        },
       });
     },
 
@@ -68,13 +93,57 @@ export function createTlsCertificatesStore(db: Db) {
       });
     },
 
-    /** A failed attempt: the certificate that serves stays as it is. */
-    async saveFailure(name: string, error: string): Promise<void> {
-      const now = new Date();
-      await db.tlsCertificate.upsert({
-        where: { name },
-        create: { name, lastError: error, lastAttemptAt: now },
-        update: { lastError: error, lastAttemptAt: now },
+    /**
+     * A failed attempt: the certificate that serves stays as it is. The first failure of a streak
+     * enqueues certificate.renewal_failed (answered true); the retries after it stay quiet until
+     * a success clears the streak, and certificate.expiring takes over when time runs short.
+     */
+    async saveFailure(name: string, error: string): Promise<boolean> {
+      return db.$transaction(async (tx) => {
+        const now = new Date();
+        const row = await tx.tlsCertificate.upsert({
+          where: { name },
+          create: { name, lastError: error, lastAttemptAt: now },
+          update: { lastError: error, lastAttemptAt: now },
+          select: { notAfter: true },
+        });
+        const streakStarts = await tx.tlsCertificate.updateMany({
+          where: { name, failureNotifiedAt: null },
+          data: { failureNotifiedAt: now },
+        });
+        if (streakStarts.count === 0) return false;
+        const serving = row.notAfter
+          ? `the current certificate keeps serving until ${row.notAfter.toISOString()}`
+          : 'there is no certificate yet';
+        await insertPlatformNotifications(tx, alerts.platformCustomerId, {
+          event: 'certificate.renewal_failed',
+          certificate: { name, notAfter: row.notAfter, lastError: error },
+          message: `ordering the certificate ${name} failed (${error}); ${serving}. The worker retries every round.`,
+        });
+        return true;
+      });
+    },
+
+    /**
+     * certificate.expiring once per certificate (per not_after) when it expires within
+     * `withinDays`: the conditional update is the claim, so concurrent replicas send it once.
+     */
+    async noteExpiring(name: string, withinDays: number): Promise<boolean> {
+      return db.$transaction(async (tx) => {
+        const horizon = new Date(Date.now() + withinDays * DAY_MS);
+        const [row] = await tx.$queryRaw<{ not_after: Date; last_error: string | null }[]>`
+          UPDATE tls_certificates SET expiring_notified_for = not_after
+          WHERE name = ${name} AND certificate_pem IS NOT NULL AND not_after <= ${horizon}
+            AND expiring_notified_for IS DISTINCT FROM not_after
+          RETURNING not_after, last_error`;
+        if (!row) return false;
+        const failing = row.last_error ? `; the last renewal failed: ${row.last_error}` : '';
+        await insertPlatformNotifications(tx, alerts.platformCustomerId, {
+          event: 'certificate.expiring',
+          certificate: { name, notAfter: row.not_after, lastError: row.last_error },
+          message: `the certificate ${name} expires at ${row.not_after.toISOString()} and has not been renewed${failing}`,
+        });
+        return true;
       });
     },
   };

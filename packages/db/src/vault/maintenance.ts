@@ -3,7 +3,7 @@ import type { KeyEncryptionKeys } from './key-encryption-keys.js';
 
 /**
  * Online upkeep of what is at rest: sealing rows written before encryption existed, and re-wrapping
- * data keys after the operator changed the key-encryption key. Both work row by row with
+ * data keys (the customers' and the platform's) after the operator changed the key-encryption key. Both work row by row with
  * conditional updates, so deploys and edits keep running meanwhile and two runs never conflict.
  */
 
@@ -12,6 +12,8 @@ const BATCH = 200;
 export interface SealReport {
   services: number;
   deployments: number;
+  /** Platform certificates whose private key or ACME account key was still PEM text. */
+  certificates: number;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface SealReport {
  * changed meanwhile by a (sealing) write is skipped by the update's condition: no write is lost.
  */
 export async function sealPlaintextRows(db: Db): Promise<SealReport> {
-  const report: SealReport = { services: 0, deployments: 0 };
+  const report: SealReport = { services: 0, deployments: 0, certificates: 0 };
   for (;;) {
     const rows = await db.$queryRawUnsafe<{ id: string; variables: unknown }[]>(
       `SELECT id, variables FROM services
@@ -73,7 +75,39 @@ export async function sealPlaintextRows(db: Db): Promise<SealReport> {
     after = rows[rows.length - 1]?.id ?? after;
     if (rows.length < BATCH) break;
   }
+  report.certificates = await sealCertificateKeys(db);
   return report;
+}
+
+/**
+ * The platform's certificates (a handful of rows): each one whose key or account key is still a
+ * PEM string is read and written back under its row lock, so a renewal meanwhile is not undone.
+ */
+async function sealCertificateKeys(db: Db): Promise<number> {
+  const rows = await db.$queryRaw<{ name: string }[]>`
+    SELECT name FROM tls_certificates
+    WHERE jsonb_typeof(private_key_pem) = 'string' OR jsonb_typeof(account_key_pem) = 'string'`;
+  let sealed = 0;
+  for (const row of rows) {
+    await db.$transaction(async (tx) => {
+      await tx.$queryRaw`SELECT name FROM tls_certificates WHERE name = ${row.name} FOR UPDATE`;
+      const current = await tx.tlsCertificate.findUnique({
+        where: { name: row.name },
+        select: { privateKeyPem: true, accountKeyPem: true },
+      });
+      if (!current) return;
+      // Read opened, written sealed: the extension seals whatever is still a string.
+      await tx.tlsCertificate.update({
+        where: { name: row.name },
+        data: {
+          ...(typeof current.privateKeyPem === 'string' ? { privateKeyPem: current.privateKeyPem } : {}),
+          ...(typeof current.accountKeyPem === 'string' ? { accountKeyPem: current.accountKeyPem } : {}),
+        },
+      });
+      sealed += 1;
+    });
+  }
+  return sealed;
 }
 
 export interface RewrapReport {

@@ -1,18 +1,23 @@
 import type { Db } from '../client.js';
 import { isEnvelope } from './envelope.js';
-import type { Vault } from './vault.js';
+import { PLATFORM_KEY_OWNER, type Vault } from './vault.js';
 
 /**
- * The columns that hold variable values, sealed on every write through Prisma and opened on every
- * read (docs/secrets.md#what-is-encrypted): a service's variables, the variables a deployment
- * recorded for its release, and the environment of each container in a deployment's plan (where
- * interpolation put the values). Anything else in the plan stays readable to SQL (health checks
- * read `plan -> 'web'`).
+ * The columns that hold secrets, sealed on every write through Prisma and opened on every read
+ * (docs/secrets.md#what-is-encrypted): a service's variables, the variables a deployment
+ * recorded for its release, the environment of each container in a deployment's plan (where
+ * interpolation put the values), and the platform's TLS keys. Anything else in the plan stays
+ * readable to SQL (health checks read `plan -> 'web'`).
  */
 const SEALED: Record<string, Record<string, (value: unknown, seal: Seal) => Promise<unknown>>> = {
   Service: { variables: sealWhole },
   Deployment: { sourceVariables: sealWhole, plan: sealPlanEnvironment },
+  // The platform's certificate key and ACME account key (PEM strings), sealed with its own data key.
+  TlsCertificate: { privateKeyPem: sealText, accountKeyPem: sealText },
 };
+
+/** Models whose rows no customer owns: sealed with the platform's data key. */
+const PLATFORM_OWNED = new Set(['TlsCertificate']);
 
 type Seal = (value: unknown) => Promise<unknown>;
 
@@ -33,6 +38,10 @@ async function sealWhole(value: unknown, seal: Seal): Promise<unknown> {
   // Prisma's JsonNull/DbNull are class instances, not plain objects: they pass through.
   if (!isPlain(value) || isEnvelope(value)) return value;
   return seal(value);
+}
+
+async function sealText(value: unknown, seal: Seal): Promise<unknown> {
+  return typeof value === 'string' ? seal(value) : value;
 }
 
 async function sealPlanEnvironment(plan: unknown, seal: Seal): Promise<unknown> {
@@ -106,7 +115,7 @@ export function withSealedColumns(base: Db, vault: Vault): Db {
     if (!columns || !isPlain(data)) return data;
     const present = Object.keys(columns).filter((column) => data[column] !== undefined);
     if (present.length === 0) return data;
-    const customerId = await customerOf(model, data, where);
+    const customerId = PLATFORM_OWNED.has(model) ? PLATFORM_KEY_OWNER : await customerOf(model, data, where);
     const sealed = { ...data };
     for (const column of present) {
       const sealColumn = columns[column];

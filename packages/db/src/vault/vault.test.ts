@@ -154,7 +154,7 @@ describe('variables at rest', () => {
     const after = await database.db.deployment.findUniqueOrThrow({ where: { id: deployment.id } });
     expect(after.sourceVariables).toEqual({ OLD: value });
     expect(after.plan).toEqual(plan);
-    expect(await sealPlaintextRows(database.db)).toEqual({ services: 0, deployments: 0 });
+    expect(await sealPlaintextRows(database.db)).toEqual({ services: 0, deployments: 0, certificates: 0 });
   });
 });
 

@@ -24,6 +24,13 @@ export interface Vault {
   readonly keys: KeyEncryptionKeys;
 }
 
+/**
+ * The owner of the platform's own data key: secrets no customer owns (the TLS certificate keys,
+ * docs/tls.md) are sealed with it. Stored in `data_keys.customer_id`, where it can never collide
+ * with a customer (customer ids are UUIDs); wrapped, verified and re-wrapped like any data key.
+ */
+export const PLATFORM_KEY_OWNER = 'platform';
+
 interface DataKey {
   id: string;
   key: Buffer;

@@ -200,3 +200,58 @@ describe('a DNS server that does not answer', () => {
     expect(json<DomainItem>(response).last_error).toMatch(/^DNS lookup failed/);
   }, 30_000);
 });
+
+describe('a claim left pending longer than DOMAIN_CLAIM_TTL_HOURS (168 h)', () => {
+  /** The claim's age, set in its row: the API counts from the verification row's created_at. */
+  const ageClaim = (serviceId: string, domain: string, hours: number) =>
+    h.container.db.$executeRawUnsafe(
+      `UPDATE custom_domain_verifications SET created_at = now() - interval '${Math.trunc(hours)} hours'
+       WHERE service_id = $1 AND name = $2`,
+      serviceId,
+      domain,
+    );
+  const get = (auth: string, url: string) =>
+    h.app.inject({ method: 'GET', url, headers: { authorization: auth } });
+
+  it('holds the name until then; afterwards another customer takes it and the squatter loses only that name', async () => {
+    const [squatter, owner] = [await tenant(), await tenant()];
+    const [wanted, kept] = [fresh('wanted'), fresh('kept')];
+    expect((await patch(squatter.auth, squatter.serviceId, [wanted, kept])).statusCode).toBe(200);
+    await ageClaim(squatter.serviceId, wanted, 167);
+    expect((await patch(owner.auth, owner.serviceId, [wanted])).statusCode).toBe(409);
+
+    await ageClaim(squatter.serviceId, wanted, 169);
+    await ageClaim(squatter.serviceId, kept, 169);
+    expect((await patch(owner.auth, owner.serviceId, [wanted])).statusCode).toBe(200);
+    const [mine] = await list(owner.auth, owner.serviceId);
+    expect(mine).toMatchObject({ name: wanted, status: 'pending' });
+    // The squatter keeps its other (also old, but uncontested) claim and is told what happened.
+    expect((await list(squatter.auth, squatter.serviceId)).map((item) => item.name)).toEqual([kept]);
+    const detail = json<{ custom_domains: string[] }>(
+      await get(squatter.auth, `/api/services/${squatter.serviceId}`),
+    );
+    expect(detail.custom_domains).toEqual([kept]);
+    const events = json<{ data: { message: string }[] }>(
+      await get(squatter.auth, `/api/services/${squatter.serviceId}/events`),
+    );
+    expect(events.data.map((event) => event.message)).toContainEqual(
+      expect.stringContaining(`Custom domain ${wanted} was released`),
+    );
+    // The new claimant's token is its own, not the squatter's.
+    const token = mine!.verification.txt_value;
+    await publish(zone, `_hostctl-challenge.${wanted}.`, 'TXT', [`"${token}"`]);
+    expect(json<DomainItem>(await verify(owner.auth, owner.serviceId, wanted)).status).toBe('verified');
+  });
+
+  it('a verified domain never expires', async () => {
+    const [a, b] = [await tenant(), await tenant()];
+    const domain = fresh('proven');
+    expect((await patch(a.auth, a.serviceId, [domain])).statusCode).toBe(200);
+    const token = (await list(a.auth, a.serviceId))[0]!.verification.txt_value;
+    await publish(zone, `_hostctl-challenge.${domain}.`, 'TXT', [`"${token}"`]);
+    expect(json<DomainItem>(await verify(a.auth, a.serviceId, domain)).status).toBe('verified');
+    await ageClaim(a.serviceId, domain, 10_000);
+    expect((await patch(b.auth, b.serviceId, [domain])).statusCode).toBe(409);
+    expect(await list(a.auth, a.serviceId)).toMatchObject([{ name: domain, status: 'verified' }]);
+  });
+});

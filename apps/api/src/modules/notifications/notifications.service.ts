@@ -6,7 +6,7 @@ import type {
   NotificationSubscriptionRow,
   NotificationsStore,
 } from '@hostctl/db';
-import { DomainError, LIMITS, validationError } from '@hostctl/domain';
+import { DomainError, LIMITS, PLATFORM_NOTIFICATION_EVENTS, validationError } from '@hostctl/domain';
 import { checkNotificationUrl, type GitUrlOptions } from '@hostctl/source-policy';
 import type {
   CreateSubscriptionBody,
@@ -25,6 +25,8 @@ export interface NotificationsDeps {
   urlPolicy: GitUrlOptions;
   /** NOTIFY_REDELIVER_INTERVAL_MS and NOTIFY_REDELIVER_PER_MINUTE. */
   redeliverThrottle: { intervalMs: number; perMinute: number };
+  /** PLATFORM_NOTIFICATIONS_CUSTOMER_ID: the only customer whose subscriptions may list platform events. */
+  platformCustomerId: string;
   /** Enqueues one attempt now; best effort: the worker's relay enqueues what this misses. */
   enqueueAttempt: (deliveryId: string, attempts: number) => Promise<void>;
 }
@@ -38,6 +40,21 @@ export function createNotificationsService(deps: NotificationsDeps) {
   const checkUrl = (url: string) => {
     const verdict = checkNotificationUrl(url, deps.urlPolicy);
     if (!verdict.ok) throw validationError('/body/url', verdict.reason);
+  };
+
+  /**
+   * Certificate alerts are about the platform, for its operator: a tenant's receiver never gets
+   * them, so a tenant's subscription may not list them (docs/notifications.md#platform-events).
+   */
+  const checkEvents = (customerId: string, events: readonly string[] | undefined) => {
+    const platform = events?.filter((event) =>
+      (PLATFORM_NOTIFICATION_EVENTS as readonly string[]).includes(event),
+    );
+    if (platform?.length && customerId !== deps.platformCustomerId)
+      throw validationError(
+        '/body/events',
+        `${platform.join(', ')} go only to the operator's customer (PLATFORM_NOTIFICATIONS_CUSTOMER_ID)`,
+      );
   };
 
   /** The subscription's customer: named in the body by unscoped callers, implied for scoped ones. */
@@ -55,6 +72,7 @@ export function createNotificationsService(deps: NotificationsDeps) {
     async create(principal: Principal, body: CreateSubscriptionBody) {
       checkUrl(body.url);
       const customerId = await resolveCustomer(principal, body.customer_id);
+      checkEvents(customerId, body.events);
       const secret = newSecret();
       // Each subscription multiplies every event's deliveries: the notification_subscriptions
       // quota (25 in the default plan) keeps one customer's fan-out small (docs/quotas.md).
@@ -84,6 +102,11 @@ export function createNotificationsService(deps: NotificationsDeps) {
 
     async update(principal: Principal, id: string, body: UpdateSubscriptionBody) {
       if (body.url !== undefined) checkUrl(body.url);
+      if (body.events !== undefined) {
+        const existing = await deps.store.find(customerScope(principal), id);
+        if (!existing) throw notFound(id);
+        checkEvents(existing.customerId, body.events);
+      }
       const row = await deps.store.update(customerScope(principal), id, body);
       if (!row) throw notFound(id);
       return toSubscription(row);

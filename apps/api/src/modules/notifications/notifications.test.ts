@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Role } from '@hostctl/domain';
 import { buildFixtures, type Caller, type Fixtures } from '../../authz/authz-fixtures.js';
@@ -12,6 +13,8 @@ import { createHarness, json, type Harness } from '../../test-support/harness.js
  */
 let h: Harness;
 let f: Fixtures;
+/** The operator's own customer (PLATFORM_NOTIFICATIONS_CUSTOMER_ID): the only receiver of platform events. */
+const platformCustomerId = randomUUID();
 
 const caller = (role: Role, scope: Caller['scope']) =>
   f.callers.find((c) => c.role === role && c.scope === scope)!;
@@ -63,10 +66,17 @@ beforeAll(async () => {
     LIFECYCLE_WAIT_MS: '100',
     GIT_ALLOWED_HOSTS: '127.0.0.1:32768-60999,localhost:32768-60999',
     NOTIFICATION_ALLOWED_HOSTS: '127.0.0.1:45678',
+    PLATFORM_NOTIFICATIONS_CUSTOMER_ID: platformCustomerId,
   });
   f = await buildFixtures(h);
+  await h.container.db.customer.create({
+    data: { id: platformCustomerId, name: `ops-${platformCustomerId}` },
+  });
 });
-afterAll(async () => h?.close());
+afterAll(async () => {
+  await h?.container.db.customer.deleteMany({ where: { id: platformCustomerId } });
+  await h?.close();
+});
 
 describe('creating a subscription', () => {
   it('answers the signing secret once, and never again', async () => {
@@ -167,6 +177,38 @@ describe('creating a subscription', () => {
     ['a long description', { ...valid, description: 'x'.repeat(201) }],
   ])('refuses %s', async (_label, body) => {
     expect((await as(caller('admin', 'own'), 'POST', BASE, body)).statusCode).toBe(400);
+  });
+});
+
+describe('platform events (certificate alerts)', () => {
+  const alerts = { ...valid, events: ['certificate.renewal_failed', 'certificate.expiring'] };
+
+  it("go to the operator's customer: an admin subscribes it", async () => {
+    const created = await subscribe(caller('admin', 'unscoped'), {
+      ...alerts,
+      customer_id: platformCustomerId,
+    });
+    expect(created.events).toEqual(alerts.events);
+  });
+
+  it("are refused to a tenant's subscription, at create and at update, naming the events", async () => {
+    const refused = await as(caller('operator', 'own'), 'POST', BASE, alerts);
+    expect(refused.statusCode).toBe(400);
+    const problem = json<{ errors: { path: string; message: string }[] }>(refused);
+    expect(problem.errors[0]).toMatchObject({
+      path: '/body/events',
+      message: expect.stringMatching(
+        /certificate\.renewal_failed, certificate\.expiring go only to the operator/,
+      ),
+    });
+    const own = await subscribe(caller('operator', 'own'));
+    const widened = await as(caller('admin', 'unscoped'), 'PATCH', `${BASE}/${own.id}`, {
+      events: ['deployment.failed', 'certificate.expiring'],
+    });
+    expect(widened.statusCode).toBe(400);
+    expect(
+      json<Subscription>(await as(caller('operator', 'own'), 'GET', `${BASE}/${own.id}`)).events,
+    ).toEqual(valid.events);
   });
 });
 

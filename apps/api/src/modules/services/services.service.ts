@@ -46,6 +46,8 @@ export interface ServicesServiceDeps {
    * snapshot; docs/multi-host.md#where-a-service-runs). Absent under RUNTIME=docker.
    */
   placement?: (serviceId: string) => Promise<Placement>;
+  /** Frees the names other services left pending past DOMAIN_CLAIM_TTL_HOURS (docs/tls.md#custom-domains). */
+  releaseStaleDomainClaims: (domains: string[], serviceId: string) => Promise<string[]>;
 }
 
 export type ServicesService = ReturnType<typeof createServicesService>;
@@ -212,6 +214,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
       }
       if (body.custom_domains) {
         const domains = normaliseCustomDomains(body.custom_domains, deps);
+        await deps.releaseStaleDomainClaims(domains, id);
         // A friendly early answer naming the domain; the unique key below is what decides races.
         const claimed = await services.findDomainClaims(domains, id);
         if (claimed.length > 0) throw domainTaken(claimed);
