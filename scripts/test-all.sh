@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # shellcheck source-path=SCRIPTDIR
-# The README's test command: brings up the services against the test database, runs typecheck,
-# lint, format check and the vitest suites, and ends with one line "N passed, M failed" (each static
-# check counts as one test). Exits non-zero when anything failed or vitest wrote no report.
+# The README's test command: brings up the services against the test database, recreates and
+# migrates every test database, runs typecheck, lint, format check, knip, the vitest suites and the
+# fault suite under both runtimes, and ends with one line "N passed, M failed" (each static check
+# counts as one test). Exits non-zero when anything failed or vitest wrote no report.
 #
 # Environment: TEST_DATABASE_URL (default postgresql://postgres@127.0.0.1:5432/hostctl_test),
 #              CHECK_TIMEOUT / VITEST_TIMEOUT / FAULT_TIMEOUT in seconds (defaults 600 / 1800 / 900;

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // hostctl: the API client CI pipelines and people use (services, deploy --wait, logs…) and the
-// operator's bootstrap commands (customers, users, API keys). `hostctl --help`; docs/ci.md.
+// operator's commands straight against PostgreSQL (customers, users, API keys, secrets keys).
+// `hostctl --help`; docs/ci.md.
 import { runCli } from './cli.js';
 import { processIo } from './process-io.js';
 

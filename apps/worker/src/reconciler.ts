@@ -13,10 +13,12 @@ import { repairRunningServices, type RestorerDeps } from './service-restorer.js'
 import { syncRoutes } from './network/route-sync.js';
 
 /**
- * Level-triggered repair loop: compares PostgreSQL (desired) with Redis and Docker (actual).
- * Re-enqueues accepted work whose job was lost, removes orphans it owns and restores running
- * services whose containers died (or marks them failed). It only ever touches objects labelled as
- * this installation's; one replica runs it at a time (advisory lock per sweep).
+ * Level-triggered repair loop: compares PostgreSQL (desired) with Redis and the runtime (actual).
+ * Re-enqueues accepted work whose job was lost, removes orphans it owns and stray container sets
+ * (under Swarm, standbys of finished deployments), restores running services whose containers
+ * died (or marks them failed) and re-applies lost routes. It only ever touches objects labelled as
+ * this installation's; one replica runs it at a time (advisory lock per sweep), while the egress
+ * firewall check at its start runs on every replica.
  */
 export interface ReconcilerDeps extends RestorerDeps {
   deployments: Pick<WorkerDeploymentStore, 'listUnfinished' | 'lastSucceeded' | 'inFlightIds'>;

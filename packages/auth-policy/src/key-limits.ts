@@ -10,10 +10,10 @@ import { customerScope, scopeAllows } from './scope.js';
  * The action vocabulary is small on purpose, so that a CI configuration reads plainly:
  * - `read`: every read of services, deployments, logs, events, customers and templates;
  * - `deploy`: redeploy (and the other routes that start or undo a deployment: rollback, cancel);
- * - `operate`: start, stop, restart;
- * - `manage`: create, change and delete services.
- * Administration (users, customers, API keys, the audit log) has no action: a limited key never
- * administers anything, whatever its owner's role.
+ * - `operate`: start, stop, restart, one-off runs;
+ * - `manage`: create, change and delete services, reveal secret variables, mint narrower keys.
+ * Administration (users, customers, API keys but that minting, the audit log, nodes, quotas,
+ * certificates) has no action: a limited key never administers anything, whatever its owner's role.
  */
 export const KEY_ACTIONS = ['read', 'deploy', 'operate', 'manage'] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];

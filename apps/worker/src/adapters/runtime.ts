@@ -1,9 +1,11 @@
 import type { RegistryAuth } from './registry-auth.js';
 
 /**
- * The container runtime the worker drives. The first implementation is one Docker engine
- * (docker-runtime.ts, the only file importing dockerode); a Swarm driver could implement the same
- * interface. Objects are found by label, never by remembering ids: workers are stateless.
+ * Containers, networks, volumes and images on one Docker engine (docker-runtime.ts): every
+ * service object under RUNTIME=docker, and under RUNTIME=swarm the engine that pulls, builds and
+ * checks images before they are pushed to the registry. Swarm services are driven through
+ * service-runtime.ts instead. Objects are found by label, never by remembering ids: workers are
+ * stateless.
  */
 export type Labels = Record<string, string>;
 

@@ -5,7 +5,10 @@ import type { DeployLog } from '../pipeline/deploy-log.js';
  * What runs a service's plan, shaped around what every driver does rather than around single
  * containers: bring a release up (replacing the one that runs), observe it, tear it down.
  * Drivers: the single Docker engine (docker-service-runtime.ts, the release engine's container
- * sets) and Swarm (swarm-runtime.ts, one Swarm service per component). RUNTIME picks one.
+ * sets) and Swarm (swarm-runtime.ts, one Swarm service per component). Production calls only the
+ * Swarm driver through it (RUNTIME=swarm); under RUNTIME=docker the pipeline, processors and
+ * reconciler call the release engine and ContainerRuntime directly, and the docker driver runs in
+ * its contract test (issue 28 makes one driver, chosen at start, the only path).
  */
 export interface Release {
   serviceId: string;

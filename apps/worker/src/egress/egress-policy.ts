@@ -7,8 +7,10 @@ import { BUILD_BRIDGE, SANDBOX_BRIDGE_PREFIX } from './sandbox-bridges.js';
  * The egress policy for tenant code: service containers and build RUN steps (on bridges named
  * `hct…`) and Swarm tasks (through the swarm engine's docker_gwbridge) cannot open connections
  * to the host itself (every local address: the bridge gateways, the public address, anything
- * bound to 0.0.0.0 such as Redis, PostgreSQL, Caddy's admin API or PowerDNS's), to link-local
- * 169.254.0.0/16 (cloud metadata) or to the operator's EGRESS_DENY_CIDRS.
+ * bound to 0.0.0.0 such as Redis, PostgreSQL, Caddy's admin API or PowerDNS's), to another
+ * container through a published port (DNAT), to link-local 169.254.0.0/16 (cloud metadata), under
+ * RUNTIME=swarm to any swarm member's address or the swarm's own ports, or to the operator's
+ * EGRESS_DENY_CIDRS.
  * Replies of connections the host opened (Caddy → service, health probes) stay allowed, and so does
  * DNS: Docker's resolver 127.0.0.11 lives inside the container's own network namespace.
  *

@@ -11,6 +11,8 @@ import { cutover, ReleaseUndone, type ReleaseDeps } from './release-engine.js';
  * ServiceRuntime on the single Docker engine: the release engine's cutover (container sets side by
  * side, verify, stabilise, route, retire) behind the driver-neutral interface, so one contract
  * suite holds both drivers to the same promises. The release serving now is found by its labels.
+ * Production's single-engine path does not go through it yet: deploy-pipeline.ts calls the
+ * release engine and takes only dockerWarnings from here (issue 28).
  */
 export function createDockerServiceRuntime(deps: ReleaseDeps): ServiceRuntime {
   const { runtime } = deps;
