@@ -1,4 +1,4 @@
-// Type-aware lint for the whole monorepo, plus the dependency direction of STYLE.md:
+// Type-aware lint for the whole monorepo, plus the dependency direction of docs/style.md:
 // apps import packages, packages never import apps, apps never import each other.
 import reactHooks from 'eslint-plugin-react-hooks';
 import tseslint from 'typescript-eslint';
@@ -6,7 +6,7 @@ import tseslint from 'typescript-eslint';
 const appNames = ['api', 'worker', 'cli', 'dev-idp', 'web'];
 const TEST_CODE = ['**/*.test.ts', '**/testing/**', '**/test-support/**'];
 
-// Boundaries the layout promises (README, STYLE.md). ESLint replaces a rule's options rather than
+// Boundaries the layout promises (README, docs/style.md). ESLint replaces a rule's options rather than
 // merging them, so each area below lists every pattern that applies to it.
 const NO_APPS = {
   group: ['**/apps/**', ...appNames.map((a) => `@hostctl/${a}`)],
@@ -98,7 +98,7 @@ export default tseslint.config(
       'react-hooks/exhaustive-deps': 'error',
     },
   },
-  // STYLE.md: files under 300 lines, split before 400.
+  // docs/style.md: files under 300 lines, split before 400.
   { files: ['**/*.ts', '**/*.tsx'], rules: { 'max-lines': ['error', { max: 400 }] } },
   {
     files: ['**/*.test.ts', 'bench/**/*.ts', 'tests/**/*.ts'],
