@@ -3,8 +3,9 @@ import type { Plan } from '@hostctl/compose';
 import type { BackedUpVolume, BackupMethod, WorkerBackupsStore } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import { serviceObjects } from '../pipeline/service-objects.js';
-import { PermanentStepError } from '../pipeline/step-errors.js';
+import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
 import { storedPlan } from '../release/release-images.js';
+import { applyRetention, retentionOf, type RetentionDefaults } from './retention.js';
 import { withServiceStopped, type PauseDeps } from './service-pause.js';
 import type { VolumeEngine } from './volume-engine.js';
 import { runOnService, type VolumeRunDeps } from './volume-run.js';
@@ -14,9 +15,15 @@ const METHOD_LABEL = 'hostctl.backup.method';
 
 export type BackupProcessorDeps = PauseDeps &
   VolumeRunDeps & {
-    store: Pick<WorkerBackupsStore, 'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup'>;
+    store: Pick<
+      WorkerBackupsStore,
+      'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup' | 'expireBackups'
+    >;
     engine: VolumeEngine;
     instance: string;
+    /** The target's kind (`local`, `s3`), recorded on each backup. */
+    target: string;
+    retention: RetentionDefaults;
   };
 
 /**
@@ -62,6 +69,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       fail: (reason: string) =>
         deps.store.finishBackup(backupId, {
           status: 'failed',
+          target: deps.target,
           method,
           deploymentId,
           volumes: [],
@@ -78,6 +86,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       deploymentId = last.id;
       if (plan.volumes.length === 0) throw new PermanentStepError('the service has no named volumes');
       method = backupMethodOf(plan);
+      const policy = retentionOf(plan, deps.retention);
       await log(`backing up ${plan.volumes.join(', ')} of release ${last.id} (method ${method})`);
       await deps.engine.ensureRepository(backupId, backup.customerId);
       const objects = serviceObjects(service.id, deps.instance);
@@ -105,6 +114,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       else await takeAll();
       await deps.store.finishBackup(backupId, {
         status: 'succeeded',
+        target: deps.target,
         method,
         deploymentId,
         volumes,
@@ -113,6 +123,17 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
         error: null,
       });
       await log('backup succeeded');
+      // The snapshot is safe whatever happens next: a retention failure is logged, never turns
+      // the backup into a failure, and leaves every earlier backup listed as it was.
+      await applyRetention(
+        deps,
+        { id: backupId, customerId: backup.customerId, serviceId: service.id, volumes: plan.volumes, policy },
+        log,
+      ).catch(async (error: unknown) => {
+        const reason = messageOf(error);
+        deps.logger.warn({ backupId, serviceId: service.id, err: reason }, 'backup retention failed');
+        await log(`retention failed: ${reason}`);
+      });
     });
   };
 }

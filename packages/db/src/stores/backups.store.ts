@@ -5,8 +5,11 @@ import { customerWhere } from './scope-where.js';
 
 export type BackupsStore = ReturnType<typeof createBackupsStore>;
 
-/** queued → running → succeeded | failed; only `succeeded` backups can be restored. */
-export type BackupStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+/**
+ * queued → running → succeeded | failed; a succeeded backup whose snapshots the retention policy
+ * forgot becomes `expired`. Only `succeeded` backups can be restored.
+ */
+export type BackupStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
 /** How a component's volumes are kept consistent while restic reads them (docs/backups.md). */
 export type BackupMethod = 'stop' | 'live';
 
@@ -42,7 +45,7 @@ export interface RestoreRun {
   backupId: string;
   serviceId: string;
   customerId: string;
-  status: BackupStatus;
+  status: Exclude<BackupStatus, 'expired'>;
   keptVolumes: string[];
   log: string;
   error: string | null;
@@ -53,6 +56,8 @@ export interface RestoreRun {
 
 export interface BackupOutcome {
   status: 'succeeded' | 'failed';
+  /** The target the worker wrote to (`local`, `s3`): the backup is restored from it only. */
+  target: string;
   method: BackupMethod;
   deploymentId: string | null;
   volumes: BackedUpVolume[];
@@ -68,7 +73,10 @@ const toBackup = (row: BackupRow): BackupRun => ({
   volumes: Array.isArray(row.volumes) ? (row.volumes as unknown as BackedUpVolume[]) : [],
   sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes),
 });
-const toRestore = (row: RestoreRow): RestoreRun => ({ ...row, status: row.status as BackupStatus });
+const toRestore = (row: RestoreRow): RestoreRun => ({
+  ...row,
+  status: row.status as RestoreRun['status'],
+});
 
 /**
  * Backups and restores (docs/backups.md). Reads the API serves take the caller's CustomerScope:
@@ -160,6 +168,7 @@ export function createWorkerBackupsStore(db: Db) {
         where: { id },
         data: {
           status: outcome.status,
+          target: outcome.target,
           method: outcome.method,
           deploymentId: outcome.deploymentId,
           volumes: outcome.volumes,
@@ -169,6 +178,39 @@ export function createWorkerBackupsStore(db: Db) {
           finishedAt: new Date(),
         },
       });
+    },
+    /**
+     * Marks `expired` every succeeded backup of the service in that customer's repository on that
+     * target of which a snapshot is no longer kept; returns their ids. Only the rows of the
+     * repository that was pruned: a backup on another target or of another customer is untouched.
+     */
+    async expireBackups(input: {
+      serviceId: string;
+      customerId: string;
+      target: string;
+      keptSnapshots: Set<string>;
+      reason: string;
+    }): Promise<string[]> {
+      const rows = await db.backup.findMany({
+        where: {
+          serviceId: input.serviceId,
+          customerId: input.customerId,
+          target: input.target,
+          status: 'succeeded',
+        },
+      });
+      const gone = rows
+        .map(toBackup)
+        .filter((row) => row.volumes.some((volume) => !input.keptSnapshots.has(volume.snapshot_id)))
+        .map((row) => row.id);
+      if (gone.length === 0) return [];
+      await db.backup.updateMany({
+        where: { id: { in: gone }, status: 'succeeded' },
+        data: { status: 'expired', error: input.reason },
+      });
+      const line = `${new Date().toISOString()} expired: ${input.reason}\n`;
+      for (const id of gone) await db.$executeRaw`UPDATE backups SET log = log || ${line} WHERE id = ${id}`;
+      return gone;
     },
     async markKept(id: string, volume: string) {
       await db.backupRestore.update({ where: { id }, data: { keptVolumes: { push: volume } } });

@@ -110,6 +110,11 @@ export function createBackupsService(deps: BackupsServiceDeps) {
       const service = await visibleService(principal, backup.serviceId).catch(() => {
         throw new DomainError('not_found', `backup ${backupId} not found`);
       });
+      if (backup.status === 'expired')
+        throw new DomainError(
+          'conflict',
+          `backup ${backupId} is expired and cannot be restored: ${backup.error ?? 'the retention policy removed its snapshots'}`,
+        );
       if (backup.status !== 'succeeded')
         throw new DomainError(
           'conflict',
