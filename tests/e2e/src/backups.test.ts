@@ -206,3 +206,51 @@ describe('a backup that cannot be taken', () => {
     expect(restore.body.code).toBe('conflict');
   });
 });
+
+describe('a service whose retention keeps one backup', () => {
+  // The policy by labels: keep the newest snapshot only (the operator's defaults keep more).
+  const compose = [
+    'services:',
+    '  web:',
+    `    image: ${TEST_IMAGE}`,
+    '    ports: ["8080"]',
+    '    labels:',
+    '      hostctl.backup.keep-last: "1"',
+    '      hostctl.backup.keep-daily: "0"',
+    '      hostctl.backup.keep-weekly: "0"',
+    '      hostctl.backup.keep-monthly: "0"',
+    '    volumes:',
+    '      - data:/www',
+    'volumes:',
+    '  data: {}',
+    '',
+  ].join('\n');
+
+  it('expires the older backup after the next one, and refuses to restore it saying why', async () => {
+    const service = await deploy(compose);
+    const volume = volumeOf(service.id, 'data');
+    await writeVolumeFile(volume, 'index.html', 'first');
+    const first = await backupDone((await api.post<Backup>(`/api/services/${service.id}/backups`)).body.id);
+    expect(first.status, first.log).toBe('succeeded');
+    expect(first.log).toContain('retention (keep last 1, daily 0, weekly 0, monthly 0): no backup expired');
+
+    await writeVolumeFile(volume, 'index.html', 'second');
+    const second = await backupDone((await api.post<Backup>(`/api/services/${service.id}/backups`)).body.id);
+    expect(second.status, second.log).toBe('succeeded');
+    expect(second.log).toContain(`: ${first.id} expired`);
+
+    const expired = await api.get<Backup>(`/api/backups/${first.id}`);
+    expect(expired.body.status).toBe('expired');
+    expect(expired.body.error).toMatch(/removed by the retention policy \(keep last 1/);
+    const refused = await api.post<{ code: string; detail: string }>(`/api/backups/${first.id}/restore`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('conflict');
+    expect(refused.body.detail).toMatch(/is expired and cannot be restored: its snapshots were removed/);
+
+    // The kept one still restores: the prune removed only what the policy let go.
+    await writeVolumeFile(volume, 'index.html', 'third');
+    const restore = await restoreDone((await api.post<Run>(`/api/backups/${second.id}/restore`)).body.id);
+    expect(restore, restore.log).toMatchObject({ status: 'succeeded' });
+    expect(await servedBy(service.id)).toBe('second');
+  });
+});

@@ -8,6 +8,7 @@ import { createLocalTarget, type BackupTarget } from './repository.js';
 import type { RetentionDefaults } from './retention.js';
 import { createS3Target, type S3Settings } from './s3-target.js';
 import { createRestoreProcessor } from './restore.processor.js';
+import { createVerifyProcessor } from './verify.processor.js';
 import { createVolumeEngine } from './volume-engine.js';
 
 type TargetConfig = S3Settings & { BACKUP_LOCAL_PATH: string };
@@ -47,5 +48,9 @@ export function createBackupProcessors(options: {
     retention: config,
     logger: options.logger,
   };
-  return { backup: createBackupProcessor(deps), restore: createRestoreProcessor(deps) };
+  return {
+    backup: createBackupProcessor(deps),
+    restore: createRestoreProcessor(deps),
+    verify: createVerifyProcessor(deps),
+  };
 }

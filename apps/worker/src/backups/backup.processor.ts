@@ -112,19 +112,10 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       };
       if (method === 'stop') await withServiceStopped(deps, service, log, takeAll);
       else await takeAll();
-      await deps.store.finishBackup(backupId, {
-        status: 'succeeded',
-        target: deps.target,
-        method,
-        deploymentId,
-        volumes,
-        sizeBytes: volumes.reduce((sum, volume) => sum + volume.bytes, 0),
-        durationMs: Date.now() - started,
-        error: null,
-      });
-      await log('backup succeeded');
-      // The snapshot is safe whatever happens next: a retention failure is logged, never turns
-      // the backup into a failure, and leaves every earlier backup listed as it was.
+      const tookMs = Date.now() - started; // the backup's own duration, without the retention
+      // Before the run is reported succeeded, so a client that sees `succeeded` sees the earlier
+      // backups' final status too. The snapshots are safe whatever happens here: a retention
+      // failure is logged, never fails the backup, and leaves every earlier backup as it was.
       await applyRetention(
         deps,
         { id: backupId, customerId: backup.customerId, serviceId: service.id, volumes: plan.volumes, policy },
@@ -134,6 +125,17 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
         deps.logger.warn({ backupId, serviceId: service.id, err: reason }, 'backup retention failed');
         await log(`retention failed: ${reason}`);
       });
+      await deps.store.finishBackup(backupId, {
+        status: 'succeeded',
+        target: deps.target,
+        method,
+        deploymentId,
+        volumes,
+        sizeBytes: volumes.reduce((sum, volume) => sum + volume.bytes, 0),
+        durationMs: tookMs,
+        error: null,
+      });
+      await log('backup succeeded');
     });
   };
 }

@@ -10,6 +10,9 @@ export type BackupsStore = ReturnType<typeof createBackupsStore>;
  * forgot becomes `expired`. Only `succeeded` backups can be restored.
  */
 export type BackupStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
+/** The last repository check of a backup (docs/backups.md#verification). */
+export type VerifyStatus = 'queued' | 'running' | 'passed' | 'failed';
+
 /** How a component's volumes are kept consistent while restic reads them (docs/backups.md). */
 export type BackupMethod = 'stop' | 'live';
 
@@ -35,6 +38,9 @@ export interface BackupRun {
   durationMs: number | null;
   log: string;
   error: string | null;
+  verifyStatus: VerifyStatus | null;
+  verifyError: string | null;
+  verifiedAt: Date | null;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -69,6 +75,7 @@ export interface BackupOutcome {
 const toBackup = (row: BackupRow): BackupRun => ({
   ...row,
   status: row.status as BackupStatus,
+  verifyStatus: row.verifyStatus as VerifyStatus | null,
   method: row.method as BackupMethod,
   volumes: Array.isArray(row.volumes) ? (row.volumes as unknown as BackedUpVolume[]) : [],
   sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes),
@@ -115,6 +122,27 @@ export function createBackupsStore(db: Db) {
       const data = { status: 'failed', error: reason, finishedAt: new Date() };
       if (kind === 'backup') await db.backup.update({ where: { id }, data });
       else await db.backupRestore.update({ where: { id }, data });
+    },
+
+    /**
+     * Asks for a check of a succeeded backup; false when it is not (or no longer) succeeded. A
+     * check already queued or running is asked for again, which the job id makes a no-op.
+     */
+    async requestVerify(id: string): Promise<BackupRun | null> {
+      const { count } = await db.backup.updateMany({
+        where: { id, status: 'succeeded' },
+        data: { verifyStatus: 'queued', verifyError: null },
+      });
+      if (count === 0) return null;
+      const row = await db.backup.findUnique({ where: { id } });
+      return row ? toBackup(row) : null;
+    },
+
+    async failUnqueuedVerify(id: string, reason: string) {
+      await db.backup.update({
+        where: { id },
+        data: { verifyStatus: 'failed', verifyError: reason, verifiedAt: new Date() },
+      });
     },
 
     async createRestore(input: { backupId: string; serviceId: string; customerId: string }) {
@@ -211,6 +239,15 @@ export function createWorkerBackupsStore(db: Db) {
       const line = `${new Date().toISOString()} expired: ${input.reason}\n`;
       for (const id of gone) await db.$executeRaw`UPDATE backups SET log = log || ${line} WHERE id = ${id}`;
       return gone;
+    },
+    async startVerify(id: string) {
+      await db.backup.update({ where: { id }, data: { verifyStatus: 'running' } });
+    },
+    async finishVerify(id: string, outcome: { status: 'passed' | 'failed'; error: string | null }) {
+      await db.backup.update({
+        where: { id },
+        data: { verifyStatus: outcome.status, verifyError: outcome.error, verifiedAt: new Date() },
+      });
     },
     async markKept(id: string, volume: string) {
       await db.backupRestore.update({ where: { id }, data: { keptVolumes: { push: volume } } });

@@ -35,6 +35,17 @@ export const Backup = Type.Object(
     duration_ms: Nullable(Type.Integer()),
     error: Nullable(Type.String()),
     log: Type.String(),
+    /** The last repository check (POST /api/backups/:id/verify); null: never checked. */
+    verify_status: Nullable(
+      Type.Union([
+        Type.Literal('queued'),
+        Type.Literal('running'),
+        Type.Literal('passed'),
+        Type.Literal('failed'),
+      ]),
+    ),
+    verify_error: Nullable(Type.String()),
+    verified_at: Nullable(Timestamp),
     created_at: Timestamp,
     started_at: Nullable(Timestamp),
     finished_at: Nullable(Timestamp),
