@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -68,6 +68,18 @@ afterAll(async () => {
 const finished = (run: Run) => run.status === 'succeeded' || run.status === 'failed';
 const backupDone = async (id: string) =>
   eventually(async () => (await api.get<Backup>(`/api/backups/${id}`)).body, finished, 120_000);
+type Verified = { verify_status: string | null; verify_error: string | null; verified_at: string | null };
+/** Asks for a check and waits for its outcome (a check already passed is asked for again). */
+async function verifyDone(id: string): Promise<Verified> {
+  const asked = await api.post<Verified>(`/api/backups/${id}/verify`);
+  expect(asked.status).toBe(202);
+  expect(asked.body.verify_status).toBe('queued');
+  return eventually(
+    async () => (await api.get<Verified>(`/api/backups/${id}`)).body,
+    (row) => row.verify_status === 'passed' || row.verify_status === 'failed',
+    120_000,
+  );
+}
 const restoreDone = async (id: string) =>
   eventually(async () => (await api.get<Run>(`/api/restores/${id}`)).body, finished, 120_000);
 
@@ -252,5 +264,25 @@ describe('a service whose retention keeps one backup', () => {
     const restore = await restoreDone((await api.post<Run>(`/api/backups/${second.id}/restore`)).body.id);
     expect(restore, restore.log).toMatchObject({ status: 'succeeded' });
     expect(await servedBy(service.id)).toBe('second');
+
+    // Verification: the kept backup's repository checks clean; the expired one is not checked.
+    const verified = await verifyDone(second.id);
+    expect(verified, verified.verify_error ?? '').toMatchObject({
+      verify_status: 'passed',
+      verify_error: null,
+    });
+    expect(verified.verified_at).toEqual(expect.any(String));
+    expect((await api.post(`/api/backups/${first.id}/verify`)).status).toBe(409);
+    expect((await otherCustomer.post(`/api/backups/${second.id}/verify`)).status).toBe(404);
+
+    // A pack file lost on the target (a bad disk, a bucket rule): the check says so.
+    const packs = path.join(repositories, customerId, 'data');
+    const files = await readdir(packs, { recursive: true, withFileTypes: true });
+    const pack = files.find((entry) => entry.isFile());
+    expect(pack).toBeDefined();
+    await rm(path.join(pack!.parentPath, pack!.name));
+    const damaged = await verifyDone(second.id);
+    expect(damaged.verify_status).toBe('failed');
+    expect(damaged.verify_error).toMatch(/restic check failed/);
   });
 });

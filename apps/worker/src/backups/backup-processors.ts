@@ -14,7 +14,7 @@ import { createVolumeEngine } from './volume-engine.js';
 type TargetConfig = S3Settings & { BACKUP_LOCAL_PATH: string };
 
 /** The target new backups go to and restores come from (docs/backups.md#where-backups-go). */
-export function createBackupTarget(config: TargetConfig & { BACKUP_TARGET: 'local' | 's3' }): BackupTarget {
+function createBackupTarget(config: TargetConfig & { BACKUP_TARGET: 'local' | 's3' }): BackupTarget {
   return config.BACKUP_TARGET === 's3' ? createS3Target(config) : createLocalTarget(config);
 }
 

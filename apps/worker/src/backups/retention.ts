@@ -58,7 +58,7 @@ export function retentionOf(plan: Plan, defaults: RetentionDefaults): RetentionP
   return policy;
 }
 
-export const describePolicy = (policy: RetentionPolicy): string =>
+const describePolicy = (policy: RetentionPolicy): string =>
   `keep last ${policy.last}, daily ${policy.daily}, weekly ${policy.weekly}, monthly ${policy.monthly}`;
 
 /**

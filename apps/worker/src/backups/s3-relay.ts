@@ -3,7 +3,7 @@ import { chmod, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 
-export interface S3Relay {
+interface S3Relay {
   socketPath: string;
   close(): Promise<void>;
 }

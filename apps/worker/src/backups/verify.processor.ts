@@ -7,7 +7,7 @@ import { lockOrDelay } from '../processors/service-lock.js';
 import { engineReason } from './restic.js';
 import type { VolumeEngine } from './volume-engine.js';
 
-export interface VerifyProcessorDeps {
+interface VerifyProcessorDeps {
   store: Pick<WorkerBackupsStore, 'findBackup' | 'startVerify' | 'finishVerify'>;
   engine: Pick<VolumeEngine, 'restic' | 'cleanUp'>;
   locks: AdvisoryLocks;
