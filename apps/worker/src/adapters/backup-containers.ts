@@ -25,8 +25,6 @@ export interface EngineRun {
   env: string[];
   mounts: EngineMount[];
   labels: Labels;
-  /** `name:127.0.0.1` lines for /etc/hosts (the S3 target's relay); no network comes with them. */
-  extraHosts?: string[];
   /** Capabilities on top of the file ones (the S3 relay's port below 1024). */
   capAdd?: string[];
 }
@@ -81,7 +79,6 @@ export function createBackupContainers(options: { socketPath: string }): BackupC
             })),
             CapDrop: ['ALL'],
             CapAdd: [...ENGINE_CAPABILITIES, ...(spec.capAdd ?? [])],
-            ExtraHosts: spec.extraHosts ?? [],
             SecurityOpt: ['no-new-privileges'],
             ...ENGINE_LIMITS,
           },

@@ -39,8 +39,6 @@ export interface RepositoryAccess {
   mounts: EngineMount[];
   /** The command to run instead of `cmd` (the S3 target starts its relay end first). */
   command(cmd: string[]): string[];
-  /** `host:127.0.0.1` entries so an endpoint's name resolves to the relay inside the container. */
-  extraHosts: string[];
   /** Capabilities beyond the engine's file ones (binding a relay port below 1024). */
   capAdd: string[];
   /** Secret values to keep out of every reason and log line. */
@@ -92,7 +90,6 @@ export function createLocalTarget(settings: TargetSettings, keys?: RepositoryKey
         env: [`RESTIC_REPOSITORY=${REPOSITORY_MOUNT}`, `RESTIC_PASSWORD=${password}`],
         mounts: [{ type: 'bind', source, target: REPOSITORY_MOUNT, readOnly: false }],
         command: (cmd) => cmd,
-        extraHosts: [],
         capAdd: [],
         secrets: [password],
         close: async () => undefined,

@@ -46,7 +46,7 @@ describe('the retention policy of a plan', () => {
   it.each([
     ['0', 'hostctl.backup.keep-last', 'from 1 to 9999, not "0"'],
     ['-1', 'hostctl.backup.keep-daily', 'from 0 to 9999, not "-1"'],
-    ['seven', 'hostctl.backup.keep-weekly', 'not "seven"'],
+    ['seven', 'hostctl.backup.keep-weekly', 'from 0 to 9999, not "seven"'],
   ])('refuses %s for %s, naming the label', (value, label, message) => {
     expect(() => retentionOf(plan(container('db', { [label]: value })), defaults)).toThrow(
       `services.db.labels.${label} must be a whole number ${message}`,
@@ -122,9 +122,16 @@ describe('the S3 endpoint', () => {
   });
 
   it("waits for the relay's listener on the endpoint's port before running the command", () => {
-    const script = relayScript(9000);
+    const script = relayScript({ host: '127.0.0.1', port: 9000 });
+    expect(script).not.toContain('/etc/hosts');
     expect(script).toContain('TCP-LISTEN:9000,bind=127.0.0.1');
     expect(script).toContain(' 0100007F:2328 00000000:0000 0A ');
     expect(script.trim().endsWith('exec "$@"')).toBe(true);
+    expect(relayScript({ host: 's3.example.test', port: 443 })).toContain(
+      "echo '127.0.0.1 s3.example.test' >> /etc/hosts",
+    );
+    expect(() => relayScript({ host: "s3'; rm -rf /data; '", port: 443 })).toThrow(
+      /host name restic cannot use/,
+    );
   });
 });

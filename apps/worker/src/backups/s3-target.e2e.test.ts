@@ -81,7 +81,7 @@ beforeAll(async () => {
     '-subj',
     '/CN=127.0.0.1',
     '-addext',
-    'subjectAltName=IP:127.0.0.1',
+    'subjectAltName=IP:127.0.0.1,DNS:localhost',
     '-keyout',
     path.join(certDir, 'key.pem'),
     '-out',
@@ -184,6 +184,15 @@ describe('the S3 target', () => {
     expect(error?.message).not.toContain(
       createDerivedRepositoryKeys(settings.BACKUP_KEY).passwordFor(customerA),
     );
+  });
+
+  it('reaches an endpoint given by name (the container has no /etc/hosts of its own)', async () => {
+    const byName = engineFor({
+      BACKUP_S3_ENDPOINT: settings.BACKUP_S3_ENDPOINT.replace('127.0.0.1', 'localhost'),
+    });
+    const listed = await byName.restic(run, customerA, ['restic', 'snapshots', '--no-cache', '--json'], []);
+    expect(listed.exitCode, listed.stderr).toBe(0);
+    expect(listed.stdout).toContain(snapshotA);
   });
 
   it('gives the engine container no network: only its loopback and the relay socket', async () => {

@@ -51,22 +51,33 @@ export function parseEndpoint(value: string): Endpoint {
   return { protocol: url.protocol, host: url.hostname, port };
 }
 
+const HOSTNAME = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/;
+
 /**
  * The in-container end of the relay: socat listens on the container's own loopback at the
  * endpoint's port and forwards to the relay socket; restic starts once it listens (read from
- * /proc/net/tcp, no guessed sleep) and talks to `<endpoint host>:<port>`, which /etc/hosts maps
- * to 127.0.0.1, so TLS names and S3 signatures are the endpoint's real ones.
+ * /proc/net/tcp, no guessed sleep) and talks to `<endpoint host>:<port>`. A container without a
+ * network gets no /etc/hosts from Docker, so the script maps the endpoint's name to 127.0.0.1
+ * itself: TLS names and S3 signatures stay the endpoint's real ones.
  */
-export function relayScript(port: number): string {
-  const hex = port.toString(16).toUpperCase().padStart(4, '0');
-  return [
-    `socat TCP-LISTEN:${port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${RELAY_MOUNT} &`,
+export function relayScript(endpoint: { host: string; port: number }): string {
+  const hex = endpoint.port.toString(16).toUpperCase().padStart(4, '0');
+  const lines = [];
+  if (isIP(endpoint.host) === 0) {
+    // Checked so the name can sit in the script: letters, digits, dots and dashes only.
+    if (!HOSTNAME.test(endpoint.host))
+      throw unconfigured('BACKUP_S3_ENDPOINT has a host name restic cannot use');
+    lines.push(`echo '127.0.0.1 ${endpoint.host}' >> /etc/hosts`);
+  }
+  lines.push(
+    `socat TCP-LISTEN:${endpoint.port},bind=127.0.0.1,fork,reuseaddr UNIX-CONNECT:${RELAY_MOUNT} &`,
     'i=0',
     `until grep -q ' 0100007F:${hex} 00000000:0000 0A ' /proc/net/tcp; do`,
     '  i=$((i+1)); [ "$i" -gt 200 ] && { echo "the S3 relay did not start" >&2; exit 1; }; sleep 0.05',
     'done',
     'exec "$@"',
-  ].join('\n');
+  );
+  return lines.join('\n');
 }
 
 /**
@@ -117,9 +128,8 @@ export function createS3Target(settings: S3Settings, keys?: RepositoryKeys): Bac
         command: (cmd) => {
           const [program, ...args] = cmd;
           const wrapped = program === 'restic' ? ['restic', ...options, ...args] : cmd;
-          return ['sh', '-c', relayScript(endpoint.port), 'sh', ...wrapped];
+          return ['sh', '-c', relayScript(endpoint), 'sh', ...wrapped];
         },
-        extraHosts: isIP(endpoint.host) ? [] : [`${endpoint.host}:127.0.0.1`],
         capAdd: endpoint.port < 1024 ? ['NET_BIND_SERVICE'] : [],
         secrets: [password, settings.BACKUP_S3_SECRET_ACCESS_KEY],
         close: () => relay.close(),

@@ -36,7 +36,7 @@ export function createVolumeEngine(deps: {
     runId: string,
     cmd: string[],
     mounts: EngineMount[],
-    extra: { env?: string[]; extraHosts?: string[]; capAdd?: string[] } = {},
+    extra: { env?: string[]; capAdd?: string[] } = {},
   ) =>
     containers.run({
       name: `hostctl-backup-${runId.slice(0, 8)}-${(sequence += 1)}`,
@@ -45,7 +45,6 @@ export function createVolumeEngine(deps: {
       env: extra.env ?? [],
       mounts,
       labels: { [RUN_LABEL]: runId },
-      extraHosts: extra.extraHosts,
       capAdd: extra.capAdd,
     });
   const volume = (source: string, mountTarget: string, readOnly: boolean): EngineMount => ({
@@ -75,7 +74,6 @@ export function createVolumeEngine(deps: {
       for (let attempt = 1; ; attempt += 1) {
         result = await run(runId, access.command(cmd), [...access.mounts, ...mounts], {
           env: access.env,
-          extraHosts: access.extraHosts,
           capAdd: access.capAdd,
         });
         if (attempt >= LOCK_ATTEMPTS || !isLockedOut(result.stderr)) break;
