@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { chmod, mkdir, rm } from 'node:fs/promises';
+import { chmod, lstat, mkdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 
@@ -17,6 +17,13 @@ interface S3Relay {
  */
 export async function openS3Relay(dir: string, endpoint: { host: string; port: number }): Promise<S3Relay> {
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  // In a shared /tmp someone else may have made the directory first: they could then swap our
+  // socket for theirs and receive restic's traffic. Only a private directory of ours will do.
+  const stat = await lstat(dir);
+  if (!stat.isDirectory() || stat.uid !== process.getuid?.() || (stat.mode & 0o077) !== 0)
+    throw new Error(
+      `the relay directory ${dir} must be a directory of this user with mode 0700 (BACKUP_RELAY_DIR)`,
+    );
   const socketPath = path.join(dir, `${randomUUID()}.sock`);
   const open = new Set<net.Socket>();
   const server = net.createServer((inbound) => {

@@ -1,7 +1,11 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Plan, PlanContainer } from '@hostctl/compose';
 import { forgetCommand, parseSnapshotIds } from './restic.js';
 import { retentionOf } from './retention.js';
+import { openS3Relay } from './s3-relay.js';
 import { parseEndpoint, relayScript } from './s3-target.js';
 
 const defaults = {
@@ -133,5 +137,20 @@ describe('the S3 endpoint', () => {
     expect(() => relayScript({ host: "s3'; rm -rf /data; '", port: 443 })).toThrow(
       /host name restic cannot use/,
     );
+  });
+});
+
+describe('the relay directory', () => {
+  it('is refused when others can write into it', async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), 'hostctl-relay-open-'));
+    await chmod(dir, 0o777);
+    try {
+      await expect(openS3Relay(dir, { host: '127.0.0.1', port: 9 })).rejects.toThrow(/mode 0700/);
+      await chmod(dir, 0o700);
+      const relay = await openS3Relay(dir, { host: '127.0.0.1', port: 9 });
+      await relay.close();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
