@@ -39,7 +39,7 @@ export const backupSettings = {
   ),
   BACKUP_S3_CA_FILE: describe(
     Type.String({ default: '' }),
-    "S3 target: absolute path of a PEM file of certificates restic trusts for an https endpoint with a private CA (besides Debian's CA bundle in the image).",
+    "S3 target: absolute path of a PEM file of the certificates restic trusts for an https endpoint with a private CA (instead of Debian's CA bundle in the image).",
   ),
   BACKUP_RELAY_DIR: describe(
     Type.String({ default: '' }),
