@@ -2,7 +2,7 @@
 # Debian packages the dev stack needs; installs only the missing ones.
 
 APT_PACKAGES=(docker.io docker-registry docker-compose pdns-server pdns-backend-sqlite3 caddy pebble busybox-static dnsutils
-  chromium sqlite3 git curl restic)
+  chromium sqlite3 git curl restic socat)
 
 ensure_apt_packages() {
   local missing=() pkg

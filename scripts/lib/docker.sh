@@ -5,8 +5,10 @@
 REGISTRY_ADDR=127.0.0.1:5000
 BASE_IMAGE=local/busybox:1
 NODE_IMAGE=local/node:20
-# The backup engine's image (docs/backups.md): restic from Debian on the busybox rootfs.
-RESTIC_IMAGE=local/hostctl-restic:1
+# The backup engine's image (docs/backups.md): restic and socat from Debian on the busybox rootfs.
+# Version 2 added socat (the S3 target's in-container end of the relay); a new tag so hosts that
+# built version 1 build it again.
+RESTIC_IMAGE=local/hostctl-restic:2
 REGISTRY_IMAGE=busybox:1
 
 docker_up() { docker info >/dev/null 2>&1; }
@@ -185,19 +187,26 @@ build_node_image() {
   import_rootfs "$rootfs" "$NODE_IMAGE" --change 'ENV PATH=/usr/local/bin:/bin' --change 'CMD ["node"]'
 }
 
-# build_restic_image: the busybox rootfs plus this machine's restic and its shared libraries: backups
-# and restores run in short-lived containers of it, never with restic on the host (docs/backups.md).
+# build_restic_image: the busybox rootfs plus this machine's restic and socat with their shared
+# libraries: backups and restores run in short-lived containers of it, never with restic on the
+# host (docs/backups.md). socat joins the container's loopback to the worker's S3 relay socket;
+# the CA bundle lets restic check an https endpoint's certificate.
 build_restic_image() {
-  local rootfs restic lib
-  restic=$(readlink -f "$(command -v restic)")
+  local rootfs binary name lib
   mkdir -p "$DATA/tmp"
   rootfs=$(mktemp -d "$DATA/tmp/restic-rootfs.XXXXXX")
   busybox_rootfs "$rootfs"
-  cp "$restic" "$rootfs/bin/restic"
-  for lib in $(ldd "$restic" | grep -o '/[^ ]*'); do
-    mkdir -p "$rootfs$(dirname "$lib")"
-    cp -L "$lib" "$rootfs$lib"
+  for name in restic socat; do
+    binary=$(readlink -f "$(command -v "$name")")
+    cp "$binary" "$rootfs/bin/$name"
+    for lib in $(ldd "$binary" | grep -o '/[^ ]*'); do
+      mkdir -p "$rootfs$(dirname "$lib")"
+      cp -L "$lib" "$rootfs$lib"
+    done
   done
+  # The S3 target over https: Go reads the trusted roots from this file (Debian's ca-certificates).
+  mkdir -p "$rootfs/etc/ssl/certs"
+  cp -L /etc/ssl/certs/ca-certificates.crt "$rootfs/etc/ssl/certs/ca-certificates.crt"
   import_rootfs "$rootfs" "$RESTIC_IMAGE" --change 'ENV PATH=/bin' --change 'ENV HOME=/tmp' \
     --change 'CMD ["restic","version"]'
 }

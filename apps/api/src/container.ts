@@ -188,10 +188,10 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const backups = createBackupsService({
     store: createBackupsStore(db),
     services: servicesStore,
-    enqueue: async (run) =>
-      void (await (run.kind === 'backup'
-        ? producer.enqueue('backup', { backupId: run.backupId })
-        : producer.enqueue('restore', { restoreId: run.restoreId }))),
+    enqueue: async (run) => {
+      if (run.kind === 'restore') await producer.enqueue('restore', { restoreId: run.restoreId });
+      else await producer.enqueue(run.kind, { backupId: run.backupId });
+    },
   });
   const webhooks = createWebhooksService({
     hooks: createWebhooksStore(db),

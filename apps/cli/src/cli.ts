@@ -2,7 +2,13 @@ import { parseArgs, UsageError, type ParsedArgs } from './args.js';
 import { createApiClient, type ApiClient } from './client/api-client.js';
 import { loadClientConfig, type ClientConfig } from './client/client-config.js';
 import type { ClientCommand, CommandContext } from './client/context.js';
-import { createBackup, getBackup, listBackups, restoreBackup } from './commands/backups.commands.js';
+import {
+  createBackup,
+  getBackup,
+  verifyBackup,
+  listBackups,
+  restoreBackup,
+} from './commands/backups.commands.js';
 import { cancel, deploy, listDeployments, rollback } from './commands/deploy.commands.js';
 import { run } from './commands/run.commands.js';
 import { login, logout } from './commands/login.commands.js';
@@ -33,6 +39,7 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   'backups create': createBackup,
   'backups list': listBackups,
   'backups get': getBackup,
+  'backups verify': verifyBackup,
   restore: restoreBackup,
   deploy,
   rollback,

@@ -22,6 +22,7 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl backups create SERVICE [--wait [--timeout S]]   back up every named volume (docs/backups.md)
   hostctl backups list SERVICE [--page N] [--per-page N]
   hostctl backups get BACKUP
+  hostctl backups verify BACKUP [--wait [--timeout S]]   restic check of the backup's repository
   hostctl restore BACKUP [--wait [--timeout S]]          the backup's volumes back into its service
 SERVICE is an id or a name. --wait streams the deployment log to stderr (default timeout 900 s).
 Exit codes: 0 succeeded, 1 failed, 2 usage or configuration, 3 timed out waiting (the deployment

@@ -27,6 +27,7 @@ const processors: Processors = {
   run: record('run'),
   backup: record('backup'),
   restore: record('restore'),
+  verify: record('verify'),
 };
 let workers: Worker[] = [];
 const queues = new Map<QueueName, Queue>();

@@ -577,6 +577,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/backups/{id}/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postBackupsByIdVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/restores/{id}": {
         parameters: {
             query?: never;
@@ -5445,7 +5461,7 @@ export interface operations {
                         data: {
                             id: string;
                             service_id: string;
-                            status: "queued" | "running" | "succeeded" | "failed";
+                            status: "queued" | "running" | "succeeded" | "failed" | "expired";
                             method: "stop" | "live";
                             target: string;
                             release_id: string | null;
@@ -5459,6 +5475,9 @@ export interface operations {
                             duration_ms: number | null;
                             error: string | null;
                             log: string;
+                            verify_status: ("queued" | "running" | "passed" | "failed") | null;
+                            verify_error: string | null;
+                            verified_at: string | null;
                             /** Format: date-time */
                             created_at: string;
                             started_at: string | null;
@@ -5552,7 +5571,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         service_id: string;
-                        status: "queued" | "running" | "succeeded" | "failed";
+                        status: "queued" | "running" | "succeeded" | "failed" | "expired";
                         method: "stop" | "live";
                         target: string;
                         release_id: string | null;
@@ -5566,6 +5585,9 @@ export interface operations {
                         duration_ms: number | null;
                         error: string | null;
                         log: string;
+                        verify_status: ("queued" | "running" | "passed" | "failed") | null;
+                        verify_error: string | null;
+                        verified_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                         started_at: string | null;
@@ -5646,7 +5668,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         service_id: string;
-                        status: "queued" | "running" | "succeeded" | "failed";
+                        status: "queued" | "running" | "succeeded" | "failed" | "expired";
                         method: "stop" | "live";
                         target: string;
                         release_id: string | null;
@@ -5660,6 +5682,9 @@ export interface operations {
                         duration_ms: number | null;
                         error: string | null;
                         log: string;
+                        verify_status: ("queued" | "running" | "passed" | "failed") | null;
+                        verify_error: string | null;
+                        verified_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                         started_at: string | null;
@@ -5744,6 +5769,112 @@ export interface operations {
                         status: "queued" | "running" | "succeeded" | "failed";
                         error: string | null;
                         log: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postBackupsByIdVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A backup run of a service */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        status: "queued" | "running" | "succeeded" | "failed" | "expired";
+                        method: "stop" | "live";
+                        target: string;
+                        release_id: string | null;
+                        volumes: {
+                            name: string;
+                            snapshot_id: string;
+                            bytes: number;
+                            files: number;
+                        }[];
+                        size_bytes: number | null;
+                        duration_ms: number | null;
+                        error: string | null;
+                        log: string;
+                        verify_status: ("queued" | "running" | "passed" | "failed") | null;
+                        verify_error: string | null;
+                        verified_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                         started_at: string | null;

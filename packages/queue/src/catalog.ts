@@ -12,7 +12,7 @@ export const QUEUES = {
   notifications: 'notifications',
   /** One-off runs (docs/jobs.md): a command may take minutes, so it never waits behind deploys. */
   runs: 'runs',
-  /** Backups and restores of services' volumes (docs/backups.md): long, and never ahead of a stop. */
+  /** Backups, restores and checks of services' volumes (docs/backups.md): long, never ahead of a stop. */
   backups: 'backups',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
@@ -111,6 +111,14 @@ export const JOBS = {
     payload: RestorePayload,
     options: { ...RETRYING, attempts: 3, removeOnComplete: true },
     jobId: (payload) => `restore.${payload.restoreId}`,
+  }),
+  // A repository check of one backup; the row keeps the outcome. Asked for again while queued or
+  // running, the same id adds nothing.
+  verify: define({
+    queue: QUEUES.backups,
+    payload: BackupPayload,
+    options: { ...RETRYING, attempts: 3, removeOnComplete: true },
+    jobId: (payload) => `verify.${payload.backupId}`,
   }),
   // One attempt per job, removed once run (PostgreSQL keeps the log): the relay re-adds the id.
   notify: define({

@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -68,6 +68,18 @@ afterAll(async () => {
 const finished = (run: Run) => run.status === 'succeeded' || run.status === 'failed';
 const backupDone = async (id: string) =>
   eventually(async () => (await api.get<Backup>(`/api/backups/${id}`)).body, finished, 120_000);
+type Verified = { verify_status: string | null; verify_error: string | null; verified_at: string | null };
+/** Asks for a check and waits for its outcome (a check already passed is asked for again). */
+async function verifyDone(id: string): Promise<Verified> {
+  const asked = await api.post<Verified>(`/api/backups/${id}/verify`);
+  expect(asked.status).toBe(202);
+  expect(asked.body.verify_status).toBe('queued');
+  return eventually(
+    async () => (await api.get<Verified>(`/api/backups/${id}`)).body,
+    (row) => row.verify_status === 'passed' || row.verify_status === 'failed',
+    120_000,
+  );
+}
 const restoreDone = async (id: string) =>
   eventually(async () => (await api.get<Run>(`/api/restores/${id}`)).body, finished, 120_000);
 
@@ -204,5 +216,73 @@ describe('a backup that cannot be taken', () => {
     const restore = await api.post<{ code: string }>(`/api/backups/${backup.id}/restore`);
     expect(restore.status).toBe(409);
     expect(restore.body.code).toBe('conflict');
+  });
+});
+
+describe('a service whose retention keeps one backup', () => {
+  // The policy by labels: keep the newest snapshot only (the operator's defaults keep more).
+  const compose = [
+    'services:',
+    '  web:',
+    `    image: ${TEST_IMAGE}`,
+    '    ports: ["8080"]',
+    '    labels:',
+    '      hostctl.backup.keep-last: "1"',
+    '      hostctl.backup.keep-daily: "0"',
+    '      hostctl.backup.keep-weekly: "0"',
+    '      hostctl.backup.keep-monthly: "0"',
+    '    volumes:',
+    '      - data:/www',
+    'volumes:',
+    '  data: {}',
+    '',
+  ].join('\n');
+
+  it('expires the older backup after the next one, and refuses to restore it saying why', async () => {
+    const service = await deploy(compose);
+    const volume = volumeOf(service.id, 'data');
+    await writeVolumeFile(volume, 'index.html', 'first');
+    const first = await backupDone((await api.post<Backup>(`/api/services/${service.id}/backups`)).body.id);
+    expect(first.status, first.log).toBe('succeeded');
+    expect(first.log).toContain('retention (keep last 1, daily 0, weekly 0, monthly 0): no backup expired');
+
+    await writeVolumeFile(volume, 'index.html', 'second');
+    const second = await backupDone((await api.post<Backup>(`/api/services/${service.id}/backups`)).body.id);
+    expect(second.status, second.log).toBe('succeeded');
+    expect(second.log).toContain(`: ${first.id} expired`);
+
+    const expired = await api.get<Backup>(`/api/backups/${first.id}`);
+    expect(expired.body.status).toBe('expired');
+    expect(expired.body.error).toMatch(/removed by the retention policy \(keep last 1/);
+    const refused = await api.post<{ code: string; detail: string }>(`/api/backups/${first.id}/restore`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('conflict');
+    expect(refused.body.detail).toMatch(/is expired and cannot be restored: its snapshots were removed/);
+
+    // The kept one still restores: the prune removed only what the policy let go.
+    await writeVolumeFile(volume, 'index.html', 'third');
+    const restore = await restoreDone((await api.post<Run>(`/api/backups/${second.id}/restore`)).body.id);
+    expect(restore, restore.log).toMatchObject({ status: 'succeeded' });
+    expect(await servedBy(service.id)).toBe('second');
+
+    // Verification: the kept backup's repository checks clean; the expired one is not checked.
+    const verified = await verifyDone(second.id);
+    expect(verified, verified.verify_error ?? '').toMatchObject({
+      verify_status: 'passed',
+      verify_error: null,
+    });
+    expect(verified.verified_at).toEqual(expect.any(String));
+    expect((await api.post(`/api/backups/${first.id}/verify`)).status).toBe(409);
+    expect((await otherCustomer.post(`/api/backups/${second.id}/verify`)).status).toBe(404);
+
+    // A pack file lost on the target (a bad disk, a bucket rule): the check says so.
+    const packs = path.join(repositories, customerId, 'data');
+    const files = await readdir(packs, { recursive: true, withFileTypes: true });
+    const pack = files.find((entry) => entry.isFile());
+    expect(pack).toBeDefined();
+    await rm(path.join(pack!.parentPath, pack!.name));
+    const damaged = await verifyDone(second.id);
+    expect(damaged.verify_status).toBe('failed');
+    expect(damaged.verify_error).toMatch(/restic check failed/);
   });
 });

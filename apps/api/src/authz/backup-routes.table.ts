@@ -37,6 +37,9 @@ export const BACKUP_ROUTES: Record<string, RouteEntry> = {
   'POST /api/backups/:id/restore': one('restore', writeA(202), async (f) => ({
     url: `/api/backups/${await backupOf(f, await f.freshService())}/restore`,
   })),
+  'POST /api/backups/:id/verify': one('verify', writeA(202), async (f) => ({
+    url: `/api/backups/${await backupOf(f, f.serviceA)}/verify`,
+  })),
   'GET /api/restores/:id': one('restore run', readA(200), async (f) => ({
     url: `/api/restores/${await restoreOf(f)}`,
   })),

@@ -47,6 +47,7 @@ const BODILESS = new Set([
   // Backups (issue 33): the run's settings come from the service's release, not the request.
   'POST /api/services/:id/backups',
   'POST /api/backups/:id/restore',
+  'POST /api/backups/:id/verify',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
 const QUERYLESS = new Set([

@@ -34,6 +34,25 @@ describe('hostctl backups and restore', () => {
     expect(result.stderr).toContain(`${RESTORE} failed: restic restore of snapshot 9c6d33e0 failed`);
   });
 
+  it('verifies a backup and exits 1 with the reason when the check failed', async () => {
+    const checked = (status: string, error: string | null = null) => ({
+      ...runOf(BACKUP, 'succeeded'),
+      verify_status: status,
+      verify_error: error,
+    });
+    const api = fakeApi({
+      [`POST /api/backups/${BACKUP}/verify`]: [202, checked('queued')],
+      [`GET /api/backups/${BACKUP}`]: (_url, call) => [
+        200,
+        call < 2 ? checked('running') : checked('failed', 'restic check failed (exit 1): pack 1a2b missing'),
+      ],
+    });
+    const result = await run(['backups', 'verify', BACKUP, '--wait'], api.fetchImpl);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(`${BACKUP}: verify failed`);
+    expect(result.stderr).toContain('restic check failed (exit 1): pack 1a2b missing');
+  });
+
   it("answers another customer's backup as not found, without waiting", async () => {
     const api = fakeApi({});
     const result = await run(['restore', BACKUP], api.fetchImpl);

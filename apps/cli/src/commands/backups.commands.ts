@@ -112,6 +112,35 @@ export const restoreBackup: ClientCommand = async (context) => {
   );
 };
 
+/**
+ * `backups verify BACKUP [--wait [--timeout S]]`: a repository check of the backup; with --wait,
+ * exit 0 when it passed, 1 when it failed (the reason on stderr), 3 when the wait ran out.
+ */
+export const verifyBackup: ClientCommand = async (context) => {
+  assertKnownFlags(context.args, WAIT_FLAGS);
+  const [id = ''] = operands(context.args, 2, ['BACKUP']);
+  let backup = await must(
+    context.client().api.POST('/api/backups/{id}/verify', { params: { path: { id } } }),
+  );
+  if (context.args.flags.get('wait') === true) {
+    const timeoutSeconds = integerFlag(context.args, 'timeout', 24 * 3600) ?? DEFAULT_WAIT_SECONDS;
+    const deadline = Date.now() + timeoutSeconds * 1000;
+    while (backup.verify_status === 'queued' || backup.verify_status === 'running') {
+      if (Date.now() > deadline) {
+        context.err(`hostctl: the check of ${id} is still ${backup.verify_status} after ${timeoutSeconds}s`);
+        return EXIT.timedOut;
+      }
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      backup = await readBackup(context, id);
+    }
+  }
+  if (context.json) printJson(context, backup);
+  else context.out(`${backup.id}: verify ${backup.verify_status ?? 'not asked'}`);
+  if (backup.verify_status !== 'failed') return EXIT.ok;
+  context.err(`hostctl: the check of ${backup.id} failed: ${backup.verify_error ?? 'no reason given'}`);
+  return EXIT.failed;
+};
+
 function readBackup(context: CommandContext, id: string): Promise<Backup> {
   return must(context.client().api.GET('/api/backups/{id}', { params: { path: { id } } }));
 }

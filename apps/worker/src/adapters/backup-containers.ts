@@ -5,8 +5,8 @@ import type { Labels } from './runtime.js';
 
 /**
  * Short-lived containers of the backup engine (docs/backups.md): restic, or a busybox copy, run
- * with exactly the mounts given (a service's volume, the customer's repository) and no network, so
- * nothing but the volume and the repository is reachable from it. Removed once finished, whatever
+ * with exactly the mounts given (a service's volume, the customer's repository or the S3 relay's
+ * socket) and no network, so nothing but the volume and the repository is reachable from it. Removed once finished, whatever
  * the outcome; a run's leftovers after a worker crash are found by their label and removed first.
  */
 export interface EngineMount {
@@ -25,6 +25,8 @@ export interface EngineRun {
   env: string[];
   mounts: EngineMount[];
   labels: Labels;
+  /** Capabilities on top of the file ones (the S3 relay's port below 1024). */
+  capAdd?: string[];
 }
 
 export interface EngineResult {
@@ -76,7 +78,7 @@ export function createBackupContainers(options: { socketPath: string }): BackupC
               ReadOnly: mount.readOnly,
             })),
             CapDrop: ['ALL'],
-            CapAdd: ENGINE_CAPABILITIES,
+            CapAdd: [...ENGINE_CAPABILITIES, ...(spec.capAdd ?? [])],
             SecurityOpt: ['no-new-privileges'],
             ...ENGINE_LIMITS,
           },

@@ -4,16 +4,25 @@ import type { Logger } from 'pino';
 import { createBackupContainers } from '../adapters/backup-containers.js';
 import type { LifecycleProcessorDeps } from '../processors/lifecycle.processor.js';
 import { createBackupProcessor } from './backup.processor.js';
-import { createLocalTarget } from './repository.js';
+import { createLocalTarget, type BackupTarget } from './repository.js';
+import type { RetentionDefaults } from './retention.js';
+import { createS3Target, type S3Settings } from './s3-target.js';
 import { createRestoreProcessor } from './restore.processor.js';
+import { createVerifyProcessor } from './verify.processor.js';
 import { createVolumeEngine } from './volume-engine.js';
+
+type TargetConfig = S3Settings & { BACKUP_LOCAL_PATH: string };
+
+/** The target new backups go to and restores come from (docs/backups.md#where-backups-go). */
+function createBackupTarget(config: TargetConfig & { BACKUP_TARGET: 'local' | 's3' }): BackupTarget {
+  return config.BACKUP_TARGET === 's3' ? createS3Target(config) : createLocalTarget(config);
+}
 
 /** The backup and restore processors of the worker (docs/backups.md), wired from its config. */
 export function createBackupProcessors(options: {
-  config: Pick<
-    WorkerConfig,
-    'DOCKER_SOCKET' | 'RUNTIME' | 'BACKUP_LOCAL_PATH' | 'BACKUP_KEY' | 'BACKUP_IMAGE'
-  >;
+  config: Pick<WorkerConfig, 'DOCKER_SOCKET' | 'RUNTIME' | 'BACKUP_TARGET' | 'BACKUP_IMAGE'> &
+    TargetConfig &
+    RetentionDefaults;
   db: Db;
   locks: AdvisoryLocks;
   services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
@@ -21,9 +30,10 @@ export function createBackupProcessors(options: {
   logger: Logger;
 }) {
   const { config } = options;
+  const target = createBackupTarget(config);
   const engine = createVolumeEngine({
     containers: createBackupContainers({ socketPath: config.DOCKER_SOCKET }),
-    target: createLocalTarget(config),
+    target,
     image: config.BACKUP_IMAGE,
   });
   const deps = {
@@ -34,7 +44,13 @@ export function createBackupProcessors(options: {
     engine,
     instance: options.lifecycle.release.instance,
     isSwarm: config.RUNTIME === 'swarm',
+    target: target.kind,
+    retention: config,
     logger: options.logger,
   };
-  return { backup: createBackupProcessor(deps), restore: createRestoreProcessor(deps) };
+  return {
+    backup: createBackupProcessor(deps),
+    restore: createRestoreProcessor(deps),
+    verify: createVerifyProcessor(deps),
+  };
 }

@@ -3,8 +3,9 @@ import type { Plan } from '@hostctl/compose';
 import type { BackedUpVolume, BackupMethod, WorkerBackupsStore } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import { serviceObjects } from '../pipeline/service-objects.js';
-import { PermanentStepError } from '../pipeline/step-errors.js';
+import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
 import { storedPlan } from '../release/release-images.js';
+import { applyRetention, retentionOf, type RetentionDefaults } from './retention.js';
 import { withServiceStopped, type PauseDeps } from './service-pause.js';
 import type { VolumeEngine } from './volume-engine.js';
 import { runOnService, type VolumeRunDeps } from './volume-run.js';
@@ -14,9 +15,15 @@ const METHOD_LABEL = 'hostctl.backup.method';
 
 export type BackupProcessorDeps = PauseDeps &
   VolumeRunDeps & {
-    store: Pick<WorkerBackupsStore, 'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup'>;
+    store: Pick<
+      WorkerBackupsStore,
+      'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup' | 'expireBackups'
+    >;
     engine: VolumeEngine;
     instance: string;
+    /** The target's kind (`local`, `s3`), recorded on each backup. */
+    target: string;
+    retention: RetentionDefaults;
   };
 
 /**
@@ -62,6 +69,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       fail: (reason: string) =>
         deps.store.finishBackup(backupId, {
           status: 'failed',
+          target: deps.target,
           method,
           deploymentId,
           volumes: [],
@@ -78,6 +86,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       deploymentId = last.id;
       if (plan.volumes.length === 0) throw new PermanentStepError('the service has no named volumes');
       method = backupMethodOf(plan);
+      const policy = retentionOf(plan, deps.retention);
       await log(`backing up ${plan.volumes.join(', ')} of release ${last.id} (method ${method})`);
       await deps.engine.ensureRepository(backupId, backup.customerId);
       const objects = serviceObjects(service.id, deps.instance);
@@ -103,13 +112,27 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       };
       if (method === 'stop') await withServiceStopped(deps, service, log, takeAll);
       else await takeAll();
+      const tookMs = Date.now() - started; // the backup's own duration, without the retention
+      // Before the run is reported succeeded, so a client that sees `succeeded` sees the earlier
+      // backups' final status too. The snapshots are safe whatever happens here: a retention
+      // failure is logged, never fails the backup, and leaves every earlier backup as it was.
+      await applyRetention(
+        deps,
+        { id: backupId, customerId: backup.customerId, serviceId: service.id, volumes: plan.volumes, policy },
+        log,
+      ).catch(async (error: unknown) => {
+        const reason = messageOf(error);
+        deps.logger.warn({ backupId, serviceId: service.id, err: reason }, 'backup retention failed');
+        await log(`retention failed: ${reason}`);
+      });
       await deps.store.finishBackup(backupId, {
         status: 'succeeded',
+        target: deps.target,
         method,
         deploymentId,
         volumes,
         sizeBytes: volumes.reduce((sum, volume) => sum + volume.bytes, 0),
-        durationMs: Date.now() - started,
+        durationMs: tookMs,
         error: null,
       });
       await log('backup succeeded');

@@ -29,17 +29,45 @@ export function createDerivedRepositoryKeys(operatorKey: string): RepositoryKeys
   };
 }
 
+/**
+ * What one engine container needs to open a customer's repository: its environment (repository,
+ * password, credentials: never log it), its mounts, and for a target across the network the way
+ * out (a relay socket, see s3-target.ts). `close` ends whatever `open` started.
+ */
+export interface RepositoryAccess {
+  env: string[];
+  mounts: EngineMount[];
+  /** The command to run instead of `cmd` (the S3 target starts its relay end first). */
+  command(cmd: string[]): string[];
+  /** Capabilities beyond the engine's file ones (binding a relay port below 1024). */
+  capAdd: string[];
+  /** Secret values to keep out of every reason and log line. */
+  secrets: string[];
+  close(): Promise<void>;
+}
+
 export interface BackupTarget {
-  /** The mount of the customer's repository in the engine's container. */
-  repositoryMount(customerId: string): Promise<EngineMount>;
-  password(customerId: string): string;
+  /** `local` or `s3`: recorded on each backup, which is restored from that target only. */
+  kind: 'local' | 's3';
+  open(customerId: string): Promise<RepositoryAccess>;
 }
 
 const CUSTOMER_ID = /^[0-9a-f-]{36}$/;
 
+export function checkCustomerId(customerId: string): string {
+  if (!CUSTOMER_ID.test(customerId)) throw new PermanentStepError('the backup names no valid customer');
+  return customerId;
+}
+
 interface TargetSettings {
   BACKUP_LOCAL_PATH: string;
   BACKUP_KEY: string;
+}
+
+export function requireBackupKey(key: string, keys?: RepositoryKeys): RepositoryKeys {
+  if (key === '' && !keys)
+    throw new PermanentStepError('backups are not configured on this worker: BACKUP_KEY is needed');
+  return keys ?? createDerivedRepositoryKeys(key);
 }
 
 /**
@@ -47,24 +75,25 @@ interface TargetSettings {
  * backup container ever sees. Missing settings fail the run with a reason, never silently.
  */
 export function createLocalTarget(settings: TargetSettings, keys?: RepositoryKeys): BackupTarget {
-  const configured = (): { root: string; keys: RepositoryKeys } => {
-    if (!path.isAbsolute(settings.BACKUP_LOCAL_PATH) || settings.BACKUP_KEY === '')
-      throw new PermanentStepError(
-        'backups are not configured on this worker: BACKUP_LOCAL_PATH (absolute) and BACKUP_KEY are needed',
-      );
-    return {
-      root: settings.BACKUP_LOCAL_PATH,
-      keys: keys ?? createDerivedRepositoryKeys(settings.BACKUP_KEY),
-    };
-  };
   return {
-    async repositoryMount(customerId) {
-      if (!CUSTOMER_ID.test(customerId)) throw new PermanentStepError('the backup names no valid customer');
-      const source = path.join(configured().root, customerId);
+    kind: 'local',
+    async open(customerId) {
+      if (!path.isAbsolute(settings.BACKUP_LOCAL_PATH) || settings.BACKUP_KEY === '')
+        throw new PermanentStepError(
+          'backups are not configured on this worker: BACKUP_LOCAL_PATH (absolute) and BACKUP_KEY are needed',
+        );
+      const password = requireBackupKey(settings.BACKUP_KEY, keys).passwordFor(checkCustomerId(customerId));
+      const source = path.join(settings.BACKUP_LOCAL_PATH, customerId);
       // Only the owner reads a repository directory: its files are encrypted, their names are not.
       await mkdir(source, { recursive: true, mode: 0o700 });
-      return { type: 'bind', source, target: REPOSITORY_MOUNT, readOnly: false };
+      return {
+        env: [`RESTIC_REPOSITORY=${REPOSITORY_MOUNT}`, `RESTIC_PASSWORD=${password}`],
+        mounts: [{ type: 'bind', source, target: REPOSITORY_MOUNT, readOnly: false }],
+        command: (cmd) => cmd,
+        capAdd: [],
+        secrets: [password],
+        close: async () => undefined,
+      };
     },
-    password: (customerId) => configured().keys.passwordFor(customerId),
   };
 }

@@ -10,10 +10,6 @@ export const VOLUME_MOUNT = '/data';
 
 const SNAPSHOT_ID = /^[0-9a-f]{8,64}$/;
 
-export function resticEnv(password: string): string[] {
-  return [`RESTIC_REPOSITORY=${REPOSITORY_MOUNT}`, `RESTIC_PASSWORD=${password}`];
-}
-
 export const initCommand = (): string[] => ['restic', 'init', '--no-cache'];
 
 /** restic refuses to init twice; that answer means the repository is there, which is what we want. */
@@ -41,6 +37,72 @@ export function backupCommand(tags: { backupId: string; serviceId: string; volum
 export function restoreCommand(snapshotId: string): string[] {
   if (!SNAPSHOT_ID.test(snapshotId)) throw new Error(`not a restic snapshot id: ${snapshotId}`);
   return ['restic', 'restore', '--no-cache', '--verify', '--target', '/', snapshotId];
+}
+
+/** How many snapshots of one service volume survive `restic forget` (docs/backups.md#retention). */
+export interface RetentionPolicy {
+  last: number;
+  daily: number;
+  weekly: number;
+  monthly: number;
+}
+
+/**
+ * Forgets the snapshots of one volume of one service that the policy does not keep. The tags
+ * narrow it to that service and volume (a comma in one `--tag` means both), and grouping by host
+ * (always `hostctl`) makes the group exactly those snapshots: never another service's.
+ */
+export function forgetCommand(
+  scope: { serviceId: string; volume: string },
+  policy: RetentionPolicy,
+): string[] {
+  const keep = (flag: string, count: number) => (count > 0 ? [`--keep-${flag}`, String(count)] : []);
+  return [
+    'restic',
+    'forget',
+    '--no-cache',
+    '--group-by',
+    'host',
+    '--tag',
+    `service:${scope.serviceId},volume:${scope.volume}`,
+    ...keep('last', Math.max(1, policy.last)),
+    ...keep('daily', policy.daily),
+    ...keep('weekly', policy.weekly),
+    ...keep('monthly', policy.monthly),
+  ];
+}
+
+export const pruneCommand = (): string[] => ['restic', 'prune', '--no-cache'];
+
+export const serviceSnapshotsCommand = (serviceId: string): string[] => [
+  'restic',
+  'snapshots',
+  '--no-cache',
+  '--json',
+  '--tag',
+  `service:${serviceId}`,
+];
+
+/** The ids (full and short) of the snapshots `restic snapshots --json` lists; null if unreadable. */
+export function parseSnapshotIds(stdout: string): Set<string> | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(
+      stdout
+        .trim()
+        .split('\n')
+        .find((line) => line.startsWith('[')) ?? '',
+    );
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed)) return null;
+  const ids = new Set<string>();
+  for (const item of parsed as { id?: unknown; short_id?: unknown }[]) {
+    if (typeof item.id === 'string') ids.add(item.id);
+    if (typeof item.short_id === 'string') ids.add(item.short_id);
+  }
+  return ids;
 }
 
 export interface BackupSummary {

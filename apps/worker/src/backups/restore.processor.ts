@@ -15,6 +15,8 @@ export type RestoreProcessorDeps = PauseDeps &
     >;
     engine: VolumeEngine;
     instance: string;
+    /** The target this worker opens (`local`, `s3`): a backup is restored from its own only. */
+    target: string;
   };
 
 /**
@@ -44,6 +46,10 @@ export function createRestoreProcessor(deps: RestoreProcessorDeps) {
       const backup = await deps.store.findBackup(restore.backupId);
       if (!backup || backup.status !== 'succeeded' || backup.serviceId !== service.id)
         throw new PermanentStepError('the backup is not a successful backup of this service');
+      if (backup.target !== deps.target)
+        throw new PermanentStepError(
+          `the backup is on the ${backup.target} target and this worker opens the ${deps.target} target (BACKUP_TARGET)`,
+        );
       await restoreBackup(deps, { id: restoreId, kept: restore.keptVolumes }, backup, service, log);
       await deps.store.finishRestore(restoreId, { status: 'succeeded', error: null });
       await log('restore succeeded');

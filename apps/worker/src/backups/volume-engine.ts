@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { RESERVED_LABEL_PREFIX } from '@hostctl/domain';
 import type { BackupContainers, EngineMount, EngineResult } from '../adapters/backup-containers.js';
 import type { BackupTarget } from './repository.js';
@@ -8,17 +9,21 @@ import {
   initCommand,
   isAlreadyInitialised,
   parseBackupSummary,
-  resticEnv,
   restoreCommand,
   type BackupSummary,
 } from './restic.js';
+
+const LOCK_ATTEMPTS = 6;
+const LOCK_WAIT_MS = 2000;
+const isLockedOut = (stderr: string) => /repository is already locked/.test(stderr);
 
 /** Marks the engine's containers of one run, so a retried run removes an interrupted one's first. */
 const RUN_LABEL = `${RESERVED_LABEL_PREFIX}backup-run`;
 
 /**
  * The steps of backups and restores on volumes, each one short-lived engine container (restic for
- * the repository, busybox `cp`/`find` between two volumes). No network in any of them.
+ * the repository, busybox `cp`/`find` between two volumes). No network in any of them: the S3
+ * target's way out is a relay socket the worker opens for that one container.
  */
 export function createVolumeEngine(deps: {
   containers: BackupContainers;
@@ -27,14 +32,20 @@ export function createVolumeEngine(deps: {
 }) {
   const { containers, target, image } = deps;
   let sequence = 0;
-  const run = (runId: string, cmd: string[], mounts: EngineMount[], env: string[] = []) =>
+  const run = (
+    runId: string,
+    cmd: string[],
+    mounts: EngineMount[],
+    extra: { env?: string[]; capAdd?: string[] } = {},
+  ) =>
     containers.run({
       name: `hostctl-backup-${runId.slice(0, 8)}-${(sequence += 1)}`,
       image,
       cmd,
-      env,
+      env: extra.env ?? [],
       mounts,
       labels: { [RUN_LABEL]: runId },
+      capAdd: extra.capAdd,
     });
   const volume = (source: string, mountTarget: string, readOnly: boolean): EngineMount => ({
     type: 'volume',
@@ -48,13 +59,33 @@ export function createVolumeEngine(deps: {
         `${what} failed (exit ${result.exitCode}): ${engineReason(result.stderr, result.stdout)}`,
       );
   };
-  const restic = async (runId: string, customerId: string, cmd: string[], mounts: EngineMount[]) =>
-    run(
-      runId,
-      cmd,
-      [await target.repositoryMount(customerId), ...mounts],
-      resticEnv(target.password(customerId)),
-    );
+  /** One restic command on the customer's repository; the target's secrets never reach a reason. */
+  const restic = async (
+    runId: string,
+    customerId: string,
+    cmd: string[],
+    mounts: EngineMount[],
+  ): Promise<EngineResult> => {
+    const access = await target.open(customerId);
+    try {
+      let result: EngineResult;
+      // Every service of a customer shares its repository: a prune holds restic's exclusive lock
+      // for a while, and restic 0.14 cannot wait for a lock itself.
+      for (let attempt = 1; ; attempt += 1) {
+        result = await run(runId, access.command(cmd), [...access.mounts, ...mounts], {
+          env: access.env,
+          capAdd: access.capAdd,
+        });
+        if (attempt >= LOCK_ATTEMPTS || !isLockedOut(result.stderr)) break;
+        await sleep(LOCK_WAIT_MS * attempt);
+      }
+      const hide = (text: string) =>
+        access.secrets.filter(Boolean).reduce((out, secret) => out.split(secret).join('[secret]'), text);
+      return { ...result, stdout: hide(result.stdout), stderr: hide(result.stderr) };
+    } finally {
+      await access.close();
+    }
+  };
 
   return {
     /** Removes what an interrupted attempt of the run left behind. */
@@ -106,6 +137,9 @@ export function createVolumeEngine(deps: {
       );
       check(await run(runId, ['cp', '-a', '/from/.', '/to/'], mounts), `copying ${from} into ${to}`);
     },
+
+    /** Raw restic on the repository, for the retention and check steps (retention.ts). */
+    restic,
 
     ensureVolume: (name: string, labels: Record<string, string>) => containers.ensureVolume(name, labels),
     removeVolume: (name: string) => containers.removeVolume(name),

@@ -5,8 +5,14 @@ import { customerWhere } from './scope-where.js';
 
 export type BackupsStore = ReturnType<typeof createBackupsStore>;
 
-/** queued → running → succeeded | failed; only `succeeded` backups can be restored. */
-export type BackupStatus = 'queued' | 'running' | 'succeeded' | 'failed';
+/**
+ * queued → running → succeeded | failed; a succeeded backup whose snapshots the retention policy
+ * forgot becomes `expired`. Only `succeeded` backups can be restored.
+ */
+export type BackupStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
+/** The last repository check of a backup (docs/backups.md#verification). */
+export type VerifyStatus = 'queued' | 'running' | 'passed' | 'failed';
+
 /** How a component's volumes are kept consistent while restic reads them (docs/backups.md). */
 export type BackupMethod = 'stop' | 'live';
 
@@ -32,6 +38,9 @@ export interface BackupRun {
   durationMs: number | null;
   log: string;
   error: string | null;
+  verifyStatus: VerifyStatus | null;
+  verifyError: string | null;
+  verifiedAt: Date | null;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -42,7 +51,7 @@ export interface RestoreRun {
   backupId: string;
   serviceId: string;
   customerId: string;
-  status: BackupStatus;
+  status: Exclude<BackupStatus, 'expired'>;
   keptVolumes: string[];
   log: string;
   error: string | null;
@@ -53,6 +62,8 @@ export interface RestoreRun {
 
 export interface BackupOutcome {
   status: 'succeeded' | 'failed';
+  /** The target the worker wrote to (`local`, `s3`): the backup is restored from it only. */
+  target: string;
   method: BackupMethod;
   deploymentId: string | null;
   volumes: BackedUpVolume[];
@@ -64,11 +75,15 @@ export interface BackupOutcome {
 const toBackup = (row: BackupRow): BackupRun => ({
   ...row,
   status: row.status as BackupStatus,
+  verifyStatus: row.verifyStatus as VerifyStatus | null,
   method: row.method as BackupMethod,
   volumes: Array.isArray(row.volumes) ? (row.volumes as unknown as BackedUpVolume[]) : [],
   sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes),
 });
-const toRestore = (row: RestoreRow): RestoreRun => ({ ...row, status: row.status as BackupStatus });
+const toRestore = (row: RestoreRow): RestoreRun => ({
+  ...row,
+  status: row.status as RestoreRun['status'],
+});
 
 /**
  * Backups and restores (docs/backups.md). Reads the API serves take the caller's CustomerScope:
@@ -107,6 +122,27 @@ export function createBackupsStore(db: Db) {
       const data = { status: 'failed', error: reason, finishedAt: new Date() };
       if (kind === 'backup') await db.backup.update({ where: { id }, data });
       else await db.backupRestore.update({ where: { id }, data });
+    },
+
+    /**
+     * Asks for a check of a succeeded backup; false when it is not (or no longer) succeeded. A
+     * check already queued or running is asked for again, which the job id makes a no-op.
+     */
+    async requestVerify(id: string): Promise<BackupRun | null> {
+      const { count } = await db.backup.updateMany({
+        where: { id, status: 'succeeded' },
+        data: { verifyStatus: 'queued', verifyError: null },
+      });
+      if (count === 0) return null;
+      const row = await db.backup.findUnique({ where: { id } });
+      return row ? toBackup(row) : null;
+    },
+
+    async failUnqueuedVerify(id: string, reason: string) {
+      await db.backup.update({
+        where: { id },
+        data: { verifyStatus: 'failed', verifyError: reason, verifiedAt: new Date() },
+      });
     },
 
     async createRestore(input: { backupId: string; serviceId: string; customerId: string }) {
@@ -160,6 +196,7 @@ export function createWorkerBackupsStore(db: Db) {
         where: { id },
         data: {
           status: outcome.status,
+          target: outcome.target,
           method: outcome.method,
           deploymentId: outcome.deploymentId,
           volumes: outcome.volumes,
@@ -168,6 +205,48 @@ export function createWorkerBackupsStore(db: Db) {
           error: outcome.error,
           finishedAt: new Date(),
         },
+      });
+    },
+    /**
+     * Marks `expired` every succeeded backup of the service in that customer's repository on that
+     * target of which a snapshot is no longer kept; returns their ids. Only the rows of the
+     * repository that was pruned: a backup on another target or of another customer is untouched.
+     */
+    async expireBackups(input: {
+      serviceId: string;
+      customerId: string;
+      target: string;
+      keptSnapshots: Set<string>;
+      reason: string;
+    }): Promise<string[]> {
+      const rows = await db.backup.findMany({
+        where: {
+          serviceId: input.serviceId,
+          customerId: input.customerId,
+          target: input.target,
+          status: 'succeeded',
+        },
+      });
+      const gone = rows
+        .map(toBackup)
+        .filter((row) => row.volumes.some((volume) => !input.keptSnapshots.has(volume.snapshot_id)))
+        .map((row) => row.id);
+      if (gone.length === 0) return [];
+      await db.backup.updateMany({
+        where: { id: { in: gone }, status: 'succeeded' },
+        data: { status: 'expired', error: input.reason },
+      });
+      const line = `${new Date().toISOString()} expired: ${input.reason}\n`;
+      for (const id of gone) await db.$executeRaw`UPDATE backups SET log = log || ${line} WHERE id = ${id}`;
+      return gone;
+    },
+    async startVerify(id: string) {
+      await db.backup.update({ where: { id }, data: { verifyStatus: 'running' } });
+    },
+    async finishVerify(id: string, outcome: { status: 'passed' | 'failed'; error: string | null }) {
+      await db.backup.update({
+        where: { id },
+        data: { verifyStatus: outcome.status, verifyError: outcome.error, verifiedAt: new Date() },
       });
     },
     async markKept(id: string, volume: string) {

@@ -45,6 +45,14 @@ export function registerBackupRoutes(instance: FastifyInstance, service: Backups
       reply.status(202).send(await service.restore(principalOf(request), request.params.id)),
   });
 
+  // A check reads the repository and changes nothing: `operate`, like taking a backup.
+  app.post('/api/backups/:id/verify', {
+    config: { permission: 'services:operate', keyAction: 'operate' },
+    schema: { params: IdParams, response: { 202: Backup, ...problemResponses(404, 409) } },
+    handler: async (request, reply) =>
+      reply.status(202).send(await service.verify(principalOf(request), request.params.id)),
+  });
+
   app.get('/api/restores/:id', {
     config: { permission: 'services:read' },
     schema: { params: IdParams, response: { 200: Restore, ...problemResponses(404) } },

@@ -7,6 +7,8 @@ const RunStatus = Type.Union([
   Type.Literal('succeeded'),
   Type.Literal('failed'),
 ]);
+/** `expired`: the retention policy forgot its snapshots; it can no longer be restored. */
+const BackupStatus = Type.Union([...RunStatus.anyOf, Type.Literal('expired')]);
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
@@ -15,8 +17,9 @@ export const Backup = Type.Object(
   {
     id: Id,
     service_id: Id,
-    status: RunStatus,
+    status: BackupStatus,
     method: Type.Union([Type.Literal('stop'), Type.Literal('live')]),
+    /** `local` or `s3`: the target the worker wrote it to; it is restored from there only. */
     target: Type.String(),
     /** The release (deployment) that ran when the backup was taken. */
     release_id: Nullable(Id),
@@ -32,6 +35,17 @@ export const Backup = Type.Object(
     duration_ms: Nullable(Type.Integer()),
     error: Nullable(Type.String()),
     log: Type.String(),
+    /** The last repository check (POST /api/backups/:id/verify); null: never checked. */
+    verify_status: Nullable(
+      Type.Union([
+        Type.Literal('queued'),
+        Type.Literal('running'),
+        Type.Literal('passed'),
+        Type.Literal('failed'),
+      ]),
+    ),
+    verify_error: Nullable(Type.String()),
+    verified_at: Nullable(Timestamp),
     created_at: Timestamp,
     started_at: Nullable(Timestamp),
     finished_at: Nullable(Timestamp),

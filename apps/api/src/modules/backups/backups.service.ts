@@ -9,10 +9,13 @@ interface BackupsServiceDeps {
   store: BackupsStore;
   services: Pick<ServicesStore, 'findById'>;
   /** Hands a committed run to a worker; rejects when the queue is unreachable. */
-  enqueue: (
-    run: { kind: 'backup'; backupId: string } | { kind: 'restore'; restoreId: string },
-  ) => Promise<void>;
+  enqueue: (run: HandOff) => Promise<void>;
 }
+
+type HandOff =
+  | { kind: 'backup'; backupId: string }
+  | { kind: 'restore'; restoreId: string }
+  | { kind: 'verify'; backupId: string };
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
@@ -29,6 +32,9 @@ function toBackup(row: BackupRun): Backup {
     duration_ms: row.durationMs,
     error: row.error,
     log: row.log,
+    verify_status: row.verifyStatus,
+    verify_error: row.verifyError,
+    verified_at: iso(row.verifiedAt),
     created_at: row.createdAt.toISOString(),
     started_at: iso(row.startedAt),
     finished_at: iso(row.finishedAt),
@@ -61,14 +67,14 @@ export function createBackupsService(deps: BackupsServiceDeps) {
     return service;
   }
 
-  async function handOver(
-    run: { kind: 'backup'; backupId: string } | { kind: 'restore'; restoreId: string },
-  ): Promise<void> {
+  async function handOver(run: HandOff): Promise<void> {
     try {
       await deps.enqueue(run);
     } catch (error) {
-      const id = run.kind === 'backup' ? run.backupId : run.restoreId;
-      await deps.store.failUnqueued(run.kind, id, 'the job queue was unavailable; nothing ran');
+      const reason = 'the job queue was unavailable; nothing ran';
+      if (run.kind === 'verify') await deps.store.failUnqueuedVerify(run.backupId, reason);
+      else
+        await deps.store.failUnqueued(run.kind, run.kind === 'backup' ? run.backupId : run.restoreId, reason);
       throw new DomainError('dependency_unavailable', 'the job queue is unavailable; retry shortly', {
         headers: { 'retry-after': '5' },
         cause: error,
@@ -103,6 +109,23 @@ export function createBackupsService(deps: BackupsServiceDeps) {
       return toBackup(row);
     },
 
+    /** Queues a repository check of a succeeded backup; the row tells its outcome. */
+    async verify(principal: Principal, backupId: string): Promise<Backup> {
+      const backup = await deps.store.findBackup(customerScope(principal), backupId);
+      if (!backup) throw new DomainError('not_found', `backup ${backupId} not found`);
+      await visibleService(principal, backup.serviceId).catch(() => {
+        throw new DomainError('not_found', `backup ${backupId} not found`);
+      });
+      const queued = await deps.store.requestVerify(backup.id);
+      if (!queued)
+        throw new DomainError(
+          'conflict',
+          `backup ${backupId} is ${backup.status}: only a succeeded backup can be verified`,
+        );
+      await handOver({ kind: 'verify', backupId: backup.id });
+      return toBackup(queued);
+    },
+
     async restore(principal: Principal, backupId: string): Promise<Restore> {
       const backup = await deps.store.findBackup(customerScope(principal), backupId);
       if (!backup) throw new DomainError('not_found', `backup ${backupId} not found`);
@@ -110,6 +133,11 @@ export function createBackupsService(deps: BackupsServiceDeps) {
       const service = await visibleService(principal, backup.serviceId).catch(() => {
         throw new DomainError('not_found', `backup ${backupId} not found`);
       });
+      if (backup.status === 'expired')
+        throw new DomainError(
+          'conflict',
+          `backup ${backupId} is expired and cannot be restored: ${backup.error ?? 'the retention policy removed its snapshots'}`,
+        );
       if (backup.status !== 'succeeded')
         throw new DomainError(
           'conflict',

@@ -1,0 +1,72 @@
+import type { Job } from 'bullmq';
+import type { AdvisoryLocks, WorkerBackupsStore } from '@hostctl/db';
+import type { JobPayload } from '@hostctl/queue';
+import type { Logger } from 'pino';
+import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
+import { lockOrDelay } from '../processors/service-lock.js';
+import { engineReason } from './restic.js';
+import type { VolumeEngine } from './volume-engine.js';
+
+interface VerifyProcessorDeps {
+  store: Pick<WorkerBackupsStore, 'findBackup' | 'startVerify' | 'finishVerify'>;
+  engine: Pick<VolumeEngine, 'restic' | 'cleanUp'>;
+  locks: AdvisoryLocks;
+  target: string;
+  logger: Logger;
+}
+
+const SNAPSHOT_ID = /^[0-9a-f]{8,64}$/;
+
+/**
+ * A check of one backup (docs/backups.md#verification): `restic check` of the customer's
+ * repository (its structure and index: every blob a snapshot names is there) and `restic cat
+ * snapshot` of each of the backup's snapshots (they are still listed). Under the service's lock,
+ * so no retention prune of the same service runs meanwhile. The row keeps the outcome; the job
+ * itself does not fail on a failed check.
+ */
+export function createVerifyProcessor(deps: VerifyProcessorDeps) {
+  return async (job: Job<JobPayload<'verify'>>, token?: string): Promise<void> => {
+    const { backupId } = job.data;
+    const backup = await deps.store.findBackup(backupId);
+    if (!backup || (backup.verifyStatus !== 'queued' && backup.verifyStatus !== 'running')) return;
+    const lease = await lockOrDelay(deps.locks, backup.serviceId, job, token);
+    const restic = async (cmd: string[], what: string) => {
+      const result = await deps.engine.restic(backupId, backup.customerId, cmd, []);
+      if (result.exitCode !== 0)
+        throw new Error(
+          `${what} failed (exit ${result.exitCode}): ${engineReason(result.stderr, result.stdout)}`,
+        );
+    };
+    try {
+      await deps.store.startVerify(backupId);
+      await deps.engine.cleanUp(backupId);
+      // Read again under the lock: a retention run may have expired it since it was asked for.
+      const current = await deps.store.findBackup(backupId);
+      if (!current || current.status !== 'succeeded')
+        throw new PermanentStepError(
+          `the backup is ${current?.status ?? 'gone'}: only a succeeded backup is checked`,
+        );
+      if (current.target !== deps.target)
+        throw new PermanentStepError(
+          `the backup is on the ${current.target} target and this worker opens the ${deps.target} target (BACKUP_TARGET)`,
+        );
+      await restic(['restic', 'check', '--no-cache'], 'restic check');
+      for (const volume of current.volumes) {
+        if (!SNAPSHOT_ID.test(volume.snapshot_id))
+          throw new Error(`volume ${volume.name}: not a snapshot id`);
+        await restic(
+          ['restic', 'cat', '--no-cache', 'snapshot', volume.snapshot_id],
+          `snapshot of ${volume.name}`,
+        );
+      }
+      await deps.store.finishVerify(backupId, { status: 'passed', error: null });
+    } catch (error) {
+      const reason = messageOf(error);
+      deps.logger.warn({ backupId, err: reason }, 'backup check failed');
+      await deps.store.finishVerify(backupId, { status: 'failed', error: reason });
+    } finally {
+      await deps.engine.cleanUp(backupId).catch(() => undefined);
+      await lease.release();
+    }
+  };
+}
