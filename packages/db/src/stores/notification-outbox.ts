@@ -20,6 +20,31 @@ type OutboxTx = Pick<
   'service' | 'notificationSubscription' | 'notificationDelivery'
 >;
 
+/**
+ * One pending delivery per enabled subscription of `customerId` that wants `event`, each with a
+ * body built around its own delivery id and the shared creation time.
+ */
+async function queueDeliveries(
+  tx: Pick<OutboxTx, 'notificationSubscription' | 'notificationDelivery'>,
+  customerId: string,
+  event: NotificationEvent | PlatformNotificationEvent,
+  bodyOf: (id: string, createdAt: string) => Record<string, unknown>,
+): Promise<number> {
+  const subscriptions = await tx.notificationSubscription.findMany({
+    where: { customerId, enabled: true, events: { has: event } },
+    select: { id: true },
+  });
+  if (subscriptions.length === 0) return 0;
+  const now = new Date();
+  const rows = subscriptions.map((subscription) => {
+    const id = randomUUID();
+    const body = bodyOf(id, now.toISOString()) as Prisma.InputJsonObject;
+    return { id, subscriptionId: subscription.id, event, body, nextAttemptAt: now };
+  });
+  await tx.notificationDelivery.createMany({ data: rows });
+  return rows.length;
+}
+
 /** Inserts one pending delivery per enabled subscription of the service's customer that wants the event. */
 export async function insertNotifications(tx: OutboxTx, fact: NotificationFact): Promise<number> {
   const service = await tx.service.findUnique({
@@ -27,35 +52,23 @@ export async function insertNotifications(tx: OutboxTx, fact: NotificationFact):
     select: { id: true, name: true, customerId: true },
   });
   if (!service) return 0;
-  const subscriptions = await tx.notificationSubscription.findMany({
-    where: { customerId: service.customerId, enabled: true, events: { has: fact.event } },
-    select: { id: true },
-  });
-  if (subscriptions.length === 0) return 0;
-  const now = new Date();
-  const rows = subscriptions.map((subscription) => {
-    const id = randomUUID();
-    const body = {
-      id,
-      event: fact.event,
-      created_at: now.toISOString(),
-      customer_id: service.customerId,
-      service: { id: service.id, name: service.name },
-      ...(fact.deployment
-        ? {
-            deployment: {
-              id: fact.deployment.id,
-              status: fact.deployment.status,
-              ...(fact.deployment.error ? { error: fact.deployment.error } : {}),
-            },
-          }
-        : {}),
-      message: fact.message,
-    };
-    return { id, subscriptionId: subscription.id, event: fact.event, body, nextAttemptAt: now };
-  });
-  await tx.notificationDelivery.createMany({ data: rows });
-  return rows.length;
+  return queueDeliveries(tx, service.customerId, fact.event, (id, createdAt) => ({
+    id,
+    event: fact.event,
+    created_at: createdAt,
+    customer_id: service.customerId,
+    service: { id: service.id, name: service.name },
+    ...(fact.deployment
+      ? {
+          deployment: {
+            id: fact.deployment.id,
+            status: fact.deployment.status,
+            ...(fact.deployment.error ? { error: fact.deployment.error } : {}),
+          },
+        }
+      : {}),
+    message: fact.message,
+  }));
 }
 
 /** A fact about the platform itself (its certificates), for the operator rather than a customer. */
@@ -76,26 +89,15 @@ export async function insertPlatformNotifications(
   fact: PlatformNotificationFact,
 ): Promise<number> {
   if (platformCustomerId === '') return 0;
-  const subscriptions = await tx.notificationSubscription.findMany({
-    where: { customerId: platformCustomerId, enabled: true, events: { has: fact.event } },
-    select: { id: true },
-  });
-  const now = new Date();
-  const rows = subscriptions.map((subscription) => {
-    const id = randomUUID();
-    const body = {
-      id,
-      event: fact.event,
-      created_at: now.toISOString(),
-      certificate: {
-        name: fact.certificate.name,
-        not_after: fact.certificate.notAfter?.toISOString() ?? null,
-        last_error: fact.certificate.lastError,
-      },
-      message: fact.message,
-    };
-    return { id, subscriptionId: subscription.id, event: fact.event, body, nextAttemptAt: now };
-  });
-  if (rows.length > 0) await tx.notificationDelivery.createMany({ data: rows });
-  return rows.length;
+  return queueDeliveries(tx, platformCustomerId, fact.event, (id, createdAt) => ({
+    id,
+    event: fact.event,
+    created_at: createdAt,
+    certificate: {
+      name: fact.certificate.name,
+      not_after: fact.certificate.notAfter?.toISOString() ?? null,
+      last_error: fact.certificate.lastError,
+    },
+    message: fact.message,
+  }));
 }
