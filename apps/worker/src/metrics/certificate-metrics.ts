@@ -12,28 +12,31 @@ export function registerCertificateMetrics(
 ): void {
   // A few rows; a failed read (database away) keeps the last values instead of failing the scrape.
   const states = () => store.listStates().catch(() => null);
-  new Gauge({
-    name: 'hostctl_certificate_not_after_seconds',
-    help: 'Unix time at which each platform certificate expires (its not_after).',
-    labelNames: ['name'],
-    registers: [registry],
-    async collect() {
-      const rows = await states();
-      if (!rows) return;
-      this.reset();
-      for (const row of rows) if (row.notAfter) this.set({ name: row.name }, row.notAfter.getTime() / 1000);
-    },
-  });
-  new Gauge({
-    name: 'hostctl_certificate_renewal_failing',
-    help: '1 while the last attempt to order a platform certificate failed (last_error set), else 0.',
-    labelNames: ['name'],
-    registers: [registry],
-    async collect() {
-      const rows = await states();
-      if (!rows) return;
-      this.reset();
-      for (const row of rows) this.set({ name: row.name }, row.lastError ? 1 : 0);
-    },
-  });
+  type State = NonNullable<Awaited<ReturnType<typeof states>>>[number];
+  const gauge = (name: string, help: string, valueOf: (row: State) => number | null) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['name'],
+      registers: [registry],
+      async collect() {
+        const rows = await states();
+        if (!rows) return;
+        this.reset();
+        for (const row of rows) {
+          const value = valueOf(row);
+          if (value !== null) this.set({ name: row.name }, value);
+        }
+      },
+    });
+  gauge(
+    'hostctl_certificate_not_after_seconds',
+    'Unix time at which each platform certificate expires (its not_after).',
+    (row) => (row.notAfter ? row.notAfter.getTime() / 1000 : null),
+  );
+  gauge(
+    'hostctl_certificate_renewal_failing',
+    '1 while the last attempt to order a platform certificate failed (last_error set), else 0.',
+    (row) => (row.lastError ? 1 : 0),
+  );
 }
