@@ -17,6 +17,7 @@ import {
   createNodesStore,
   createNotificationsStore,
   createQuotasStore,
+  createUsageStore,
   createBackupsStore,
   createServicesStore,
   createUsersStore,
@@ -64,6 +65,8 @@ import { registerNotificationRoutes } from './modules/notifications/notification
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerQuotaRoutes } from './modules/quotas/quotas.routes.js';
 import { createQuotasService } from './modules/quotas/quotas.service.js';
+import { registerUsageRoutes } from './modules/usage/usage.routes.js';
+import { createUsageService } from './modules/usage/usage.service.js';
 import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createWebhooksService, webhookSecretKey } from './modules/webhooks/webhooks.service.js';
 import { registerCertificateRoutes } from './modules/certificates/certificates.routes.js';
@@ -179,6 +182,10 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       void (await producer.enqueue('notify', { deliveryId, attempts })),
   });
   const quotas = createQuotasService({ store: createQuotasStore(db) });
+  const usage = createUsageService({
+    store: createUsageStore(db),
+    customerExists: async (id) => (await db.customer.count({ where: { id } })) > 0,
+  });
   const runs = createRunsService({
     runs: createRunsStore(db),
     services: servicesStore,
@@ -233,6 +240,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerNodeRoutes(app, nodes);
       registerNotificationRoutes(app, notifications);
       registerQuotaRoutes(app, quotas);
+      registerUsageRoutes(app, usage);
       registerRunRoutes(app, runs);
       registerBackupRoutes(app, backups);
       registerWebhookRoutes(app, webhooks);

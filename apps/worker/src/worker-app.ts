@@ -9,6 +9,7 @@ import {
   createRunsStore,
   createCustomDomainsStore,
   createTlsCertificatesStore,
+  createUsageMeterStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
@@ -46,6 +47,7 @@ import { notificationProcessorOf } from './notifications/notification-wiring.js'
 import { createNotificationRelay } from './notifications/notification-relay.js';
 import { createRunProcessor } from './runs/run.processor.js';
 import { createReconciler } from './reconciler.js';
+import { createUsageMeter } from './metering/usage-meter.js';
 import { createCertificates } from './tls/tls-wiring.js';
 import { TASK_FOLLOW_MS } from './release/swarm-release.js';
 import { createUpdateRouteFollower } from './network/update-route-follower.js';
@@ -304,6 +306,11 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     logger,
   });
   const certificates = createCertificates(config, { db, locks, logger });
+  const meter = createUsageMeter({
+    store: createUsageMeterStore(db, { platformCustomerId: config.PLATFORM_NOTIFICATIONS_CUSTOMER_ID }),
+    intervalMs: config.METERING_INTERVAL_MS,
+    logger,
+  });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
 
   return {
@@ -318,6 +325,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     nodes,
     relay,
     certificates,
+    meter,
     get healthPort(): number {
       return health?.port ?? 0;
     },
@@ -356,6 +364,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         reconciler.start(config.RECONCILE_INTERVAL_MS);
         updateFollower?.start();
         certificates.start();
+        meter.start();
       }
       if (options.observe !== false) {
         observers.start();
@@ -372,7 +381,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       await updateFollower?.stop();
       await observers.stop();
       await nodes.stop();
-      await Promise.all([relay.stop(), certificates.stop()]);
+      await Promise.all([relay.stop(), certificates.stop(), meter.stop()]);
       const graceful = Promise.all(workers.map((worker) => worker.close()));
       const isClean = await Promise.race([
         graceful.then(() => true),

@@ -497,6 +497,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/customers/{id}/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getCustomersByIdUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/runs": {
         parameters: {
             query?: never;
@@ -3867,7 +3883,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "certificate.renewal_failed" | "certificate.expiring")[];
+                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                     customer_id?: string;
@@ -4145,7 +4161,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "certificate.renewal_failed" | "certificate.expiring")[];
+                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                 };
@@ -5073,6 +5089,136 @@ export interface operations {
             };
             /** @description Unsupported media type. Problem details; `code` is one of: `unsupported_media_type`. */
             415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCustomersByIdUsage: {
+        parameters: {
+            query?: {
+                /** @description first hour counted (an hour counts when it starts in [from, to)); default: the start of the current UTC month */
+                from?: string;
+                /** @description end of the range, exclusive; default: now */
+                to?: string;
+                /** @description hourly records added up per UTC hour, day or month; default: day */
+                granularity?: "hour" | "day" | "month";
+                /** @description csv: every row of the range in one text/csv document (no paging); default: json */
+                format?: "json" | "csv";
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customer_id: string;
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        granularity: string;
+                        /** @description every hour before this instant is closed and final; later hours have no records yet */
+                        closed_through: string | null;
+                        data: {
+                            /** Format: date-time */
+                            period_start: string;
+                            service_id: string;
+                            service_name: string | null;
+                            /** @description seconds × containers held */
+                            container_seconds: number;
+                            /** @description seconds × MiB of memory limits held */
+                            memory_mb_seconds: number;
+                            /** @description seconds × CPUs of CPU limits held */
+                            cpu_seconds: number;
+                            /** @description deployments queued */
+                            deploys: number;
+                        }[];
+                        /** @description the whole range, every page */
+                        totals: {
+                            /** @description seconds × containers held */
+                            container_seconds: number;
+                            /** @description seconds × MiB of memory limits held */
+                            memory_mb_seconds: number;
+                            /** @description seconds × CPUs of CPU limits held */
+                            cpu_seconds: number;
+                            /** @description deployments queued */
+                            deploys: number;
+                        };
+                        total: number;
+                        page: number;
+                        per_page: number;
+                    } | string;
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

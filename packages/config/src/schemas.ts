@@ -288,6 +288,10 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 2000, minimum: 100 }),
     'How often the worker enqueues the notification deliveries that are due (the outbox relay; it also re-enqueues jobs lost with Redis).',
   ),
+  METERING_INTERVAL_MS: describe(
+    Type.Integer({ default: 60000, minimum: 1000 }),
+    'How often a worker looks for an hour of usage to close (docs/metering.md). Any number of workers may: one closes each hour, once.',
+  ),
   HEALTH_INTERVAL_MS: describe(
     Type.Integer({ default: 15000, minimum: 1000 }),
     'Period of the health checks of running services (docs/health-and-resources.md).',

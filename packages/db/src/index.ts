@@ -46,3 +46,5 @@ export * from './stores/runs.store.js';
 export * from './stores/custom-domains.store.js';
 export * from './stores/tls-certificates.store.js';
 export * from './stores/backups.store.js';
+export * from './stores/usage-meter.store.js';
+export * from './stores/usage.store.js';

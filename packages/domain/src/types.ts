@@ -140,7 +140,12 @@ export const LIMITS = {
  * operator's customer (PLATFORM_NOTIFICATIONS_CUSTOMER_ID) may list them and receive them
  * (docs/notifications.md#platform-events).
  */
-export const PLATFORM_NOTIFICATION_EVENTS = ['certificate.renewal_failed', 'certificate.expiring'] as const;
+export const PLATFORM_NOTIFICATION_EVENTS = [
+  'certificate.renewal_failed',
+  'certificate.expiring',
+  // A customer's hour of usage is final (docs/metering.md): for the operator's billing system.
+  'usage.period_closed',
+] as const;
 export type PlatformNotificationEvent = (typeof PLATFORM_NOTIFICATION_EVENTS)[number];
 
 /** Outbound notification events a customer may subscribe to (docs/notifications.md). */

@@ -7,6 +7,10 @@ export const QUOTA_ROUTES: Record<string, RouteEntry> = {
   'GET /api/customers/:id/quota': one('customer A', readA(200), (f) => ({
     url: `/api/customers/${f.customerA}/quota`,
   })),
+  // Metered usage (docs/metering.md) is read like the quota: the customer's own principals.
+  'GET /api/customers/:id/usage': one('customer A', readA(200), (f) => ({
+    url: `/api/customers/${f.customerA}/usage`,
+  })),
   'PUT /api/customers/:id/quota': one('customer A → the default plan', adminsOnly([200, 403, 403]), (f) => ({
     url: `/api/customers/${f.customerA}/quota`,
     payload: { plan: 'default', overrides: {} },

@@ -71,12 +71,19 @@ export async function insertNotifications(tx: OutboxTx, fact: NotificationFact):
   }));
 }
 
-/** A fact about the platform itself (its certificates), for the operator rather than a customer. */
-export interface PlatformNotificationFact {
-  event: PlatformNotificationEvent;
-  certificate: { name: string; notAfter: Date | null; lastError: string | null };
-  message: string;
-}
+/** A fact about the platform itself (its certificates) or for the operator's billing (usage). */
+export type PlatformNotificationFact =
+  | {
+      event: Exclude<PlatformNotificationEvent, 'usage.period_closed'>;
+      certificate: { name: string; notAfter: Date | null; lastError: string | null };
+      message: string;
+    }
+  | {
+      event: 'usage.period_closed';
+      /** A closed hour's totals of one customer (docs/metering.md#notifications). */
+      usage: Record<string, string | number>;
+      message: string;
+    };
 
 /**
  * Platform events go to the enabled subscriptions of the operator's own customer
@@ -93,11 +100,15 @@ export async function insertPlatformNotifications(
     id,
     event: fact.event,
     created_at: createdAt,
-    certificate: {
-      name: fact.certificate.name,
-      not_after: fact.certificate.notAfter?.toISOString() ?? null,
-      last_error: fact.certificate.lastError,
-    },
+    ...('usage' in fact
+      ? { usage: fact.usage }
+      : {
+          certificate: {
+            name: fact.certificate.name,
+            not_after: fact.certificate.notAfter?.toISOString() ?? null,
+            last_error: fact.certificate.lastError,
+          },
+        }),
     message: fact.message,
   }));
 }

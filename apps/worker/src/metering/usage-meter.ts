@@ -1,0 +1,31 @@
+import type { UsageMeterStore } from '@hostctl/db';
+import type { Logger } from 'pino';
+import { createPeriodic } from '../health/periodic.js';
+
+/**
+ * Closes hours of usage (docs/metering.md). Records are derived from the spans the database
+ * keeps (a trigger on services), so a worker that is down, killed or cut off from Redis loses
+ * nothing: the next round of any replica closes what is due. An hour is closed only
+ * CLOSE_DELAY_MS after it ended, so a transaction that began before the hour ended (its spans
+ * end at its start time) has committed by then: the bounded transactions of this codebase last
+ * at most 15 s.
+ */
+export const CLOSE_DELAY_MS = 2 * 60 * 1000;
+/** Hours closed per round at most: a worker back after a long outage catches up over a few rounds. */
+const HOURS_PER_ROUND = 24;
+
+export function createUsageMeter(deps: { store: UsageMeterStore; intervalMs: number; logger: Logger }) {
+  const runOnce = async (now = new Date()) => {
+    const closed = await deps.store.closeDue(now, CLOSE_DELAY_MS, HOURS_PER_ROUND);
+    for (const period of closed)
+      deps.logger.info(
+        { periodStart: period.periodStart, customers: period.customers, records: period.records },
+        'usage hour closed',
+      );
+    return closed;
+  };
+  const periodic = createPeriodic('usage meter', deps.intervalMs, runOnce, deps.logger);
+  return { runOnce, start: periodic.start, stop: periodic.stop };
+}
+
+export type UsageMeter = ReturnType<typeof createUsageMeter>;
