@@ -9,7 +9,6 @@ import {
   createRunsStore,
   createCustomDomainsStore,
   createTlsCertificatesStore,
-  createUsageMeterStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
@@ -306,11 +305,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     logger,
   });
   const certificates = createCertificates(config, { db, locks, logger });
-  const meter = createUsageMeter({
-    store: createUsageMeterStore(db, { platformCustomerId: config.PLATFORM_NOTIFICATIONS_CUSTOMER_ID }),
-    intervalMs: config.METERING_INTERVAL_MS,
-    logger,
-  });
+  const meter = createUsageMeter(config, { db, logger });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
 
   return {

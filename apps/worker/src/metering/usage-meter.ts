@@ -1,4 +1,5 @@
-import type { UsageMeterStore } from '@hostctl/db';
+import type { WorkerConfig } from '@hostctl/config';
+import { createUsageMeterStore, type Db } from '@hostctl/db';
 import type { Logger } from 'pino';
 import { createPeriodic } from '../health/periodic.js';
 
@@ -14,9 +15,15 @@ export const CLOSE_DELAY_MS = 2 * 60 * 1000;
 /** Hours closed per round at most: a worker back after a long outage catches up over a few rounds. */
 const HOURS_PER_ROUND = 24;
 
-export function createUsageMeter(deps: { store: UsageMeterStore; intervalMs: number; logger: Logger }) {
+export function createUsageMeter(
+  config: Pick<WorkerConfig, 'METERING_INTERVAL_MS' | 'PLATFORM_NOTIFICATIONS_CUSTOMER_ID'>,
+  deps: { db: Db; logger: Logger },
+) {
+  const store = createUsageMeterStore(deps.db, {
+    platformCustomerId: config.PLATFORM_NOTIFICATIONS_CUSTOMER_ID,
+  });
   const runOnce = async (now = new Date()) => {
-    const closed = await deps.store.closeDue(now, CLOSE_DELAY_MS, HOURS_PER_ROUND);
+    const closed = await store.closeDue(now, CLOSE_DELAY_MS, HOURS_PER_ROUND);
     for (const period of closed)
       deps.logger.info(
         { periodStart: period.periodStart, customers: period.customers, records: period.records },
@@ -24,7 +31,7 @@ export function createUsageMeter(deps: { store: UsageMeterStore; intervalMs: num
       );
     return closed;
   };
-  const periodic = createPeriodic('usage meter', deps.intervalMs, runOnce, deps.logger);
+  const periodic = createPeriodic('usage meter', config.METERING_INTERVAL_MS, runOnce, deps.logger);
   return { runOnce, start: periodic.start, stop: periodic.stop };
 }
 

@@ -174,10 +174,38 @@ describe('closing hours', () => {
     const mine = (await recordsOf(customer)).filter((row) => row.service === a || row.service === b);
     expect(mine).toEqual(
       [
-        { service: a, hour: 0, containerSeconds: 3600, memoryMbSeconds: 921_600, millicpuSeconds: 1_800_000, deploys: 1 },
-        { service: b, hour: 0, containerSeconds: 900, memoryMbSeconds: 115_200, millicpuSeconds: 225_000, deploys: 0 },
-        { service: a, hour: 1, containerSeconds: 1800, memoryMbSeconds: 460_800, millicpuSeconds: 900_000, deploys: 1 },
-        { service: b, hour: 1, containerSeconds: 3600, memoryMbSeconds: 460_800, millicpuSeconds: 900_000, deploys: 0 },
+        {
+          service: a,
+          hour: 0,
+          containerSeconds: 3600,
+          memoryMbSeconds: 921_600,
+          millicpuSeconds: 1_800_000,
+          deploys: 1,
+        },
+        {
+          service: b,
+          hour: 0,
+          containerSeconds: 900,
+          memoryMbSeconds: 115_200,
+          millicpuSeconds: 225_000,
+          deploys: 0,
+        },
+        {
+          service: a,
+          hour: 1,
+          containerSeconds: 1800,
+          memoryMbSeconds: 460_800,
+          millicpuSeconds: 900_000,
+          deploys: 1,
+        },
+        {
+          service: b,
+          hour: 1,
+          containerSeconds: 3600,
+          memoryMbSeconds: 460_800,
+          millicpuSeconds: 900_000,
+          deploys: 0,
+        },
       ].sort((x, y) => x.hour - y.hour || x.service.localeCompare(y.service)),
     );
     // Nothing more is due until 13:02; 12:00 is not due at 13:01 either.
@@ -196,7 +224,9 @@ describe('closing hours', () => {
     await setWatermark(start);
 
     const now = new Date(start.getTime() + 6 * HOUR + 10 * 60_000);
-    const workers = Array.from({ length: 4 }, () => createUsageMeterStore(database.db, { platformCustomerId }));
+    const workers = Array.from({ length: 4 }, () =>
+      createUsageMeterStore(database.db, { platformCustomerId }),
+    );
     const closedBy = await Promise.all(workers.map((store) => store.closeDue(now, 2 * 60_000, 24)));
     // Whoever closed what: together, the six hours, each once.
     const hours = closedBy.flat().map((period) => (period.periodStart.getTime() - start.getTime()) / HOUR);
@@ -210,11 +240,18 @@ describe('closing hours', () => {
       `SELECT body FROM notification_deliveries WHERE event = 'usage.period_closed'`,
     );
     const told = deliveries
-      .map((delivery) => `${String(delivery.body.usage.customer_id)}@${String(delivery.body.usage.period_start)}`)
+      .map(
+        (delivery) =>
+          `${String(delivery.body.usage.customer_id)}@${String(delivery.body.usage.period_start)}`,
+      )
       .filter((key) => customers.some((customer) => key.startsWith(customer)));
     expect(told).toHaveLength(12);
     expect(new Set(told).size).toBe(12);
     const first = deliveries.find((delivery) => delivery.body.usage.customer_id === customers[0]);
-    expect(first?.body.usage).toMatchObject({ container_seconds: 3600, memory_mb_seconds: 230_400, cpu_seconds: 360 });
+    expect(first?.body.usage).toMatchObject({
+      container_seconds: 3600,
+      memory_mb_seconds: 230_400,
+      cpu_seconds: 360,
+    });
   });
 });

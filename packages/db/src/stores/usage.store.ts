@@ -86,7 +86,9 @@ export function createUsageStore(db: Db) {
         })),
         // An aggregate without GROUP BY always answers one row.
         total: summary?.total ?? 0,
-        totals: summary ? figuresOf(summary) : figuresOf({ containerSeconds: 0n, memoryMbSeconds: 0n, millicpuSeconds: 0n, deploys: 0 }),
+        totals: summary
+          ? figuresOf(summary)
+          : figuresOf({ containerSeconds: 0n, memoryMbSeconds: 0n, millicpuSeconds: 0n, deploys: 0 }),
       };
     },
   };

@@ -5,7 +5,8 @@ export const UsageQuery = Type.Object(
   {
     from: Type.Optional({
       ...Timestamp,
-      description: 'first hour counted (an hour counts when it starts in [from, to)); default: the start of the current UTC month',
+      description:
+        'first hour counted (an hour counts when it starts in [from, to)); default: the start of the current UTC month',
     }),
     to: Type.Optional({ ...Timestamp, description: 'end of the range, exclusive; default: now' }),
     granularity: Type.Optional(

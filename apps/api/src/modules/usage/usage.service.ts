@@ -13,7 +13,8 @@ const MAX_RANGE_MS: Record<UsageGranularity, number> = {
 /** A CSV export is one document: beyond this many rows the caller narrows the range. */
 export const CSV_MAX_ROWS = 50_000;
 
-const CSV_HEADER = 'period_start,service_id,service_name,container_seconds,memory_mb_seconds,cpu_seconds,deploys';
+const CSV_HEADER =
+  'period_start,service_id,service_name,container_seconds,memory_mb_seconds,cpu_seconds,deploys';
 
 const figuresOf = (row: Omit<UsageRow, 'periodStart' | 'serviceId' | 'serviceName'>) => ({
   container_seconds: row.containerSeconds,
@@ -31,7 +32,10 @@ function csvField(value: string | number | null): string {
 }
 
 /** A customer's metered usage (docs/metering.md#api), read like its quota. */
-export function createUsageService(deps: { store: UsageStore; customerExists(id: string): Promise<boolean> }) {
+export function createUsageService(deps: {
+  store: UsageStore;
+  customerExists(id: string): Promise<boolean>;
+}) {
   function rangeOf(query: UsageQuery, now: Date) {
     const granularity = query.granularity ?? 'day';
     const to = query.to ? new Date(query.to) : now;

@@ -21,11 +21,19 @@ async function record(serviceId: string, start: Date, figures: { seconds: number
       ${figures.seconds}, ${figures.seconds * 256}, ${figures.seconds * 500}, ${figures.deploys ?? 0})`;
 }
 
-const get = (url: string, auth = admin.auth) => h.app.inject({ method: 'GET', url, headers: { authorization: auth } });
+const get = (url: string, auth = admin.auth) =>
+  h.app.inject({ method: 'GET', url, headers: { authorization: auth } });
 
 interface Report {
   closed_through: string | null;
-  data: { period_start: string; service_id: string; service_name: string; container_seconds: number; cpu_seconds: number; deploys: number }[];
+  data: {
+    period_start: string;
+    service_id: string;
+    service_name: string;
+    container_seconds: number;
+    cpu_seconds: number;
+    deploys: number;
+  }[];
   totals: { container_seconds: number; memory_mb_seconds: number; cpu_seconds: number; deploys: number };
   total: number;
 }
@@ -56,7 +64,13 @@ describe('GET /api/customers/:id/usage', () => {
     const report = json<Report>(response);
     const [a, b] = services as [{ id: string; name: string }, { id: string; name: string }];
     // Ordered by period, then service id.
-    const rows = report.data.map((row) => [row.period_start, row.service_id, row.service_name, row.container_seconds, row.deploys]);
+    const rows = report.data.map((row) => [
+      row.period_start,
+      row.service_id,
+      row.service_name,
+      row.container_seconds,
+      row.deploys,
+    ]);
     const firstDay = [
       [day(1).toISOString(), a.id, a.name, 7200, 1],
       [day(1).toISOString(), b.id, b.name, 1800, 0],
@@ -102,7 +116,11 @@ describe('GET /api/customers/:id/usage', () => {
 
   it.each([
     ['from after to', `from=${day(3).toISOString()}&to=${day(1).toISOString()}`, '/querystring/from'],
-    ['an hourly range over 31 days', `from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&granularity=hour`, '/querystring/to'],
+    [
+      'an hourly range over 31 days',
+      `from=2026-01-01T00:00:00Z&to=2026-03-01T00:00:00Z&granularity=hour`,
+      '/querystring/to',
+    ],
     ['an unknown granularity', 'granularity=week', '/querystring/granularity'],
     ['a date that is not one', 'from=yesterday', '/querystring/from'],
   ])('refuses %s with 400 naming the field', async (_label, query, path) => {
