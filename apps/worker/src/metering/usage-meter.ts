@@ -11,7 +11,7 @@ import { createPeriodic } from '../health/periodic.js';
  * end at its start time) has committed by then: the bounded transactions of this codebase last
  * at most 15 s.
  */
-export const CLOSE_DELAY_MS = 2 * 60 * 1000;
+const CLOSE_DELAY_MS = 2 * 60 * 1000;
 /** Hours closed per round at most: a worker back after a long outage catches up over a few rounds. */
 const HOURS_PER_ROUND = 24;
 
@@ -35,4 +35,3 @@ export function createUsageMeter(
   return { runOnce, start: periodic.start, stop: periodic.stop };
 }
 
-export type UsageMeter = ReturnType<typeof createUsageMeter>;

@@ -11,7 +11,7 @@ const MAX_RANGE_MS: Record<UsageGranularity, number> = {
   month: 5 * 366 * 24 * HOUR_MS,
 };
 /** A CSV export is one document: beyond this many rows the caller narrows the range. */
-export const CSV_MAX_ROWS = 50_000;
+const CSV_MAX_ROWS = 50_000;
 
 const CSV_HEADER =
   'period_start,service_id,service_name,container_seconds,memory_mb_seconds,cpu_seconds,deploys';

@@ -9,7 +9,8 @@ let h: Harness;
 let admin: { auth: string };
 let customer: { id: string };
 let viewer: { auth: string };
-let services: { id: string; name: string }[];
+type Svc = { id: string; name: string };
+let services: [Svc, Svc];
 
 const day = (n: number, hour = 0) => new Date(Date.UTC(2026, 9, n, hour));
 
@@ -46,7 +47,7 @@ beforeAll(async () => {
   viewer = await h.user('viewer', customer.id);
   const mine = { customer_id: customer.id };
   services = [await h.createService(operator.auth, mine), await h.createService(operator.auth, mine)];
-  const [a, b] = services as [{ id: string }, { id: string }];
+  const [a, b] = services;
   // October 1st: a runs 10:00–12:00 (two hours, one deploy), b 11:00–12:00; October 2nd: a, 09:00.
   await record(a.id, day(1, 10), { seconds: 3600, deploys: 1 });
   await record(a.id, day(1, 11), { seconds: 3600 });
@@ -62,7 +63,7 @@ describe('GET /api/customers/:id/usage', () => {
     const response = await get(`/api/customers/${customer.id}/usage?${range}&granularity=day`, viewer.auth);
     expect(response.statusCode).toBe(200);
     const report = json<Report>(response);
-    const [a, b] = services as [{ id: string; name: string }, { id: string; name: string }];
+    const [a, b] = services;
     // Ordered by period, then service id.
     const rows = report.data.map((row) => [
       row.period_start,
@@ -108,7 +109,7 @@ describe('GET /api/customers/:id/usage', () => {
       'period_start,service_id,service_name,container_seconds,memory_mb_seconds,cpu_seconds,deploys',
     );
     expect(lines).toHaveLength(3);
-    const a = services[0]!;
+    const [a] = services;
     expect(lines).toContain(
       `${new Date(Date.UTC(2026, 9, 1)).toISOString()},${a.id},${a.name},14400,${14_400 * 256},7200,1`,
     );
