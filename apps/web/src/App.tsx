@@ -10,6 +10,7 @@ import { CustomersScreen } from './screens/Customers.tsx';
 import { OverviewScreen } from './screens/Overview.tsx';
 import { ServicesScreen } from './screens/Services.tsx';
 import { SignedOutScreen } from './screens/SignedOut.tsx';
+import { UsageScreen } from './screens/Usage.tsx';
 import { UsersScreen } from './screens/Users.tsx';
 import { ServiceScreen } from './service/ServiceScreen.tsx';
 import { allows } from './permissions.ts';
@@ -50,6 +51,7 @@ export function App() {
 const NEEDS: Partial<Record<Route['screen'], Permission>> = {
   create: 'services:create',
   customers: 'customers:read',
+  usage: 'customers:read',
   users: 'users:manage',
 };
 
@@ -71,6 +73,8 @@ function Screen({ route, me }: { route: Route; me: Me }) {
       return <ApiKeysScreen />;
     case 'customers':
       return <CustomersScreen me={me} />;
+    case 'usage':
+      return <UsageScreen customerId={route.customerId} />;
     case 'users':
       return <UsersScreen />;
     case 'signed-out':

@@ -26,11 +26,13 @@ describe('parseRoute', () => {
     expect(parseRoute('/services/abc')).toEqual({ screen: 'service', id: 'abc', tab: 'overview' });
     expect(parseRoute('/services/abc/logs')).toEqual({ screen: 'service', id: 'abc', tab: 'logs' });
     expect(parseRoute('/signed-out')).toEqual({ screen: 'signed-out' });
+    expect(parseRoute('/customers/c%2F1/usage')).toEqual({ screen: 'usage', customerId: 'c/1' });
   });
 
   it('answers not-found for anything else, including undecodable ids', () => {
     expect(parseRoute('/services/abc/secrets')).toEqual({ screen: 'not-found' });
     expect(parseRoute('/services/%E0%A4%A')).toEqual({ screen: 'not-found' });
     expect(parseRoute('/admin')).toEqual({ screen: 'not-found' });
+    expect(parseRoute('/customers/%E0%A4%A/usage')).toEqual({ screen: 'not-found' });
   });
 });

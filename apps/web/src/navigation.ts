@@ -27,7 +27,7 @@ const NAV: (NavItem & { visible: (me: Pick<Me, 'role'>) => boolean })[] = [
   {
     to: '/customers',
     label: 'Customers',
-    screens: ['customers'],
+    screens: ['customers', 'usage'],
     visible: (me) => allows(me, 'customers:read'),
   },
   { to: '/users', label: 'Users', screens: ['users'], visible: (me) => allows(me, 'users:manage') },

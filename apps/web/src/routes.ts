@@ -9,6 +9,7 @@ export type Route =
   | { screen: 'service'; id: string; tab: ServiceTab }
   | { screen: 'api-keys' }
   | { screen: 'customers' }
+  | { screen: 'usage'; customerId: string }
   | { screen: 'users' }
   | { screen: 'signed-out' }
   | { screen: 'not-found' };
@@ -27,15 +28,16 @@ export function parseRoute(pathname: string): Route {
   const path = pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname;
   const fixed = FIXED[path];
   if (fixed) return fixed;
+  const usage = /^\/customers\/([^/]+)\/usage$/.exec(path);
+  if (usage?.[1]) {
+    const customerId = decoded(usage[1]);
+    return customerId === null ? { screen: 'not-found' } : { screen: 'usage', customerId };
+  }
   const match = /^\/services\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
   if (match?.[1]) {
     const tab = (match[2] ?? 'overview') as ServiceTab;
-    let id: string;
-    try {
-      id = decodeURIComponent(match[1]);
-    } catch {
-      return { screen: 'not-found' };
-    }
+    const id = decoded(match[1]);
+    if (id === null) return { screen: 'not-found' };
     if (SERVICE_TABS.includes(tab)) {
       return { screen: 'service', id, tab };
     }
@@ -47,4 +49,18 @@ export function parseRoute(pathname: string): Route {
 export function servicePath(id: string, tab: ServiceTab = 'overview'): string {
   const base = `/services/${encodeURIComponent(id)}`;
   return tab === 'overview' ? base : `${base}/${tab}`;
+}
+
+/** A customer's usage and quota page. */
+export function usagePath(customerId: string): string {
+  return `/customers/${encodeURIComponent(customerId)}/usage`;
+}
+
+/** A path segment decoded, or null when it is not valid percent-encoding. */
+function decoded(segment: string): string | null {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
 }

@@ -33,6 +33,7 @@ function screens(): [string, string, string | RegExp][] {
     ['service-settings', `${base}/settings`, service.name],
     ['api-keys', '/api-keys', 'API keys'],
     ['customers', '/customers', 'Customers'],
+    ['usage', `/customers/${inject('web').customers.acme}/usage`, 'Usage of acme'],
     ['users', '/users', 'Users'],
   ];
 }

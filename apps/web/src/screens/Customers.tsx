@@ -5,6 +5,7 @@ import { must, type Me } from '@hostctl/api-client';
 import { ListState, Pager, ProblemAlert } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { dateTime } from '../format.ts';
+import { usagePath } from '../routes.ts';
 import { Link } from '../router.tsx';
 import { allows } from '../permissions.ts';
 
@@ -55,6 +56,9 @@ export function CustomersScreen({ me }: { me: Me }) {
                 <th scope="col">Name</th>
                 <th scope="col">ID</th>
                 <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Usage</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -69,6 +73,11 @@ export function CustomersScreen({ me }: { me: Me }) {
                     <code>{customer.id}</code>
                   </td>
                   <td>{dateTime(customer.created_at)}</td>
+                  <td>
+                    <Link to={usagePath(customer.id)} aria-label={`Usage and quotas of ${customer.name}`}>
+                      Usage
+                    </Link>
+                  </td>
                 </tr>
               ))}
             </tbody>
