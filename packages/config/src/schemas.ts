@@ -3,6 +3,7 @@ import { backupSettings } from './backup-settings.js';
 import { describe } from './describe.js';
 import { secretsKeys } from './secrets-keys.js';
 import { domainClaimSettings, tlsSettings } from './tls-settings.js';
+import { meteringSettings } from './metering-settings.js';
 
 /** Variables every process needs. */
 export const SharedConfigSchema = Type.Object({
@@ -288,10 +289,6 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 2000, minimum: 100 }),
     'How often the worker enqueues the notification deliveries that are due (the outbox relay; it also re-enqueues jobs lost with Redis).',
   ),
-  METERING_INTERVAL_MS: describe(
-    Type.Integer({ default: 60000, minimum: 1000 }),
-    'How often a worker looks for an hour of usage to close (docs/metering.md). Any number of workers may: one closes each hour, once.',
-  ),
   HEALTH_INTERVAL_MS: describe(
     Type.Integer({ default: 15000, minimum: 1000 }),
     'Period of the health checks of running services (docs/health-and-resources.md).',
@@ -317,6 +314,7 @@ export const WorkerConfigSchema = Type.Object({
     'Built images (git/ai) of this many latest successful releases per service are kept for rollback; older ones are removed.',
   ),
   ...tlsSettings,
+  ...meteringSettings,
   CADDY_ADMIN_URL: describe(Type.String({ default: '' }), 'Caddy admin API; empty disables routing.'),
   DNS_PROVIDER: describe(
     Type.Union([Type.Literal('none'), Type.Literal('powerdns')], { default: 'none' }),

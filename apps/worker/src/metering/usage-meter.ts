@@ -34,4 +34,3 @@ export function createUsageMeter(
   const periodic = createPeriodic('usage meter', config.METERING_INTERVAL_MS, runOnce, deps.logger);
   return { runOnce, start: periodic.start, stop: periodic.stop };
 }
-
