@@ -1,7 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { routeId } from './adapters/caddy-routes.js';
-import { createComposeService, waitForDeployment, type CreatedService } from './testing/fixtures.js';
+import { createAdvisoryLocks } from '@hostctl/db';
+import {
+  createComposeService,
+  silentLogger,
+  testConfig,
+  waitForDeployment,
+  type CreatedService,
+} from './testing/fixtures.js';
+import { createCertificates } from './tls/tls-wiring.js';
 import { CADDY_ADMIN_URL, PDNS_API_URL, pdns, pdnsApiKey } from './testing/network-fixtures.js';
 import {
   PEBBLE_DIRECTORY_URL,
@@ -22,6 +30,7 @@ const zone = `hostctl-tls-${suffix}.test`;
 const SHOP = `shop.${zone}`;
 const PENDING = `pending.${zone}`;
 const WILDCARD = '*.apps.localhost';
+const opsCustomerId = randomUUID();
 const env = {
   CADDY_ADMIN_URL,
   CADDY_HTTPS_LISTEN: '127.0.0.1:443',
@@ -44,6 +53,7 @@ const worker = useWorkerApp('tlsdom', {
       await fetch(`${CADDY_ADMIN_URL}/id/${id}`, { method: 'DELETE' }).catch(() => undefined);
     await db.tlsCertificate.deleteMany({ where: { name: { in: [WILDCARD, SHOP, PENDING] } } });
     await pdns('DELETE', `/zones/${zone}.`);
+    await db.customer.deleteMany({ where: { id: opsCustomerId } });
   },
 });
 const { db, app, created } = worker;
@@ -126,6 +136,56 @@ describe('a certificate per verified custom domain', () => {
       issuedCount: 2,
     });
     expect((await viaCaddyTls(SHOP, root)).certificate.serialNumber).not.toBe(firstSerial);
+  });
+
+  it('the CA unreachable at renewal: the old certificate keeps serving, the error is recorded and announced once', async () => {
+    await db.customer.create({ data: { id: opsCustomerId, name: `tls-domains-${suffix}` } });
+    const subscription = await db.notificationSubscription.create({
+      data: {
+        customerId: opsCustomerId,
+        url: `https://ops-${suffix}.invalid/hook`,
+        events: ['certificate.renewal_failed'],
+        secret: `whsec_${randomUUID()}`,
+      },
+    });
+    const serving = (await viaCaddyTls(SHOP, root)).certificate.serialNumber;
+    const before = await db.tlsCertificate.findUniqueOrThrow({ where: { name: SHOP } });
+    await db.tlsCertificate.update({
+      where: { name: SHOP },
+      data: { renewAfter: new Date(Date.now() - 1000) },
+    });
+    const locks = createAdvisoryLocks({ url: testConfig(worker.prefix).DATABASE_URL, max: 2 });
+    try {
+      // Nothing listens on loopback port 9: the CA is down.
+      const caDown = createCertificates(
+        testConfig(worker.prefix, {
+          ...env,
+          ACME_DIRECTORY_URL: 'https://127.0.0.1:9/dir',
+          PLATFORM_NOTIFICATIONS_CUSTOMER_ID: opsCustomerId,
+        }),
+        { db, locks, logger: silentLogger },
+      );
+      expect(await caDown.runDomainsOnce()).toEqual({ issued: [], loaded: [], removed: [] });
+      const failed = await db.tlsCertificate.findUniqueOrThrow({ where: { name: SHOP } });
+      expect(failed.lastError).toMatch(/ECONNREFUSED/);
+      expect(failed.certificatePem).toBe(before.certificatePem);
+      expect((await viaCaddyTls(SHOP, root)).certificate.serialNumber).toBe(serving);
+      // The customer's DNS may be what fails: the next round waits (CA limits on failed validations).
+      await caDown.runDomainsOnce();
+      expect((await db.tlsCertificate.findUniqueOrThrow({ where: { name: SHOP } })).lastAttemptAt).toEqual(
+        failed.lastAttemptAt,
+      );
+    } finally {
+      await locks.close();
+    }
+    const alerts = await db.notificationDelivery.findMany({
+      where: { subscriptionId: subscription.id, event: 'certificate.renewal_failed' },
+    });
+    expect(alerts).toHaveLength(1);
+    expect(JSON.stringify(alerts[0])).toContain(SHOP);
+    expect(await app.metrics.registry.metrics()).toContain(
+      `hostctl_certificate_renewal_failing{name="${SHOP}"} 1`,
+    );
   });
 
   it('plain HTTP answers 308 to HTTPS for the apps name and the certified domain, the ACME path excepted', async () => {
