@@ -1,6 +1,6 @@
 import http from 'node:http';
 
-export interface CaddyAnswer {
+interface CaddyAnswer {
   ok: boolean;
   status: number;
   text: string;
@@ -64,5 +64,3 @@ export function createCaddyAdmin(adminUrl: string) {
     },
   };
 }
-
-export type CaddyAdmin = ReturnType<typeof createCaddyAdmin>;

@@ -7,7 +7,7 @@ export interface CaddyChallengeOptions {
   instance: string;
 }
 
-export const ACME_CHALLENGE_PATH = '/.well-known/acme-challenge/';
+const ACME_CHALLENGE_PATH = '/.well-known/acme-challenge/';
 
 /**
  * http-01 answers served by Caddy (RFC 8555 §8.3): for the order's lifetime, a route of its own at
