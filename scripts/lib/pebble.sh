@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Pebble, the ACME test CA (docs/tls.md): ACME directory https://127.0.0.1:14000/dir, management
 # (roots, intermediates) https://127.0.0.1:15000, validations against the stack's PowerDNS
-# (127.0.0.1:5300). It keeps no state: each start makes new roots, so clients fetch them from the
+# (127.0.0.1:5300); http-01 validations connect to port 80, Caddy's HTTP listener, as a public
+# CA does (the worker answers them with a Caddy route: docs/tls.md). It keeps no state: each start makes new roots, so clients fetch them from the
 # management API rather than from a file. Its own listener certificate (self-signed for
 # 127.0.0.1/localhost) is $PEBBLE_DIR/tls.crt: what ACME clients trust to talk to it.
 
@@ -24,11 +25,36 @@ running_pebble_cert() {
   printf '%s' "$cert"
 }
 
+# pebble_config: the configuration this checkout runs pebble with.
+pebble_config() {
+  cat <<JSON
+{
+  "pebble": {
+    "listenAddress": "127.0.0.1:14000",
+    "managementListenAddress": "127.0.0.1:15000",
+    "certificate": "$PEBBLE_TLS_CERT",
+    "privateKey": "$PEBBLE_DIR/tls.key",
+    "httpPort": 80,
+    "tlsPort": 443,
+    "ocspResponderURL": "",
+    "externalAccountBindingRequired": false
+  }
+}
+JSON
+}
+
 ensure_pebble() {
   mkdir -p "$PEBBLE_DIR"
   if [[ -f $PEBBLE_TLS_CERT ]] && pebble_up; then
-    say "pebble: running"
-    return
+    # A pebble this checkout started with another configuration (before http-01 moved to port
+    # 80) is restarted; its roots change, and clients read them again (docs/tls.md).
+    if pid_of pebble >/dev/null && [[ $(cat "$PEBBLE_DIR/pebble.json" 2>/dev/null) != "$(pebble_config)" ]]; then
+      say "pebble: restarting with the new configuration"
+      stop_bg pebble
+    else
+      say "pebble: running"
+      return
+    fi
   fi
   if port_busy 14000; then
     local other
@@ -43,20 +69,7 @@ ensure_pebble() {
       -days 3650 -subj /CN=pebble -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
       -keyout "$PEBBLE_DIR/tls.key" -out "$PEBBLE_TLS_CERT"
   fi
-  cat >"$PEBBLE_DIR/pebble.json" <<JSON
-{
-  "pebble": {
-    "listenAddress": "127.0.0.1:14000",
-    "managementListenAddress": "127.0.0.1:15000",
-    "certificate": "$PEBBLE_TLS_CERT",
-    "privateKey": "$PEBBLE_DIR/tls.key",
-    "httpPort": 5002,
-    "tlsPort": 5001,
-    "ocspResponderURL": "",
-    "externalAccountBindingRequired": false
-  }
-}
-JSON
+  pebble_config >"$PEBBLE_DIR/pebble.json"
   say "pebble: starting (ACME 127.0.0.1:14000, management 127.0.0.1:15000, DNS via 127.0.0.1:5300)"
   # No random validation delay: issuance in tests takes seconds, not a minute.
   start_bg pebble env PEBBLE_VA_NOSLEEP=1 pebble -config "$PEBBLE_DIR/pebble.json" -dnsserver 127.0.0.1:5300

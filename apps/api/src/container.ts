@@ -210,6 +210,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const customDomains = createCustomDomainsService({
     services: servicesStore,
     domains: customDomainsStore,
+    certificates: createTlsCertificatesStore(db),
     verify: createDomainVerifier({
       servers: config.DOMAIN_VERIFICATION_RESOLVER,
       appsDomain: config.APPS_DOMAIN,

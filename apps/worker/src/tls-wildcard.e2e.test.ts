@@ -3,11 +3,12 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { createAdvisoryLocks } from '@hostctl/db';
 import { silentLogger, testConfig, waitForDeployment } from './testing/fixtures.js';
 import { createCertificates } from './tls/tls-wiring.js';
-import { CADDY_ADMIN_URL, PDNS_API_URL, pdnsApiKey, viaCaddy } from './testing/network-fixtures.js';
+import { CADDY_ADMIN_URL, PDNS_API_URL, pdnsApiKey } from './testing/network-fixtures.js';
 import {
   PEBBLE_DIRECTORY_URL,
   pebbleListenerCertFile,
   pebbleRoot,
+  plainHttp,
   viaCaddyTls,
 } from './testing/tls-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
@@ -97,8 +98,12 @@ describe('one wildcard certificate for every service URL', () => {
       const answer = await viaCaddyTls(`${name}.apps.localhost`, root);
       expect(answer).toMatchObject({ status: 200, body: 'hello from busybox\n' });
       expect(answer.certificate.subjectaltname).toBe(`DNS:${WILDCARD}`);
-      // Plain HTTP on the same route keeps working (HTTPS is an addition, docs/tls.md).
-      expect(await viaCaddy(`${name}.apps.localhost`)).toEqual({ status: 200, body: 'hello from busybox\n' });
+      // Plain HTTP on the same route answers 308 to HTTPS (the default, docs/tls.md#https-and-plain-http).
+      const plain = await plainHttp(`${name}.apps.localhost`);
+      expect({ status: plain.status, location: plain.headers.location }).toEqual({
+        status: 308,
+        location: `https://${name}.apps.localhost/`,
+      });
     }
     // A name no service has is still the catch-all's 404, over TLS too.
     expect(await viaCaddyTls(`nope-${randomUUID().slice(0, 6)}.apps.localhost`, root)).toMatchObject({

@@ -1133,6 +1133,12 @@ export interface operations {
                             };
                         };
                         custom_domains: string[];
+                        https: {
+                            redirect: boolean;
+                            hsts: false | {
+                                max_age: number;
+                            };
+                        };
                         health: {
                             status: string;
                             last_check: string | null;
@@ -1301,6 +1307,15 @@ export interface operations {
                         [key: string]: string | null;
                     };
                     custom_domains?: string[];
+                    https?: {
+                        /** @description Plain HTTP answers 308 to HTTPS (default true); ACME challenges are never redirected */
+                        redirect?: boolean;
+                        /** @description Strict-Transport-Security on HTTPS answers (opt-in, default false) */
+                        hsts?: boolean | {
+                            /** @description Seconds (at most two years) */
+                            max_age: number;
+                        };
+                    };
                 };
             };
         };
@@ -1347,6 +1362,12 @@ export interface operations {
                             };
                         };
                         custom_domains: string[];
+                        https: {
+                            redirect: boolean;
+                            hsts: false | {
+                                max_age: number;
+                            };
+                        };
                         health: {
                             status: string;
                             last_check: string | null;
@@ -6554,8 +6575,8 @@ export interface operations {
                         data: {
                             /** @description The domain as stored in custom_domains */
                             name: string;
-                            /** @description pending: not routed until verified; verified: routed */
-                            status: "pending" | "verified";
+                            /** @description pending: not routed until verified; verified: routed over plain HTTP, its certificate not there yet; active: routed with its own certificate */
+                            status: "pending" | "verified" | "active";
                             verification: {
                                 /** @description Publish a TXT record here… */
                                 txt_name: string;
@@ -6567,6 +6588,11 @@ export interface operations {
                             last_error: string | null;
                             checked_at: string | null;
                             verified_at: string | null;
+                            certificate: {
+                                issuer: string | null;
+                                not_after: string | null;
+                                last_error: string | null;
+                            } | null;
                         }[];
                     };
                 };
@@ -6645,8 +6671,8 @@ export interface operations {
                     "application/json": {
                         /** @description The domain as stored in custom_domains */
                         name: string;
-                        /** @description pending: not routed until verified; verified: routed */
-                        status: "pending" | "verified";
+                        /** @description pending: not routed until verified; verified: routed over plain HTTP, its certificate not there yet; active: routed with its own certificate */
+                        status: "pending" | "verified" | "active";
                         verification: {
                             /** @description Publish a TXT record here… */
                             txt_name: string;
@@ -6658,6 +6684,11 @@ export interface operations {
                         last_error: string | null;
                         checked_at: string | null;
                         verified_at: string | null;
+                        certificate: {
+                            issuer: string | null;
+                            not_after: string | null;
+                            last_error: string | null;
+                        } | null;
                     };
                 };
             };

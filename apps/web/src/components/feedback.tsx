@@ -49,6 +49,9 @@ export function ListState({ noun, isPending, error, isEmpty, empty, children }: 
 
 const STATUS_CLASS: Record<string, string> = {
   running: 'ok',
+  active: 'ok',
+  verified: 'busy',
+  pending: 'idle',
   succeeded: 'ok',
   healthy: 'ok',
   deploying: 'busy',

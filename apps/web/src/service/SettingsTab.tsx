@@ -6,6 +6,7 @@ import { ProblemAlert } from '../components/feedback.tsx';
 import { navigate } from '../router.tsx';
 import { allows } from '../permissions.ts';
 import { invalidateService } from './actions.ts';
+import { DomainStatus, useDomainStates } from './DomainStatus.tsx';
 import { SecretVariablesEditor } from './SecretVariablesEditor.tsx';
 import { VariablesEditor } from './VariablesEditor.tsx';
 
@@ -25,6 +26,7 @@ export function SettingsTab({ service, me }: { service: Service; me: Me }) {
 function DomainsEditor({ service, canEdit }: { service: Service; canEdit: boolean }) {
   const queries = useQueryClient();
   const [domain, setDomain] = useState('');
+  const states = useDomainStates(service.id);
   const save = useMutation({
     mutationFn: (domains: string[]) =>
       must(
@@ -34,7 +36,10 @@ function DomainsEditor({ service, canEdit }: { service: Service; canEdit: boolea
         }),
       ),
     onSuccess: () => setDomain(''),
-    onSettled: () => invalidateService(queries, service.id),
+    onSettled: async () => {
+      await invalidateService(queries, service.id);
+      await queries.invalidateQueries({ queryKey: ['custom-domains', service.id] });
+    },
   });
   return (
     <section className="card" aria-labelledby="domains-settings-heading">
@@ -44,6 +49,7 @@ function DomainsEditor({ service, canEdit }: { service: Service; canEdit: boolea
         {service.custom_domains.map((name) => (
           <li key={name} className="row">
             <span>{name}</span>
+            <DomainStatus state={states.get(name)} />
             {canEdit ? (
               <button
                 type="button"

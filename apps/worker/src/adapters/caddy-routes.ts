@@ -21,7 +21,23 @@ export interface CaddyRoute {
   upstreams: string[];
   /** list(): installed by an older version without HOST_ONLY_COOKIES; the reconciler applies it again. */
   outdated?: boolean;
+  /** Redirect and HSTS (docs/tls.md#https-and-plain-http); absent: the route proxies every request as is. */
+  https?: RouteHttps;
 }
+
+/** A route's HTTPS behaviour, as network/route-https.ts computes it from the service. */
+export interface RouteHttps {
+  /** Hosts whose plain-HTTP requests answer 308 to HTTPS (they have a certificate); may be empty. */
+  redirectHosts: string[];
+  /** The HTTPS listener's port, in the Location when not 443. */
+  httpsPort: number;
+  /** Strict-Transport-Security max-age on HTTPS answers; null: no header. */
+  hstsMaxAge: number | null;
+}
+
+/** Never redirected: a CA validating http-01 asks over plain HTTP (RFC 8555 §8.3). */
+const ACME_HTTP01_PATHS = ['/.well-known/acme-challenge/*'];
+const HSTS = 'Strict-Transport-Security';
 
 export interface CaddyRoutes {
   apply(route: CaddyRoute): Promise<void>;
@@ -56,16 +72,67 @@ export const HOST_ONLY_COOKIES = {
   response: { replace: { 'Set-Cookie': [{ search_regexp: '(?i);\\s*domain=[^;]*', replace: '' }] } },
 };
 
+interface HandlerJson {
+  handler?: string;
+  hostctl_instance?: string;
+  hostctl_service?: string;
+  upstreams?: { dial?: string }[];
+  headers?: unknown;
+  status_code?: number;
+  response?: { set?: Record<string, string[]> };
+  routes?: RouteJson[];
+}
+
 interface RouteJson {
   '@id'?: string;
   match?: { host?: string[] }[];
-  handle?: {
-    handler?: string;
-    hostctl_instance?: string;
-    hostctl_service?: string;
-    upstreams?: { dial?: string }[];
-    headers?: unknown;
-  }[];
+  handle?: HandlerJson[];
+}
+
+/**
+ * The redirect and HSTS as a subroute between the marker and the proxy: the redirect answers
+ * plain HTTP for the hosts that have a certificate, the ACME challenge path excepted; the HSTS
+ * header is set on HTTPS requests only (RFC 6797 §7.2: never over plain HTTP).
+ */
+function httpsHandler(https: RouteHttps | undefined): HandlerJson[] {
+  if (!https || (https.redirectHosts.length === 0 && https.hstsMaxAge === null)) return [];
+  const port = https.httpsPort === 443 ? '' : `:${https.httpsPort}`;
+  const routes: unknown[] = [];
+  if (https.redirectHosts.length > 0)
+    routes.push({
+      match: [{ host: https.redirectHosts, protocol: 'http', not: [{ path: ACME_HTTP01_PATHS }] }],
+      handle: [
+        {
+          handler: 'static_response',
+          status_code: 308,
+          headers: { Location: [`https://{http.request.host}${port}{http.request.uri}`] },
+        },
+      ],
+    });
+  if (https.hstsMaxAge !== null)
+    routes.push({
+      match: [{ protocol: 'https' }],
+      handle: [{ handler: 'headers', response: { set: { [HSTS]: [`max-age=${https.hstsMaxAge}`] } } }],
+    });
+  return [{ handler: 'subroute', routes } as HandlerJson];
+}
+
+/** Reads back what httpsHandler wrote (the reconciler compares it with what the service wants). */
+function readHttps(handlers: HandlerJson[] | undefined): RouteHttps | undefined {
+  const routes = handlers?.find((handler) => handler.handler === 'subroute')?.routes ?? [];
+  const redirect = routes.find((route) => route.handle?.[0]?.status_code === 308);
+  const hsts = routes.find((route) => route.handle?.[0]?.handler === 'headers')?.handle?.[0]?.response?.set?.[
+    HSTS
+  ]?.[0];
+  if (!redirect && !hsts) return undefined;
+  const location = String(
+    (redirect?.handle?.[0]?.headers as { Location?: string[] } | undefined)?.Location?.[0] ?? '',
+  );
+  return {
+    redirectHosts: redirect?.match?.[0]?.host ?? [],
+    httpsPort: Number(/\}:(\d+)\{/.exec(location)?.[1] ?? 443),
+    hstsMaxAge: hsts ? Number(/max-age=(\d+)/.exec(hsts)?.[1] ?? 0) : null,
+  };
 }
 
 export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
@@ -115,6 +182,7 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
         match: [{ host: route.hosts }],
         handle: [
           { handler: 'vars', hostctl_instance: options.instance, hostctl_service: route.serviceId },
+          ...httpsHandler(route.https),
           {
             handler: 'reverse_proxy',
             upstreams: route.upstreams.map((dial) => ({ dial })),
@@ -154,12 +222,14 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
         const proxy = route.handle?.find((handler) => handler.handler === 'reverse_proxy');
         if (marker?.hostctl_instance !== options.instance || !marker.hostctl_service) return [];
         if (route['@id'] !== routeId(marker.hostctl_service)) return [];
+        const https = readHttps(route.handle);
         return [
           {
             serviceId: marker.hostctl_service,
             hosts: route.match?.[0]?.host ?? [],
             upstreams: (proxy?.upstreams ?? []).flatMap((upstream) => (upstream.dial ? [upstream.dial] : [])),
             ...(isDeepStrictEqual(proxy?.headers, HOST_ONLY_COOKIES) ? {} : { outdated: true }),
+            ...(https ? { https } : {}),
           },
         ];
       });

@@ -5,6 +5,7 @@ import { createCaddyRoutes, type CaddyRoutes } from '../adapters/caddy-routes.js
 import { noDns } from '../adapters/dns-provider.js';
 import { createPowerDnsProvider } from '../adapters/powerdns-provider.js';
 import { noopRouter, type ServiceRouter } from '../adapters/router.js';
+import { httpsListener } from './route-https.js';
 import { createServicePublisher } from './service-publisher.js';
 import type { ZoneWriteGate } from './zone-writes.js';
 
@@ -24,7 +25,7 @@ const noRoutes: CaddyRoutes = {
 export function createNetworkRouter(
   config: WorkerConfig,
   logger: Logger,
-  domains: Pick<CustomDomainsStore, 'routableDomains'>,
+  domains: Pick<CustomDomainsStore, 'routableDomains' | 'httpsOptions'>,
   zoneWriteGate: ZoneWriteGate,
 ): ServiceRouter {
   const hasCaddy = config.CADDY_ADMIN_URL !== '';
@@ -49,6 +50,8 @@ export function createNetworkRouter(
     appsDomain: config.APPS_DOMAIN,
     // Only domains whose owner proved them (docs/tls.md#custom-domains): never a name merely claimed.
     customDomains: (ids) => domains.routableDomains(ids),
+    httpsOptions: (ids) => domains.httpsOptions(ids),
+    https: httpsListener(config.ACME_DIRECTORY_URL, config.CADDY_HTTPS_LISTEN),
     logger,
   });
   // Without Caddy there are no routes to list: the reconciler must not treat every service as unrouted.

@@ -1,8 +1,10 @@
 import type { Logger } from 'pino';
+import type { ServiceHttps } from '@hostctl/db';
 import type { CaddyRoutes } from '../adapters/caddy-routes.js';
 import type { DnsProvider } from '../adapters/dns-provider.js';
 import { dialAddress, dialList, type RoutedService, type ServiceRouter } from '../adapters/router.js';
 import { messageOf } from '../pipeline/step-errors.js';
+import { routeHttps, sameHttps, type HttpsListener } from './route-https.js';
 
 /**
  * Makes a service reachable under its public names: the proxy route and the DNS records, as one
@@ -16,6 +18,9 @@ export interface PublisherDeps {
   appsDomain: string;
   /** Current routable (verified) custom domains of each service; a service without any is absent. */
   customDomains(serviceIds: readonly string[]): Promise<Map<string, string[]>>;
+  /** Each service's redirect/HSTS settings and its custom domains that have a certificate. */
+  httpsOptions(serviceIds: readonly string[]): Promise<Map<string, ServiceHttps>>;
+  https: HttpsListener;
   logger: Logger;
 }
 
@@ -26,10 +31,17 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
       const hosts = [
         ...new Set([`${route.serviceName}.${deps.appsDomain}`, ...domains].map((h) => h.toLowerCase())),
       ];
+      const https = routeHttps(
+        deps.https,
+        hosts,
+        deps.appsDomain,
+        (await deps.httpsOptions([route.serviceId])).get(route.serviceId),
+      );
       await deps.routes.apply({
         serviceId: route.serviceId,
         hosts,
         upstreams: route.targets.map(dialAddress),
+        ...(https ? { https } : {}),
       });
       const report = await deps.dns.upsertRecords(route.serviceId, hosts);
       const notes = report.skipped.map(({ name, reason }) => `DNS: ${name} not published: ${reason}`);
@@ -45,15 +57,20 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
     /**
      * Routes, each marked incomplete when its names lack the DNS records the deploy made, when
      * an older version installed it without what the proxy now adds (HOST_ONLY_COOKIES), or when
-     * its custom domains are not the verified ones (a domain verified or dropped since the deploy).
+     * its custom domains are not the verified ones (a domain verified or dropped since the deploy),
+     * or its redirect/HSTS are not what the service asks (changed, or a domain's certificate came).
      */
     async list(): Promise<RoutedService[]> {
       const routes = await deps.routes.list();
-      const verified = await deps.customDomains(routes.map((route) => route.serviceId));
+      const ids = routes.map((route) => route.serviceId);
+      const verified = await deps.customDomains(ids);
+      const https = await deps.httpsOptions(ids);
       const stale = new Set(
         routes
           .filter(
-            ({ serviceId, hosts }) => !sameDomains(hosts, verified.get(serviceId) ?? [], deps.appsDomain),
+            ({ serviceId, hosts, https: current }) =>
+              !sameDomains(hosts, verified.get(serviceId) ?? [], deps.appsDomain) ||
+              !sameHttps(current, routeHttps(deps.https, hosts, deps.appsDomain, https.get(serviceId))),
           )
           .map((route) => route.serviceId),
       );

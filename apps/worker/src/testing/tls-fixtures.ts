@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import type { PeerCertificate } from 'node:tls';
@@ -6,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 
 /** The dev stack's pebble (scripts/lib/pebble.sh): ACME directory and management API on loopback. */
 export const PEBBLE_DIRECTORY_URL = process.env.PEBBLE_DIRECTORY_URL ?? 'https://127.0.0.1:14000/dir';
-const PEBBLE_MANAGEMENT_URL = 'https://127.0.0.1:15000';
+const PEBBLE_MANAGEMENT_URL = process.env.PEBBLE_MANAGEMENT_URL ?? 'https://127.0.0.1:15000';
 
 /** The file that makes pebble's own listener trusted (ACME_CA_CERT_FILE in .data/env.test). */
 export function pebbleListenerCertFile(): string {
@@ -40,25 +41,59 @@ export function viaCaddyTls(
   host: string,
   ca: string,
   port = 443,
-): Promise<{ status: number; body: string; certificate: PeerCertificate }> {
+  options: { path?: string; maxVersion?: 'TLSv1.1' } = {},
+): Promise<{
+  status: number;
+  body: string;
+  certificate: PeerCertificate;
+  headers: http.IncomingHttpHeaders;
+}> {
   return new Promise((resolve, reject) => {
     const request = https.get(
       {
         host: '127.0.0.1',
         port,
         servername: host,
-        path: '/',
+        path: options.path ?? '/',
         headers: { host },
         ca,
         timeout: 5000,
         agent: false,
+        // SECLEVEL=0: OpenSSL 3 would not even offer TLS 1.1 otherwise; the refusal must be the server's.
+        ...(options.maxVersion
+          ? { maxVersion: options.maxVersion, minVersion: 'TLSv1' as const, ciphers: 'DEFAULT@SECLEVEL=0' }
+          : {}),
       },
       (response) => {
         const certificate = (response.socket as import('node:tls').TLSSocket).getPeerCertificate();
         let body = '';
         response.setEncoding('utf8');
         response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body, certificate }));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body, certificate, headers: response.headers }),
+        );
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', reject);
+  });
+}
+
+/** A plain-HTTP GET through Caddy's port 80 with its headers (redirects are not followed). */
+export function plainHttp(
+  host: string,
+  path = '/',
+): Promise<{ status: number; body: string; headers: http.IncomingHttpHeaders }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(
+      { host: '127.0.0.1', port: 80, path, headers: { host }, timeout: 5000, agent: false },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () =>
+          resolve({ status: response.statusCode ?? 0, body, headers: response.headers }),
+        );
       },
     );
     request.on('timeout', () => request.destroy(new Error('timeout')));

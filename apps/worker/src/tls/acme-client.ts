@@ -2,7 +2,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { certificateRequest } from './csr.js';
 import type { AcmeHttp, AcmeResponse } from './acme-http.js';
-import { dnsChallengeValue, signRequest, type AccountKey } from './jws.js';
+import { dnsChallengeValue, keyAuthorization, signRequest, type AccountKey } from './jws.js';
 
 /** Where the client writes and removes the dns-01 TXT records (the platform's own DNS). */
 export interface ChallengeDns {
@@ -11,6 +11,19 @@ export interface ChallengeDns {
   /** Removes exactly `value` from them; other values (another order's) stay. */
   remove(name: string, value: string): Promise<void>;
 }
+
+/**
+ * Where the client answers http-01 challenges (RFC 8555 §8.3): the proxy that serves port 80 for
+ * the name answers `/.well-known/acme-challenge/<token>` with the key authorization.
+ */
+export interface ChallengeHttp {
+  add(domain: string, token: string, keyAuthorization: string): Promise<void>;
+  /** Withdraws exactly that token's answer. */
+  remove(domain: string, token: string): Promise<void>;
+}
+
+/** dns-01 for the wildcard (the only way to one); http-01 for a custom domain the platform routes. */
+export type ChallengeType = 'dns-01' | 'http-01';
 
 export interface IssuedCertificate {
   /** The leaf first, then the chain, as the CA sent it. */
@@ -42,6 +55,8 @@ export interface AcmeClientOptions {
   directoryUrl: string;
   http: AcmeHttp;
   dns: ChallengeDns;
+  /** Who answers http-01 (Caddy); absent: the client orders through dns-01 only. */
+  challenges?: ChallengeHttp;
   /** Between polls of an authorization or an order. */
   pollMs?: number;
   /** Polls before giving up on one authorization or order. */
@@ -60,9 +75,11 @@ class AcmeError extends Error {}
 
 /**
  * A small RFC 8555 client for what the platform needs: one account, one order of DNS names
- * validated through dns-01 on the platform's own DNS, an ECDSA P-256 certificate key. Every
+ * validated through dns-01 on the platform's own DNS or through http-01 on its proxy, an ECDSA
+ * P-256 certificate key. Every
  * request is a signed POST (POST-as-GET for reads, §6.3); a badNonce answer is retried (up to
- * BAD_NONCE_TRIES in all) with the fresh nonce it carries (§6.5). The TXT records an order wrote are removed whatever happens.
+ * BAD_NONCE_TRIES in all) with the fresh nonce it carries (§6.5). The TXT records or challenge
+ * answers an order wrote are removed whatever happens.
  */
 export function createAcmeClient(options: AcmeClientOptions) {
   const pollMs = options.pollMs ?? 1000;
@@ -132,29 +149,50 @@ export function createAcmeClient(options: AcmeClientOptions) {
     throw new AcmeError(`${url} did not settle after ${maxPolls} polls`);
   }
 
-  async function authorize(key: AccountKey, kid: string, url: string): Promise<void> {
+  /** Publishes the answer to one challenge; resolves to what withdraws it. */
+  async function publish(
+    type: ChallengeType,
+    domain: string,
+    token: string,
+    key: AccountKey,
+  ): Promise<() => Promise<void>> {
+    if (type === 'http-01') {
+      const responder = options.challenges;
+      if (!responder) throw new AcmeError('http-01 needs a proxy to answer the challenge');
+      await responder.add(domain, token, keyAuthorization(token, key));
+      return () => responder.remove(domain, token);
+    }
+    const name = `_acme-challenge.${domain.replace(/^\*\./, '')}`;
+    const value = dnsChallengeValue(token, key);
+    await options.dns.add(name, value);
+    return () => options.dns.remove(name, value);
+  }
+
+  async function authorize(key: AccountKey, kid: string, url: string, type: ChallengeType): Promise<void> {
     const authz = JSON.parse((await post(key, url, undefined, kid)).body) as Authorization;
     if (authz.status === 'valid') return;
-    const challenge = authz.challenges.find((c) => c.type === 'dns-01');
-    if (!challenge) throw new AcmeError(`no dns-01 challenge for ${authz.identifier.value}`);
-    const name = `_acme-challenge.${authz.identifier.value.replace(/^\*\./, '')}`;
-    const value = dnsChallengeValue(challenge.token, key);
-    await options.dns.add(name, value);
+    const challenge = authz.challenges.find((c) => c.type === type);
+    if (!challenge) throw new AcmeError(`no ${type} challenge for ${authz.identifier.value}`);
+    const withdraw = await publish(type, authz.identifier.value, challenge.token, key);
     try {
       await post(key, challenge.url, {}, kid);
       const settled = await poll<Authorization>(key, kid, url, (a) => a.status === 'valid');
       if (settled.status !== 'valid') {
-        const failed = settled.challenges.find((c) => c.type === 'dns-01');
+        const failed = settled.challenges.find((c) => c.type === type);
         throw new AcmeError(`${authz.identifier.value}: ${describe(failed?.error) ?? settled.status}`);
       }
     } finally {
-      await options.dns.remove(name, value);
+      await withdraw();
     }
   }
 
   return {
     /** Orders a certificate for `names` (the first is the subject) and returns it with its key. */
-    async issue(key: AccountKey, names: readonly string[]): Promise<IssuedCertificate> {
+    async issue(
+      key: AccountKey,
+      names: readonly string[],
+      type: ChallengeType = 'dns-01',
+    ): Promise<IssuedCertificate> {
       const kid = await account(key);
       const created = await post(
         key,
@@ -167,8 +205,8 @@ export function createAcmeClient(options: AcmeClientOptions) {
       const orderUrl = header(created, 'location');
       if (!orderUrl) throw new AcmeError('the CA gave no order URL');
       const order = JSON.parse(created.body) as Order;
-      // One at a time: each writes and removes its own TXT value (a wildcard and its base share a name).
-      for (const url of order.authorizations) await authorize(key, kid, url);
+      // One at a time: each writes and removes its own answer (a wildcard and its base share a TXT name).
+      for (const url of order.authorizations) await authorize(key, kid, url, type);
 
       const certificateKey = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       const csr = certificateRequest(names, certificateKey.privateKey, certificateKey.publicKey);

@@ -23,13 +23,14 @@ function thumbprint(key: AccountKey): string {
   );
 }
 
+/** The key authorization (RFC 8555 §8.1): what an http-01 challenge answers as its body (§8.3). */
+export function keyAuthorization(token: string, key: AccountKey): string {
+  return `${token}.${thumbprint(key)}`;
+}
+
 /** The TXT value of a dns-01 challenge (RFC 8555 §8.4). */
 export function dnsChallengeValue(token: string, key: AccountKey): string {
-  return b64u(
-    createHash('sha256')
-      .update(`${token}.${thumbprint(key)}`)
-      .digest(),
-  );
+  return b64u(createHash('sha256').update(keyAuthorization(token, key)).digest());
 }
 
 /**

@@ -14,6 +14,13 @@ export interface CustomDomainState {
   verifiedAt: Date | null;
 }
 
+/** A service's HTTPS settings with the custom domains that can answer HTTPS (a certificate exists). */
+export interface ServiceHttps {
+  redirect: boolean;
+  hstsMaxAge: number | null;
+  certifiedDomains: string[];
+}
+
 /** The outcome of one DNS check: proof seen, or why not (shown to the customer). */
 export type DomainCheck = { verified: true } | { verified: false; error: string };
 
@@ -133,6 +140,43 @@ export function createCustomDomainsStore(db: Db) {
         orderBy: { name: 'asc' },
       });
       for (const row of rows) result.set(row.serviceId, [...(result.get(row.serviceId) ?? []), row.name]);
+      return result;
+    },
+
+    /** Every verified name of every service: the names the worker holds a certificate for. */
+    async verifiedNames(): Promise<string[]> {
+      const rows = await db.customDomainVerification.findMany({
+        where: { status: 'verified', service: { deletedAt: null } },
+        select: { name: true },
+        orderBy: { name: 'asc' },
+      });
+      return [...new Set(rows.map((row) => row.name))];
+    },
+
+    /**
+     * What the proxy needs to serve each service over HTTPS: its redirect and HSTS settings, and
+     * its verified domains that have a certificate (the apps name always has the wildcard). A
+     * service that is gone is absent.
+     */
+    async httpsOptions(serviceIds: readonly string[]): Promise<Map<string, ServiceHttps>> {
+      const result = new Map<string, ServiceHttps>();
+      if (serviceIds.length === 0) return result;
+      const rows = await db.$queryRaw<
+        { id: string; https_redirect: boolean; hsts_max_age: number | null; certified: string[] }[]
+      >`
+        SELECT s.id, s.https_redirect, s.hsts_max_age,
+          COALESCE(array_agg(v.name ORDER BY v.name) FILTER (WHERE c.name IS NOT NULL), '{}') AS certified
+        FROM services s
+        LEFT JOIN custom_domain_verifications v ON v.service_id = s.id AND v.status = 'verified'
+        LEFT JOIN tls_certificates c ON c.name = v.name AND c.certificate_pem IS NOT NULL
+        WHERE s.id = ANY(${[...serviceIds]}::text[])
+        GROUP BY s.id`;
+      for (const row of rows)
+        result.set(row.id, {
+          redirect: row.https_redirect,
+          hstsMaxAge: row.hsts_max_age,
+          certifiedDomains: row.certified,
+        });
       return result;
     },
   };

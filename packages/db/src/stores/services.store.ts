@@ -45,6 +45,9 @@ export interface ServiceChanges {
   variables?: Record<string, string>;
   secretNames?: Record<string, string>;
   customDomains?: string[];
+  /** HTTPS behaviour of the service's routes (docs/tls.md#https-and-plain-http). */
+  httpsRedirect?: boolean;
+  hstsMaxAge?: number | null;
   capacity?: CapacityClaim;
 }
 

@@ -16,6 +16,14 @@ export interface StoredCertificate {
   issuedCount: number;
 }
 
+/** What a customer sees of a custom domain's certificate: never the key or the PEM. */
+export interface CertificateState {
+  hasCertificate: boolean;
+  issuer: string | null;
+  notAfter: Date | null;
+  lastError: string | null;
+}
+
 export interface NewCertificate {
   certificatePem: string;
   privateKeyPem: string;
@@ -58,6 +66,37 @@ export function createTlsCertificatesStore(db: Db, alerts: CertificateAlerts = {
         },
         orderBy: { name: 'asc' },
       });
+    },
+
+    /** The state of the certificates of these names (custom domains in the API); absent: none yet. */
+    async statesOf(names: readonly string[]) {
+      if (names.length === 0) return new Map<string, CertificateState>();
+      const rows = await db.tlsCertificate.findMany({
+        where: { name: { in: [...names] } },
+        select: { name: true, certificatePem: true, issuer: true, notAfter: true, lastError: true },
+      });
+      return new Map(
+        rows.map((row): [string, CertificateState] => [
+          row.name,
+          {
+            hasCertificate: row.certificatePem !== null,
+            issuer: row.issuer,
+            notAfter: row.notAfter,
+            lastError: row.lastError,
+          },
+        ]),
+      );
+    },
+
+    /** Names of every stored certificate (the wildcard's and the custom domains'). */
+    async names(): Promise<string[]> {
+      const rows = await db.tlsCertificate.findMany({ select: { name: true }, orderBy: { name: 'asc' } });
+      return rows.map((row) => row.name);
+    },
+
+    /** Forgets certificates no name needs any more (a custom domain dropped, its service deleted). */
+    async remove(names: readonly string[]): Promise<void> {
+      if (names.length > 0) await db.tlsCertificate.deleteMany({ where: { name: { in: [...names] } } });
     },
 
     /** The keys come back opened: the client unseals them (docs/secrets.md). */

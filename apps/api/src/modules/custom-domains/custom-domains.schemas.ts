@@ -6,8 +6,9 @@ const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T)
 
 export const CustomDomainItem = Type.Object({
   name: Type.String({ description: 'The domain as stored in custom_domains' }),
-  status: Type.Union([Type.Literal('pending'), Type.Literal('verified')], {
-    description: 'pending: not routed until verified; verified: routed',
+  status: Type.Union([Type.Literal('pending'), Type.Literal('verified'), Type.Literal('active')], {
+    description:
+      'pending: not routed until verified; verified: routed over plain HTTP, its certificate not there yet; active: routed with its own certificate',
   }),
   verification: Type.Object({
     txt_name: Type.String({ description: 'Publish a TXT record here…' }),
@@ -17,6 +18,21 @@ export const CustomDomainItem = Type.Object({
   last_error: Nullable(Type.String({ description: 'Why the last check did not verify the domain' })),
   checked_at: Nullable(Timestamp),
   verified_at: Nullable(Timestamp),
+  certificate: Nullable(
+    Type.Object(
+      {
+        issuer: Nullable(Type.String({ description: 'The issuing CA, as its certificate names it' })),
+        not_after: Nullable(Timestamp),
+        last_error: Nullable(
+          Type.String({ description: 'Why the last order or renewal failed; null after a success' }),
+        ),
+      },
+      {
+        description:
+          'The certificate the platform obtained for the domain once verified; null before any order',
+      },
+    ),
+  ),
 });
 
 export const CustomDomainList = Type.Object({ data: Type.Array(CustomDomainItem) });

@@ -1,5 +1,11 @@
 import { customerScope, type Principal } from '@hostctl/auth-policy';
-import type { CustomDomainState, CustomDomainsStore, ServicesStore } from '@hostctl/db';
+import type {
+  CertificateState,
+  CustomDomainState,
+  CustomDomainsStore,
+  ServicesStore,
+  TlsCertificatesStore,
+} from '@hostctl/db';
 import { DomainError } from '@hostctl/domain';
 import { CHALLENGE_LABEL, type DomainVerifier } from './domain-verifier.js';
 
@@ -8,6 +14,8 @@ export type CustomDomainsService = ReturnType<typeof createCustomDomainsService>
 export interface CustomDomainsServiceDeps {
   services: Pick<ServicesStore, 'findById'>;
   domains: Pick<CustomDomainsStore, 'list' | 'find' | 'recordCheck'>;
+  /** The per-domain certificates the worker keeps (docs/tls.md#custom-domain-certificates). */
+  certificates: Pick<TlsCertificatesStore, 'statesOf'>;
   verify: DomainVerifier;
   appsDomain: string;
 }
@@ -24,9 +32,10 @@ export function createCustomDomainsService(deps: CustomDomainsServiceDeps) {
     return service;
   }
 
-  const present = (serviceName: string, state: CustomDomainState) => ({
+  /** A verified domain whose certificate exists is active; only a verified one is ever ordered. */
+  const present = (serviceName: string, state: CustomDomainState, certificate?: CertificateState) => ({
     name: state.name,
-    status: state.status,
+    status: state.status === 'verified' && certificate?.hasCertificate ? ('active' as const) : state.status,
     verification: {
       txt_name: `${CHALLENGE_LABEL}.${state.name}`,
       txt_value: state.token,
@@ -35,13 +44,27 @@ export function createCustomDomainsService(deps: CustomDomainsServiceDeps) {
     last_error: state.lastError,
     checked_at: state.checkedAt?.toISOString() ?? null,
     verified_at: state.verifiedAt?.toISOString() ?? null,
+    certificate:
+      state.status === 'verified' && certificate
+        ? {
+            issuer: certificate.issuer,
+            not_after: certificate.notAfter?.toISOString() ?? null,
+            last_error: certificate.lastError,
+          }
+        : null,
   });
+  const withCertificates = async (serviceName: string, states: CustomDomainState[]) => {
+    const certificates = await deps.certificates.statesOf(
+      states.filter((state) => state.status === 'verified').map((state) => state.name),
+    );
+    return states.map((state) => present(serviceName, state, certificates.get(state.name)));
+  };
 
   return {
     async list(principal: Principal, id: string) {
       const service = await visibleOr404(principal, id);
       const states = await deps.domains.list(service.id);
-      return { data: states.map((state) => present(service.name, state)) };
+      return { data: await withCertificates(service.name, states) };
     },
 
     async verify(principal: Principal, id: string, domain: string) {
@@ -49,7 +72,7 @@ export function createCustomDomainsService(deps: CustomDomainsServiceDeps) {
       const name = domain.toLowerCase();
       const state = await deps.domains.find(service.id, name);
       if (!state) throw new DomainError('not_found', `${name} is not a custom domain of service ${id}`);
-      if (state.status === 'verified') return present(service.name, state);
+      if (state.status === 'verified') return (await withCertificates(service.name, [state]))[0]!;
       const check = await deps.verify({ domain: name, token: state.token, serviceName: service.name });
       const recorded = await deps.domains.recordCheck(service.id, name, check);
       if (recorded === 'conflict') {

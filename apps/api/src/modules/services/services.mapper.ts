@@ -31,6 +31,10 @@ export function toDetail(service: ServiceWithCustomer): ServiceDetail {
     // Plain variables as the spec shows them; secret ones by name only (secret-variables.ts).
     ...variablesView(service),
     custom_domains: service.customDomains,
+    https: {
+      redirect: service.httpsRedirect,
+      hsts: service.hstsMaxAge === null ? false : { max_age: service.hstsMaxAge },
+    },
     health: {
       status: service.healthStatus,
       last_check: service.healthLastCheck?.toISOString() ?? null,

@@ -68,6 +68,46 @@ export const Placement = Type.Array(
 );
 export type Placement = Static<typeof Placement>;
 
+/** One year: the max-age `hsts: true` stands for (docs/tls.md#https-and-plain-http). */
+export const HSTS_DEFAULT_MAX_AGE = 31_536_000;
+
+/** How the service's routes treat HTTPS once the platform serves it (docs/api-decisions.md). */
+const HttpsSettingsUpdate = Type.Object(
+  {
+    redirect: Type.Optional(
+      Type.Boolean({
+        description: 'Plain HTTP answers 308 to HTTPS (default true); ACME challenges are never redirected',
+      }),
+    ),
+    hsts: Type.Optional(
+      Type.Union(
+        [
+          Type.Boolean({
+            description: `true: Strict-Transport-Security with max-age ${HSTS_DEFAULT_MAX_AGE}; false: none`,
+          }),
+          Type.Object(
+            {
+              max_age: Type.Integer({
+                minimum: 1,
+                maximum: 63_072_000,
+                description: 'Seconds (at most two years)',
+              }),
+            },
+            { additionalProperties: false },
+          ),
+        ],
+        { description: 'Strict-Transport-Security on HTTPS answers (opt-in, default false)' },
+      ),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+
+const HttpsSettings = Type.Object({
+  redirect: Type.Boolean(),
+  hsts: Type.Union([Type.Literal(false), Type.Object({ max_age: Type.Integer() })]),
+});
+
 export const ServiceDetail = Type.Object({
   ...listItemFields,
   resources: Type.Object({ ...Resources, cpu_limit: Type.Number(), storage_mb: Type.Number() }),
@@ -76,6 +116,8 @@ export const ServiceDetail = Type.Object({
   variables: Type.Record(Type.String(), Type.String()),
   secret_variables: SecretVariablesView,
   custom_domains: Type.Array(Type.String()),
+  /** Redirect to HTTPS and HSTS, applied when the platform serves HTTPS (docs/tls.md). */
+  https: HttpsSettings,
   health: Type.Object({
     status: Type.String(),
     last_check: Type.Union([Timestamp, Type.Null()]),
@@ -176,6 +218,7 @@ export const UpdateServiceBody = Type.Object(
         uniqueItems: true,
       }),
     ),
+    https: Type.Optional(HttpsSettingsUpdate),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -23,7 +23,12 @@ import { toDetail, toListItem } from './services.mapper.js';
 import { applyUpdate, combineOnCreate, liveSecretNames, withSecretsHidden } from './secret-variables.js';
 import { normaliseCustomDomains } from './custom-domains.js';
 import { rollbackRefused } from './rollback-refusals.js';
-import type { CreateServiceBody, ServiceListQuery, UpdateServiceBody } from './services.schemas.js';
+import {
+  HSTS_DEFAULT_MAX_AGE,
+  type CreateServiceBody,
+  type ServiceListQuery,
+  type UpdateServiceBody,
+} from './services.schemas.js';
 import type { Placement } from './services.schemas.js';
 
 export interface ServicesServiceDeps {
@@ -195,7 +200,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
       return { id, status: 'deploying' as const, deploy_job_id: outcome.deployment.id };
     },
 
-    /** Changes variables and/or custom domains, then redeploys so they take effect. */
+    /** Changes variables, custom domains and/or HTTPS settings, then redeploys so they take effect. */
     async update(principal: Principal, id: string, body: UpdateServiceBody) {
       const service = await visibleOr404(principal, id);
       const changes: ServiceChanges = {};
@@ -220,6 +225,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
         if (claimed.length > 0) throw domainTaken(claimed);
         changes.customDomains = domains;
       }
+      if (body.https) Object.assign(changes, httpsChanges(body.https));
       const { deployment } = await services
         .updateAndRedeploy(id, service.customerId, changes)
         .catch((error: unknown) => {
@@ -274,4 +280,14 @@ function domainTaken(domains: readonly string[]): DomainError {
 
 function capitalise(word: string): string {
   return word.charAt(0).toUpperCase() + word.slice(1);
+}
+
+/** The columns behind `https` (docs/tls.md#https-and-plain-http); a field left out keeps its value. */
+function httpsChanges(https: NonNullable<UpdateServiceBody['https']>): ServiceChanges {
+  const changes: ServiceChanges = {};
+  if (https.redirect !== undefined) changes.httpsRedirect = https.redirect;
+  if (https.hsts !== undefined)
+    changes.hstsMaxAge =
+      https.hsts === false ? null : https.hsts === true ? HSTS_DEFAULT_MAX_AGE : https.hsts.max_age;
+  return changes;
 }

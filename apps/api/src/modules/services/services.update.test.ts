@@ -90,6 +90,43 @@ describe('PATCH /api/services/:id', () => {
     expect(json<{ errors: { path: string }[] }>(response).errors.map((e) => e.path)).toContain(path);
   });
 
+  it('https: redirect on and no HSTS by default; a field left out keeps its value', async () => {
+    const { id } = await create();
+    const detail = async () =>
+      json<{ https: unknown }>(
+        await h.app.inject({
+          method: 'GET',
+          url: `/api/services/${id}`,
+          headers: { authorization: operator.auth },
+        }),
+      ).https;
+    expect(await detail()).toEqual({ redirect: true, hsts: false });
+    const changed = await patch(id, { https: { hsts: true } });
+    expect(changed.statusCode).toBe(200);
+    expect(json<{ https: unknown }>(changed).https).toEqual({
+      redirect: true,
+      hsts: { max_age: 31_536_000 },
+    });
+    expect((await patch(id, { https: { redirect: false, hsts: { max_age: 600 } } })).statusCode).toBe(200);
+    expect(await detail()).toEqual({ redirect: false, hsts: { max_age: 600 } });
+    expect((await patch(id, { https: { hsts: false } })).statusCode).toBe(200);
+    expect(await detail()).toEqual({ redirect: false, hsts: false });
+  });
+
+  it.each([
+    ['a max_age of 0', { https: { hsts: { max_age: 0 } } }, '/body/https/hsts/max_age'],
+    ['a max_age over two years', { https: { hsts: { max_age: 63_072_001 } } }, '/body/https/hsts/max_age'],
+    ['a redirect that is not a boolean', { https: { redirect: 'no' } }, '/body/https/redirect'],
+    ['an unknown https field', { https: { preload: true } }, '/body/https/preload'],
+    ['an empty https object', { https: {} }, '/body/https'],
+  ])('https with %s → 400 naming %s', async (_label, payload, path) => {
+    const { id } = await create();
+    const response = await patch(id, payload);
+    expect(response.statusCode).toBe(400);
+    expect(response.headers['content-type']).toContain('application/problem+json');
+    expect(json<{ errors: { path: string }[] }>(response).errors.map((e) => e.path)).toContain(path);
+  });
+
   it('a domain another service uses → 409', async () => {
     const domain = `${uniqueName('d')}.example.com`;
     const first = await create();
