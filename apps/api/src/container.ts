@@ -9,6 +9,7 @@ import {
   createTlsCertificatesStore,
   createDeploymentsStore,
   createRunsStore,
+  createSchedulesStore,
   createDatabase,
   keyringFromSettings,
   createEventsStore,
@@ -59,6 +60,8 @@ import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
 import { createRunsService } from './modules/runs/runs.service.js';
+import { registerScheduleRoutes } from './modules/schedules/schedules.routes.js';
+import { createSchedulesService } from './modules/schedules/schedules.service.js';
 import { registerBackupRoutes } from './modules/backups/backups.routes.js';
 import { createBackupsService } from './modules/backups/backups.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
@@ -186,10 +189,18 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     store: createUsageStore(db),
     customerExists: async (id) => (await db.customer.count({ where: { id } })) > 0,
   });
+  const runsStore = createRunsStore(db);
   const runs = createRunsService({
-    runs: createRunsStore(db),
+    runs: runsStore,
     services: servicesStore,
     enqueueRun: async (runId) => void (await producer.enqueue('run', { runId })),
+  });
+  const schedules = createSchedulesService({
+    schedules: createSchedulesStore(db),
+    services: servicesStore,
+    runs: runsStore,
+    runsService: runs,
+    minIntervalSeconds: config.SCHEDULE_MIN_INTERVAL_SECONDS,
   });
 
   const backups = createBackupsService({
@@ -243,6 +254,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerQuotaRoutes(app, quotas);
       registerUsageRoutes(app, usage);
       registerRunRoutes(app, runs);
+      registerScheduleRoutes(app, schedules);
       registerBackupRoutes(app, backups);
       registerWebhookRoutes(app, webhooks);
       registerCustomDomainRoutes(app, customDomains);

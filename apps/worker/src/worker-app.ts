@@ -45,6 +45,7 @@ import { oneWriterPerZone } from './network/zone-writes.js';
 import { notificationProcessorOf } from './notifications/notification-wiring.js';
 import { createNotificationRelay } from './notifications/notification-relay.js';
 import { createRunProcessor } from './runs/run.processor.js';
+import { schedulerOf } from './schedules/scheduler-wiring.js';
 import { createReconciler } from './reconciler.js';
 import { createUsageMeter } from './metering/usage-meter.js';
 import { createCertificates } from './tls/tls-wiring.js';
@@ -65,7 +66,7 @@ export interface WorkerAppOptions {
   logger?: Logger;
   runtime?: ContainerRuntime;
   router?: ServiceRouter;
-  /** Run the periodic reconciler (default true); tests call reconciler.runOnce() themselves. */
+  /** Run the reconciler and the other sweeps (certificates, meter, scheduler; default true); tests call runOnce(). */
   reconcile?: boolean;
   readiness?: { timeoutMs: number; stableMs: number };
   /** A job waiting this long while this replica has a free slot makes it report not live. */
@@ -306,6 +307,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   });
   const certificates = createCertificates(config, { db, locks, logger });
   const meter = createUsageMeter(config, { db, logger });
+  const scheduler = schedulerOf(config, { db, producer, logger });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
 
   return {
@@ -321,6 +323,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     relay,
     certificates,
     meter,
+    scheduler,
     get healthPort(): number {
       return health?.port ?? 0;
     },
@@ -360,6 +363,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
         updateFollower?.start();
         certificates.start();
         meter.start();
+        scheduler.start();
       }
       if (options.observe !== false) {
         observers.start();
@@ -376,7 +380,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       await updateFollower?.stop();
       await observers.stop();
       await nodes.stop();
-      await Promise.all([relay.stop(), certificates.stop(), meter.stop()]);
+      await Promise.all([relay.stop(), certificates.stop(), meter.stop(), scheduler.stop()]);
       const graceful = Promise.all(workers.map((worker) => worker.close()));
       const isClean = await Promise.race([
         graceful.then(() => true),

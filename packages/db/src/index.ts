@@ -43,6 +43,8 @@ export * from './stores/notifications.store.js';
 export * from './stores/worker-notifications.store.js';
 export * from './stores/webhooks.store.js';
 export * from './stores/runs.store.js';
+export * from './stores/schedules.store.js';
+export * from './stores/scheduler.store.js';
 export * from './stores/custom-domains.store.js';
 export * from './stores/tls-certificates.store.js';
 export * from './stores/backups.store.js';

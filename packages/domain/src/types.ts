@@ -132,6 +132,8 @@ export const LIMITS = {
   apiKeysPerUser: 100,
   searchMax: 100,
   customDomainsMax: 20,
+  /** Scheduled jobs of one service (docs/jobs.md#limits). */
+  schedulesPerService: 20,
   urlMax: 2048,
 } as const;
 
@@ -157,6 +159,8 @@ export const NOTIFICATION_EVENTS = [
   'service.unhealthy',
   'service.recovered',
   'service.deleted',
+  'job.failed',
+  'job.missed',
   ...PLATFORM_NOTIFICATION_EVENTS,
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];

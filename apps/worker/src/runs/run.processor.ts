@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import { pinnedPlan, storedPlan } from '../release/release-images.js';
+import { watchForCancellation } from './cancel-watch.js';
 import { runOneOff } from './one-off-container.js';
 
 interface RunProcessorDeps {
@@ -67,6 +68,7 @@ export function createRunProcessor(deps: RunProcessorDeps) {
     if (!(await runs.start(run.id, release.id))) return { status: 'not queued' };
     const objects = serviceObjects(run.serviceId, instance);
     const set = objects.set(release.id);
+    const cancellation = watchForCancellation(runs, run.id);
     try {
       await runtime.ensureNetwork(set.network, set.networkLabels, { bridge: set.bridge });
       const result = await runOneOff(runtime, {
@@ -78,6 +80,7 @@ export function createRunProcessor(deps: RunProcessorDeps) {
         runId: run.id,
         instance,
         timeoutMs: run.timeoutSeconds * 1000,
+        signal: cancellation.signal,
       });
       const outcome: RunOutcome = {
         status: result.timedOut ? 'timed_out' : result.exitCode === 0 ? 'succeeded' : 'failed',
@@ -86,14 +89,17 @@ export function createRunProcessor(deps: RunProcessorDeps) {
         outputTruncated: result.outputTruncated,
         error: result.timedOut ? `stopped after the timeout of ${run.timeoutSeconds} s` : null,
       };
+      // A cancelled run is final already: finish changes only a run that is not.
       await runs.finish(run.id, outcome);
-      return { status: outcome.status };
+      return { status: cancellation.signal.aborted ? 'cancelled' : outcome.status };
     } catch (error) {
       // The engine's message (image gone, name taken): never the command's variables.
       const message = (error as Error).message;
       deps.logger.warn({ runId: run.id, serviceId: run.serviceId, err: message }, 'run failed to start');
       await runs.finish(run.id, failure(`the command could not be run: ${message}`));
       return { status: 'failed' };
+    } finally {
+      cancellation.stop();
     }
   };
 }

@@ -20,6 +20,8 @@ export const COUNT_CAPS = {
   notificationRedeliveries: 4,
   /** Not a row cap: a customer's deployments running at once (worker-deployments.store.ts). */
   deploySlots: 5,
+  /** A service's scheduled jobs (schedules.store.ts). */
+  serviceSchedules: 6,
 } as const;
 
 export async function lockCountCap(

@@ -11,6 +11,16 @@ export interface NotificationFact {
   event: NotificationEvent;
   serviceId: string;
   deployment?: { id: string; status: string; error?: string | null };
+  /** job.failed / job.missed (docs/jobs.md#notifications): the schedule and the run or the times. */
+  job?: {
+    scheduleId: string;
+    scheduleName: string;
+    runId?: string;
+    status: string;
+    scheduledFor: Date | null;
+    exitCode?: number | null;
+    missedTimes?: number;
+  };
   /** Shown to the receiver: never put variable values here. */
   message: string;
 }
@@ -67,8 +77,20 @@ export async function insertNotifications(tx: OutboxTx, fact: NotificationFact):
           },
         }
       : {}),
+    ...(fact.job ? { job: jobBody(fact.job) } : {}),
     message: fact.message,
   }));
+}
+
+function jobBody(job: NonNullable<NotificationFact['job']>): Record<string, unknown> {
+  return {
+    schedule: { id: job.scheduleId, name: job.scheduleName },
+    status: job.status,
+    scheduled_for: job.scheduledFor?.toISOString() ?? null,
+    ...(job.runId ? { run_id: job.runId } : {}),
+    ...(job.exitCode !== undefined ? { exit_code: job.exitCode } : {}),
+    ...(job.missedTimes !== undefined ? { missed_times: job.missedTimes } : {}),
+  };
 }
 
 /** A fact about the platform itself (its certificates) or for the operator's billing (usage). */

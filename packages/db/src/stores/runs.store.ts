@@ -6,9 +6,22 @@ import { customerWhere } from './scope-where.js';
 export type RunsStore = ReturnType<typeof createRunsStore>;
 export type { ServiceRun };
 
-export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'timed_out'] as const;
-export const isFinalRun = (status: string): boolean =>
-  status === 'succeeded' || status === 'failed' || status === 'timed_out';
+/**
+ * `missed`, `skipped` and `cancelled` are scheduled runs only (docs/jobs.md#schedules): a time no
+ * worker ran within the grace, a time the overlap policy `forbid` left out, a run `replace` stopped.
+ */
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'succeeded',
+  'failed',
+  'timed_out',
+  'missed',
+  'skipped',
+  'cancelled',
+] as const;
+export const ACTIVE_RUN_STATUSES = ['queued', 'running'];
+export const isFinalRun = (status: string): boolean => !ACTIVE_RUN_STATUSES.includes(status);
 
 /** What a history page shows of a run: everything but its output. */
 const SUMMARY_COLUMNS = {
@@ -25,8 +38,16 @@ const SUMMARY_COLUMNS = {
   createdAt: true,
   startedAt: true,
   finishedAt: true,
+  scheduleId: true,
+  scheduledFor: true,
+  attempt: true,
 } as const;
 export type RunSummaryRow = Pick<ServiceRun, keyof typeof SUMMARY_COLUMNS>;
+
+interface Page {
+  page: number;
+  perPage: number;
+}
 
 export interface RunOutcome {
   status: 'succeeded' | 'failed' | 'timed_out';
@@ -42,6 +63,23 @@ export interface RunOutcome {
  * writes (start, finish) go by id: its job payload carries nothing else.
  */
 export function createRunsStore(db: Db) {
+  async function listPage(
+    where: { serviceId: string } | { scheduleId: string },
+    page: Page,
+  ): Promise<{ rows: RunSummaryRow[]; total: number }> {
+    const [rows, total] = await Promise.all([
+      db.serviceRun.findMany({
+        where,
+        select: SUMMARY_COLUMNS,
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        skip: (page.page - 1) * page.perPage,
+        take: page.perPage,
+      }),
+      db.serviceRun.count({ where }),
+    ]);
+    return { rows, total };
+  }
+
   return {
     /** The service's current release (its latest succeeded deployment) and the plan it ran. */
     async currentRelease(serviceId: string): Promise<{ id: string; plan: unknown } | null> {
@@ -57,7 +95,9 @@ export function createRunsStore(db: Db) {
       command: string[];
       component: string | null;
       timeoutSeconds: number;
-      deploymentId: string;
+      deploymentId: string | null;
+      /** A schedule's "run now": a run of the schedule with no scheduled time. */
+      scheduleId?: string;
     }): Promise<ServiceRun> {
       return db.serviceRun.create({ data: input });
     },
@@ -69,22 +109,13 @@ export function createRunsStore(db: Db) {
     },
 
     /** A page of the service's runs, newest first; the caller has checked the service is visible. */
-    async listForService(
-      serviceId: string,
-      page: { page: number; perPage: number },
-    ): Promise<{ rows: RunSummaryRow[]; total: number }> {
-      const where = { serviceId };
-      const [rows, total] = await Promise.all([
-        db.serviceRun.findMany({
-          where,
-          select: SUMMARY_COLUMNS,
-          orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-          skip: (page.page - 1) * page.perPage,
-          take: page.perPage,
-        }),
-        db.serviceRun.count({ where }),
-      ]);
-      return { rows, total };
+    listForService(serviceId: string, page: Page): Promise<{ rows: RunSummaryRow[]; total: number }> {
+      return listPage({ serviceId }, page);
+    },
+
+    /** A page of one schedule's runs (and missed times), newest first; the caller checked the schedule. */
+    listForSchedule(scheduleId: string, page: Page): Promise<{ rows: RunSummaryRow[]; total: number }> {
+      return listPage({ scheduleId }, page);
     },
 
     /** Worker: the run by id (with its service's id), whatever its state. */

@@ -15,14 +15,24 @@ export const RUN_LIMITS = {
 const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
+/** An argv (runs and schedules): never a shell string; the whole of it is bounded by checkCommand. */
+export const Command = Type.Array(Type.String({ maxLength: RUN_LIMITS.argMaxBytes }), {
+  minItems: 1,
+  maxItems: RUN_LIMITS.argsMax,
+  description:
+    'argv, run as it is (no shell: write ["sh", "-c", "…"] for one); replaces the component’s command, keeps its entrypoint',
+});
+
+/** Seconds before a run is stopped (runs and schedules). */
+export const RunTimeout = Type.Integer({
+  minimum: 1,
+  maximum: RUN_LIMITS.timeoutMaxSeconds,
+  description: `Seconds before the run is stopped and recorded as timed_out (default ${RUN_LIMITS.timeoutDefaultSeconds})`,
+});
+
 export const RunRequest = Type.Object(
   {
-    command: Type.Array(Type.String({ maxLength: RUN_LIMITS.argMaxBytes }), {
-      minItems: 1,
-      maxItems: RUN_LIMITS.argsMax,
-      description:
-        'argv, run as it is (no shell: write ["sh", "-c", "…"] for one); replaces the component’s command, keeps its entrypoint',
-    }),
+    command: Command,
     component: Type.Optional(
       Type.String({
         minLength: 1,
@@ -31,13 +41,7 @@ export const RunRequest = Type.Object(
           'The compose service whose image, variables and limits the run takes; default: the web one',
       }),
     ),
-    timeout: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: RUN_LIMITS.timeoutMaxSeconds,
-        description: `Seconds before the run is stopped and recorded as timed_out (default ${RUN_LIMITS.timeoutDefaultSeconds})`,
-      }),
-    ),
+    timeout: Type.Optional(RunTimeout),
   },
   { additionalProperties: false },
 );
@@ -60,6 +64,11 @@ const summaryFields = {
   created_at: Timestamp,
   started_at: nullable(Timestamp),
   finished_at: nullable(Timestamp),
+  schedule_id: nullable(Type.String({ description: 'The schedule whose run this is; null for a one-off run' })),
+  scheduled_for: nullable(
+    Type.String({ format: 'date-time', description: 'The scheduled time the run stands for; null for run-now and one-off runs' }),
+  ),
+  attempt: Type.Integer({ description: '1, then 2… for the retries of a scheduled time' }),
 };
 
 export const RunSummary = Type.Object(summaryFields);

@@ -7,6 +7,7 @@ import {
   type RunSummaryRow,
   type ServicesStore,
   type ServiceRun,
+  type ServiceSchedule,
 } from '@hostctl/db';
 import { RUN_LIMITS, type Run, type RunList, type RunRequest, type RunSummary } from './runs.schemas.js';
 
@@ -38,46 +39,77 @@ export function createRunsService(deps: {
     return found;
   }
 
+  /** Records the run from the service's current release, then hands it to a worker. */
+  async function record(
+    serviceId: string,
+    input: { command: string[]; component: string | null; timeoutSeconds: number; scheduleId?: string },
+    componentField: string,
+  ): Promise<Run> {
+    const release = await runs.currentRelease(serviceId);
+    const components = componentsOf(release?.plan);
+    if (!release || components.length === 0)
+      throw new DomainError(
+        'conflict',
+        `service ${serviceId} has no release to run from yet; a run starts once a deployment has succeeded`,
+      );
+    if (input.component !== null && !components.includes(input.component))
+      throw validationError(
+        componentField,
+        `no component named ${JSON.stringify(input.component)} in the current release (${components.join(', ')})`,
+      );
+    const run = await runs.create({ serviceId, ...input, deploymentId: release.id });
+    try {
+      await deps.enqueueRun(run.id);
+    } catch (error) {
+      // Unlike a deploy, nothing re-enqueues a run later: it fails now, visibly, and the caller retries.
+      await runs.finish(run.id, {
+        status: 'failed',
+        exitCode: null,
+        output: '',
+        outputTruncated: false,
+        error: 'the job queue was unavailable; the command did not run',
+      });
+      throw new DomainError('dependency_unavailable', 'the job queue is unavailable; retry shortly', {
+        headers: { 'retry-after': '5' },
+        cause: error,
+      });
+    }
+    return toRun(run);
+  }
+
   return {
     async create(principal: Principal, serviceId: string, body: RunRequest): Promise<Run> {
       await serviceOr404(principal, serviceId);
       checkCommand(body.command);
-      const release = await runs.currentRelease(serviceId);
-      const components = componentsOf(release?.plan);
-      if (!release || components.length === 0)
-        throw new DomainError(
-          'conflict',
-          `service ${serviceId} has no release to run from yet; a run starts once a deployment has succeeded`,
-        );
-      if (body.component !== undefined && !components.includes(body.component))
-        throw validationError(
-          'component',
-          `no component named ${JSON.stringify(body.component)} in the current release (${components.join(', ')})`,
-        );
-      const run = await runs.create({
+      return record(
         serviceId,
-        command: body.command,
-        component: body.component ?? null,
-        timeoutSeconds: body.timeout ?? RUN_LIMITS.timeoutDefaultSeconds,
-        deploymentId: release.id,
-      });
-      try {
-        await deps.enqueueRun(run.id);
-      } catch (error) {
-        // Unlike a deploy, nothing re-enqueues a run later: it fails now, visibly, and the caller retries.
-        await runs.finish(run.id, {
-          status: 'failed',
-          exitCode: null,
-          output: '',
-          outputTruncated: false,
-          error: 'the job queue was unavailable; the command did not run',
-        });
-        throw new DomainError('dependency_unavailable', 'the job queue is unavailable; retry shortly', {
-          headers: { 'retry-after': '5' },
-          cause: error,
-        });
-      }
-      return toRun(run);
+        {
+          command: body.command,
+          component: body.component ?? null,
+          timeoutSeconds: body.timeout ?? RUN_LIMITS.timeoutDefaultSeconds,
+        },
+        'component',
+      );
+    },
+
+    /** A schedule's "run now": a run of the schedule, now; the caller has checked the schedule is visible. */
+    runSchedule(schedule: ServiceSchedule): Promise<Run> {
+      return record(
+        schedule.serviceId,
+        {
+          command: schedule.command,
+          component: schedule.component,
+          timeoutSeconds: schedule.timeoutSeconds,
+          scheduleId: schedule.id,
+        },
+        'component',
+      );
+    },
+
+    /** A page of a schedule's runs and recorded times; the caller has checked the schedule is visible. */
+    async scheduleHistory(scheduleId: string, page: { page: number; perPage: number }): Promise<RunList> {
+      const { rows, total } = await runs.listForSchedule(scheduleId, page);
+      return { data: rows.map(toSummary), total, page: page.page, per_page: page.perPage };
     },
 
     /** The run with its output; with waitSeconds, answers once it is final or the wait ends. */
@@ -111,19 +143,19 @@ export function createRunsService(deps: {
 }
 
 /** The schema bounds each argument and their number; the whole argv is bounded here. */
-function checkCommand(command: string[]): void {
+export function checkCommand(command: string[], field = 'command'): void {
   if ((command[0] ?? '').trim() === '')
-    throw validationError('command', 'the first element names the program to run and cannot be empty');
+    throw validationError(field, 'the first element names the program to run and cannot be empty');
   const bytes = command.reduce((sum, arg) => sum + Buffer.byteLength(arg), 0);
   if (bytes > RUN_LIMITS.commandMaxBytes)
     throw validationError(
-      'command',
+      field,
       `the command is ${bytes} bytes; at most ${RUN_LIMITS.commandMaxBytes} (pass larger input through a file or variable)`,
     );
 }
 
 /** The component names of a stored plan (older or foreign shapes: none). */
-function componentsOf(plan: unknown): string[] {
+export function componentsOf(plan: unknown): string[] {
   const containers = (plan as { containers?: unknown } | null)?.containers;
   if (!Array.isArray(containers)) return [];
   return containers
@@ -147,6 +179,9 @@ function toSummary(row: RunSummaryRow): RunSummary {
     created_at: row.createdAt.toISOString(),
     started_at: row.startedAt?.toISOString() ?? null,
     finished_at: row.finishedAt?.toISOString() ?? null,
+    schedule_id: row.scheduleId,
+    scheduled_for: row.scheduledFor?.toISOString() ?? null,
+    attempt: row.attempt,
   };
 }
 

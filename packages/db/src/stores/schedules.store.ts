@@ -1,0 +1,81 @@
+import type { CustomerScope } from '@hostctl/auth-policy';
+import type { Db } from '../client.js';
+import type { ServiceSchedule } from '../generated/client.ts';
+import { isUniqueViolation } from '../errors.js';
+import { CAP_TRANSACTION, lockCountCap } from './count-cap-lock.js';
+import { customerWhere } from './scope-where.js';
+
+export type SchedulesStore = ReturnType<typeof createSchedulesStore>;
+export type { ServiceSchedule };
+
+export const OVERLAP_POLICIES = ['forbid', 'replace', 'allow'] as const;
+export const CATCH_UP_POLICIES = ['one', 'none'] as const;
+
+/** What the API writes of a schedule; `nextRunAt` is the scheduler's cursor, computed by the caller. */
+export interface ScheduleFields {
+  name: string;
+  cron: string;
+  timeZone: string;
+  command: string[];
+  component: string | null;
+  timeoutSeconds: number;
+  retries: number;
+  overlapPolicy: (typeof OVERLAP_POLICIES)[number];
+  catchUp: (typeof CATCH_UP_POLICIES)[number];
+  enabled: boolean;
+  nextRunAt: Date;
+}
+
+/**
+ * Scheduled jobs (docs/jobs.md#schedules). A schedule is reached only through a service the caller
+ * may see (its customer's, not deleted): another customer's schedule is simply not found.
+ */
+export function createSchedulesStore(db: Db) {
+  return {
+    /**
+     * The new schedule, or why not: the service holds `cap` already (counted under the service's
+     * cap lock, so parallel creates cannot pass it together), or the name is taken.
+     */
+    async createWithinLimit(
+      serviceId: string,
+      fields: ScheduleFields,
+      cap: number,
+    ): Promise<ServiceSchedule | 'limit_reached' | 'name_taken'> {
+      try {
+        return await db.$transaction(async (tx) => {
+          await lockCountCap(tx, 'serviceSchedules', serviceId);
+          if ((await tx.serviceSchedule.count({ where: { serviceId } })) >= cap) return 'limit_reached';
+          return tx.serviceSchedule.create({ data: { serviceId, ...fields } });
+        }, CAP_TRANSACTION);
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'name_taken';
+        throw error;
+      }
+    },
+
+    listForService(serviceId: string): Promise<ServiceSchedule[]> {
+      return db.serviceSchedule.findMany({ where: { serviceId }, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+    },
+
+    async findVisible(scope: CustomerScope, id: string): Promise<ServiceSchedule | null> {
+      const tenant = customerWhere(scope);
+      if (tenant === null) return null;
+      return db.serviceSchedule.findFirst({ where: { id, service: { ...tenant, deletedAt: null } } });
+    },
+
+    /** The changed schedule, or `name_taken`; the caller found it visible. */
+    async update(id: string, fields: Partial<ScheduleFields>): Promise<ServiceSchedule | 'name_taken'> {
+      try {
+        return await db.serviceSchedule.update({ where: { id }, data: fields });
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'name_taken';
+        throw error;
+      }
+    },
+
+    /** Deletes the schedule and its run history (cascade); a run going on finishes in its worker. */
+    async remove(id: string): Promise<void> {
+      await db.serviceSchedule.deleteMany({ where: { id } });
+    },
+  };
+}
