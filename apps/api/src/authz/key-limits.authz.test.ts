@@ -71,7 +71,13 @@ const ADMINISTRATION_READS = new Set([
   'GET /api/quota-plans',
 ]);
 /** Reads that need the `operate` action (a run's output is what the command printed: docs/jobs.md). */
-const OPERATE_READS = new Set(['GET /api/services/:id/runs', 'GET /api/runs/:id']);
+const OPERATE_READS = new Set([
+  'GET /api/services/:id/runs',
+  'GET /api/runs/:id',
+  'GET /api/services/:id/schedules',
+  'GET /api/schedules/:id',
+  'GET /api/schedules/:id/runs',
+]);
 
 const cases = Object.entries(ROUTE_TABLE)
   .filter(([, entry]) => entry.public !== true)

@@ -1,6 +1,7 @@
 import { addDeployment } from '../test-support/releases.js';
 import type { Fixtures } from './authz-fixtures.js';
 import { one, writeA, type RouteEntry } from './route-expectations.js';
+import { SCHEDULE_ROUTES } from './schedule-routes.table.js';
 
 // One-off runs of customer A (docs/jobs.md): every route needs `services:operate`, reads included
 // (a run's output is what the command printed), so a viewer is refused whatever its scope.
@@ -37,4 +38,6 @@ export const RUN_ROUTES: Record<string, RouteEntry> = {
   'GET /api/runs/:id': one('run with its output', writeA(200), async (f) => ({
     url: `/api/runs/${await runOfA(f)}`,
   })),
+  // Scheduled jobs are runs at times: their routes join these.
+  ...SCHEDULE_ROUTES,
 };
