@@ -42,3 +42,11 @@ CREATE INDEX "service_runs_schedule_id_created_at_idx" ON "service_runs"("schedu
 ALTER TABLE "service_runs" DROP CONSTRAINT "service_runs_status_check";
 ALTER TABLE "service_runs" ADD CONSTRAINT "service_runs_status_check"
   CHECK ("status" IN ('queued', 'running', 'succeeded', 'failed', 'timed_out', 'missed', 'skipped', 'cancelled'));
+
+-- job.failed and job.missed join the vocabulary of subscriptions (docs/notifications.md#events).
+ALTER TABLE "notification_subscriptions" DROP CONSTRAINT "notification_subscriptions_events_vocabulary";
+ALTER TABLE "notification_subscriptions" ADD CONSTRAINT "notification_subscriptions_events_vocabulary"
+  CHECK (cardinality("events") > 0 AND "events" <@ ARRAY['deployment.succeeded', 'deployment.failed',
+    'deployment.rolled_back', 'service.failed', 'service.unhealthy', 'service.recovered',
+    'service.deleted', 'job.failed', 'job.missed', 'certificate.renewal_failed',
+    'certificate.expiring']::TEXT[]);

@@ -30,6 +30,8 @@ interface FollowUp {
 }
 
 const FINAL_AT = () => new Date();
+/** A pass may record a few hundred times of one schedule; Prisma's default of 5 s is too short under load. */
+const PASS_TRANSACTION = { maxWait: 10_000, timeout: 30_000 } as const;
 
 /**
  * The scheduler's half of scheduled jobs (docs/jobs.md#guarantees). Every write is safe for any
@@ -92,19 +94,24 @@ export function createSchedulerStore(db: Db) {
           component: schedule.component,
           timeoutSeconds: schedule.timeoutSeconds,
         };
+        // Missed times go in one statement: after a long outage a pass records hundreds of them.
+        const missedRows = decisions.flatMap((decision) =>
+          decision.kind === 'missed'
+            ? [{ ...base, scheduledFor: decision.scheduledFor, status: 'missed', error: decision.reason, finishedAt: FINAL_AT() }]
+            : [],
+        );
+        if (missedRows.length > 0) {
+          const inserted = await tx.serviceRun.createManyAndReturn({
+            data: missedRows,
+            skipDuplicates: true,
+            select: { scheduledFor: true },
+          });
+          for (const row of inserted) if (row.scheduledFor) missed.push(row.scheduledFor);
+          missed.sort((a, b) => a.getTime() - b.getTime());
+        }
         for (const decision of decisions) {
           const { scheduledFor } = decision;
-          if (decision.kind === 'missed') {
-            const id = await insertTime(tx, {
-              ...base,
-              scheduledFor,
-              status: 'missed',
-              error: decision.reason,
-              finishedAt: FINAL_AT(),
-            });
-            if (id) missed.push(scheduledFor);
-            continue;
-          }
+          if (decision.kind === 'missed') continue;
           const active = await tx.serviceRun.findFirst({
             where: { scheduleId: schedule.id, status: { in: ACTIVE_RUN_STATUSES } },
             orderBy: { createdAt: 'desc' },
@@ -153,7 +160,7 @@ export function createSchedulerStore(db: Db) {
             message: `schedule ${schedule.name} missed ${missed.length} scheduled time(s), the last ${missed[missed.length - 1]!.toISOString()}`,
           });
         return { queued, missed };
-      });
+      }, PASS_TRANSACTION);
     },
 
     /**
@@ -212,7 +219,7 @@ export function createSchedulerStore(db: Db) {
           done.push({ runId: row.id, retryRunId: null });
         }
         return done;
-      });
+      }, PASS_TRANSACTION);
     },
 
     /**
