@@ -545,6 +545,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{id}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getServicesByIdSchedules"];
+        put?: never;
+        post: operations["postServicesByIdSchedules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/schedules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getSchedulesById"];
+        put?: never;
+        post?: never;
+        delete: operations["deleteSchedulesById"];
+        options?: never;
+        head?: never;
+        patch: operations["patchSchedulesById"];
+        trace?: never;
+    };
+    "/api/schedules/{id}/run-now": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postSchedulesByIdRunNow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/schedules/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getSchedulesByIdRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/backups": {
         parameters: {
             query?: never;
@@ -3904,7 +3968,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
+                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                     customer_id?: string;
@@ -4182,7 +4246,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
+                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                 };
@@ -5299,7 +5363,7 @@ export interface operations {
                             component: string | null;
                             timeout: number;
                             /** @enum {string} */
-                            status: "queued" | "running" | "succeeded" | "failed" | "timed_out";
+                            status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "missed" | "skipped" | "cancelled";
                             exit_code: number | null;
                             duration_ms: number | null;
                             /** @description The output was longer than the bound: only its end is kept */
@@ -5310,6 +5374,10 @@ export interface operations {
                             created_at: string;
                             started_at: string | null;
                             finished_at: string | null;
+                            schedule_id: string | null;
+                            scheduled_for: string | null;
+                            /** @description 1, then 2… for the retries of a scheduled time */
+                            attempt: number;
                         }[];
                         total: number;
                         page: number;
@@ -5414,7 +5482,7 @@ export interface operations {
                         component: string | null;
                         timeout: number;
                         /** @enum {string} */
-                        status: "queued" | "running" | "succeeded" | "failed" | "timed_out";
+                        status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "missed" | "skipped" | "cancelled";
                         exit_code: number | null;
                         duration_ms: number | null;
                         /** @description The output was longer than the bound: only its end is kept */
@@ -5425,6 +5493,10 @@ export interface operations {
                         created_at: string;
                         started_at: string | null;
                         finished_at: string | null;
+                        schedule_id: string | null;
+                        scheduled_for: string | null;
+                        /** @description 1, then 2… for the retries of a scheduled time */
+                        attempt: number;
                         output: string;
                     };
                 };
@@ -5527,7 +5599,7 @@ export interface operations {
                         component: string | null;
                         timeout: number;
                         /** @enum {string} */
-                        status: "queued" | "running" | "succeeded" | "failed" | "timed_out";
+                        status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "missed" | "skipped" | "cancelled";
                         exit_code: number | null;
                         duration_ms: number | null;
                         /** @description The output was longer than the bound: only its end is kept */
@@ -5538,7 +5610,785 @@ export interface operations {
                         created_at: string;
                         started_at: string | null;
                         finished_at: string | null;
+                        schedule_id: string | null;
+                        scheduled_for: string | null;
+                        /** @description 1, then 2… for the retries of a scheduled time */
+                        attempt: number;
                         output: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getServicesByIdSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            service_id: string;
+                            name: string;
+                            cron: string;
+                            time_zone: string;
+                            command: string[];
+                            component: string | null;
+                            timeout: number;
+                            retries: number;
+                            /** @enum {string} */
+                            overlap_policy: "forbid" | "replace" | "allow";
+                            /** @enum {string} */
+                            catch_up: "one" | "none";
+                            enabled: boolean;
+                            /** @description The next scheduled time not yet recorded; null while disabled */
+                            next_run_at: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            /** Format: date-time */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postServicesByIdSchedules: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the first 2xx response for this key is replayed (with `Idempotent-Replayed: true`) for 24 hours. Scoped to your user and this route; reusing it with a different request is a 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique within the service: lowercase letters, digits and inner hyphens, at most 63 */
+                    name: string;
+                    /** @description Five fields (minute hour day month weekday) or six with seconds first; nicknames such as @daily. Read in time_zone. */
+                    cron: string;
+                    /** @description IANA time zone the expression is read in (default UTC), e.g. Europe/Berlin */
+                    time_zone?: string;
+                    /** @description argv, run as it is (no shell: write ["sh", "-c", "…"] for one); replaces the component’s command, keeps its entrypoint */
+                    command: string[];
+                    /** @description The compose service whose image, variables and limits the runs take; default: the web one */
+                    component?: string;
+                    /** @description Seconds before the run is stopped and recorded as timed_out (default 600) */
+                    timeout?: number;
+                    /** @description Further attempts of a scheduled time whose run failed or timed out (default 0) */
+                    retries?: number;
+                    /** @enum {string} */
+                    overlap_policy?: "forbid" | "replace" | "allow";
+                    /** @enum {string} */
+                    catch_up?: "one" | "none";
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    /** @description `true` when this is a stored response replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        name: string;
+                        cron: string;
+                        time_zone: string;
+                        command: string[];
+                        component: string | null;
+                        timeout: number;
+                        retries: number;
+                        /** @enum {string} */
+                        overlap_policy: "forbid" | "replace" | "allow";
+                        /** @enum {string} */
+                        catch_up: "one" | "none";
+                        enabled: boolean;
+                        /** @description The next scheduled time not yet recorded; null while disabled */
+                        next_run_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Image unavailable. Problem details; `code` is one of: `image_unavailable`, `idempotency_key_reused`, `variable_kind_conflict`. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSchedulesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        name: string;
+                        cron: string;
+                        time_zone: string;
+                        command: string[];
+                        component: string | null;
+                        timeout: number;
+                        retries: number;
+                        /** @enum {string} */
+                        overlap_policy: "forbid" | "replace" | "allow";
+                        /** @enum {string} */
+                        catch_up: "one" | "none";
+                        enabled: boolean;
+                        /** @description The next scheduled time not yet recorded; null while disabled */
+                        next_run_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteSchedulesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchSchedulesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique within the service: lowercase letters, digits and inner hyphens, at most 63 */
+                    name?: string;
+                    /** @description Five fields (minute hour day month weekday) or six with seconds first; nicknames such as @daily. Read in time_zone. */
+                    cron?: string;
+                    /** @description IANA time zone the expression is read in (default UTC), e.g. Europe/Berlin */
+                    time_zone?: string;
+                    /** @description argv, run as it is (no shell: write ["sh", "-c", "…"] for one); replaces the component’s command, keeps its entrypoint */
+                    command?: string[];
+                    component?: string | null;
+                    /** @description Seconds before the run is stopped and recorded as timed_out (default 600) */
+                    timeout?: number;
+                    /** @description Further attempts of a scheduled time whose run failed or timed out (default 0) */
+                    retries?: number;
+                    /** @enum {string} */
+                    overlap_policy?: "forbid" | "replace" | "allow";
+                    /** @enum {string} */
+                    catch_up?: "one" | "none";
+                    enabled?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        name: string;
+                        cron: string;
+                        time_zone: string;
+                        command: string[];
+                        component: string | null;
+                        timeout: number;
+                        retries: number;
+                        /** @enum {string} */
+                        overlap_policy: "forbid" | "replace" | "allow";
+                        /** @enum {string} */
+                        catch_up: "one" | "none";
+                        enabled: boolean;
+                        /** @description The next scheduled time not yet recorded; null while disabled */
+                        next_run_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postSchedulesByIdRunNow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Accepted */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        service_id: string;
+                        command: string[];
+                        component: string | null;
+                        timeout: number;
+                        /** @enum {string} */
+                        status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "missed" | "skipped" | "cancelled";
+                        exit_code: number | null;
+                        duration_ms: number | null;
+                        /** @description The output was longer than the bound: only its end is kept */
+                        output_truncated: boolean;
+                        error: string | null;
+                        deployment_id: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                        schedule_id: string | null;
+                        scheduled_for: string | null;
+                        /** @description 1, then 2… for the retries of a scheduled time */
+                        attempt: number;
+                        output: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getSchedulesByIdRuns: {
+        parameters: {
+            query?: {
+                page?: number;
+                per_page?: number;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            id: string;
+                            service_id: string;
+                            command: string[];
+                            component: string | null;
+                            timeout: number;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "missed" | "skipped" | "cancelled";
+                            exit_code: number | null;
+                            duration_ms: number | null;
+                            /** @description The output was longer than the bound: only its end is kept */
+                            output_truncated: boolean;
+                            error: string | null;
+                            deployment_id: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                            schedule_id: string | null;
+                            scheduled_for: string | null;
+                            /** @description 1, then 2… for the retries of a scheduled time */
+                            attempt: number;
+                        }[];
+                        total: number;
+                        page: number;
+                        per_page: number;
                     };
                 };
             };

@@ -73,7 +73,7 @@ export function createSchedulesStore(db: Db) {
       }
     },
 
-    /** Deletes the schedule and its run history (cascade); a run going on finishes in its worker. */
+    /** Deletes the schedule and its run history (cascade); the worker running one stops it (cancel-watch.ts). */
     async remove(id: string): Promise<void> {
       await db.serviceSchedule.deleteMany({ where: { id } });
     },
