@@ -27,8 +27,12 @@ describe('times', () => {
   it('reads the expression in the time zone, across a daylight-saving change', () => {
     const berlin = { cron: '0 3 * * *', timeZone: 'Europe/Berlin' };
     // 29 March 2026: clocks go from 02:00 to 03:00 CET→CEST, so 03:00 local is 01:00 UTC.
-    expect(nextTime(berlin, new Date('2026-03-28T12:00:00Z'))?.toISOString()).toBe('2026-03-29T01:00:00.000Z');
-    expect(nextTime(berlin, new Date('2026-03-27T12:00:00Z'))?.toISOString()).toBe('2026-03-28T02:00:00.000Z');
+    expect(nextTime(berlin, new Date('2026-03-28T12:00:00Z'))?.toISOString()).toBe(
+      '2026-03-29T01:00:00.000Z',
+    );
+    expect(nextTime(berlin, new Date('2026-03-27T12:00:00Z'))?.toISOString()).toBe(
+      '2026-03-28T02:00:00.000Z',
+    );
   });
 
   it('lists the due times from the cursor and says where the next pass starts', () => {

@@ -45,7 +45,10 @@ export function cronProblem(
   now = new Date(),
 ): CronProblem | null {
   if (!isTimeZone(schedule.timeZone))
-    return { field: 'time_zone', message: `unknown time zone ${JSON.stringify(schedule.timeZone)} (an IANA name such as Europe/Berlin or UTC)` };
+    return {
+      field: 'time_zone',
+      message: `unknown time zone ${JSON.stringify(schedule.timeZone)} (an IANA name such as Europe/Berlin or UTC)`,
+    };
   if (schedule.cron.length > CRON_MAX_LENGTH)
     return { field: 'cron', message: `the expression is longer than ${CRON_MAX_LENGTH} characters` };
   let times: Date[];

@@ -52,7 +52,7 @@ function replicas(clock: { now: Date }, graceMs = MINUTE) {
     };
     return createScheduler({
       store: racing,
-      producer: { enqueue: async (_name, payload) => void enqueued.add((payload as { runId: string }).runId) },
+      producer: { enqueue: async (_name, payload) => void enqueued.add(payload.runId) },
       intervalMs: 1000,
       missedGraceMs: graceMs,
       logger: silentLogger,
@@ -76,7 +76,12 @@ async function serviceWithSchedule(
   const suffix = randomUUID().slice(0, 8);
   const customer = await client.customer.create({ data: { name: `sched-${suffix}` } });
   await client.notificationSubscription.create({
-    data: { customerId: customer.id, url: 'https://hooks.example.com/x', events: ['job.failed', 'job.missed'], secret: 's' },
+    data: {
+      customerId: customer.id,
+      url: 'https://hooks.example.com/x',
+      events: ['job.failed', 'job.missed'],
+      secret: 's',
+    },
   });
   const service = await client.service.create({
     data: {
@@ -126,9 +131,9 @@ describe('exactly one run per scheduled time', () => {
       );
       expect(rows.every((row) => row.status === 'queued')).toBe(true);
     }
-    const runIds = (await db.serviceRun.findMany({ where: { scheduleId: { in: schedules.map((s) => s.scheduleId) } } })).map(
-      (row) => row.id,
-    );
+    const runIds = (
+      await db.serviceRun.findMany({ where: { scheduleId: { in: schedules.map((s) => s.scheduleId) } } })
+    ).map((row) => row.id);
     expect(runIds).toHaveLength(25);
     expect(runIds.every((id) => pair.enqueued.has(id))).toBe(true);
   });
@@ -178,11 +183,18 @@ describe('overlap policies', () => {
     const pair = replicas(clock);
     await pair.tick();
     const [first] = await rowsOf(scheduleId);
-    await db.serviceRun.update({ where: { id: first!.id }, data: { status: 'running', startedAt: at(2_000) } });
+    await db.serviceRun.update({
+      where: { id: first!.id },
+      data: { status: 'running', startedAt: at(2_000) },
+    });
     clock.now = at(MINUTE + 1_000);
     await pair.tick();
     const rows = await rowsOf(scheduleId);
-    return { rows, first: first!, enqueued: rows.filter((row) => pair.enqueued.has(row.id)).map((row) => row.id) };
+    return {
+      rows,
+      first: first!,
+      enqueued: rows.filter((row) => pair.enqueued.has(row.id)).map((row) => row.id),
+    };
   }
 
   it('forbid: a run still going makes the next time skipped, naming it', async () => {
@@ -228,7 +240,9 @@ describe('failed runs', () => {
     expect(await rowsOf(scheduleId)).toHaveLength(2);
     const failed = await deliveries(customerId, 'job.failed');
     expect(failed).toHaveLength(1);
-    expect(failed[0]?.body).toMatchObject({ job: { run_id: afterRetry[1]!.id, exit_code: 3, status: 'failed' } });
+    expect(failed[0]?.body).toMatchObject({
+      job: { run_id: afterRetry[1]!.id, exit_code: 3, status: 'failed' },
+    });
     expect(pair.enqueued.has(afterRetry[1]!.id)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
 import { timesUntil } from '@hostctl/cron';
 import type { SchedulerStore } from '@hostctl/db';
-import type { Producer } from '@hostctl/queue';
+import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import { createPeriodic } from '../health/periodic.js';
 import { messageOf } from '../pipeline/step-errors.js';
@@ -15,7 +15,8 @@ import { decideTimes } from './time-decisions.js';
  */
 export interface SchedulerDeps {
   store: Pick<SchedulerStore, 'dueSchedules' | 'recordTimes' | 'followUpFailures' | 'strandedRuns'>;
-  producer: Pick<Producer, 'enqueue'>;
+  /** The producer (its `run` job only; the job id `run.<id>` makes a second enqueue a no-op). */
+  producer: { enqueue: (name: 'run', payload: JobPayload<'run'>) => Promise<unknown> };
   intervalMs: number;
   /** SCHEDULE_MISSED_GRACE_MS: a time reached later than this is missed (or caught up). */
   missedGraceMs: number;
@@ -64,7 +65,8 @@ export function createScheduler(deps: SchedulerDeps) {
     }
     for (const followUp of await store.followUpFailures(FOLLOW_UPS_PER_PASS))
       if (followUp.retryRunId) await enqueue(followUp.retryRunId);
-    for (const runId of await store.strandedRuns(at, STRANDED_AFTER_MS, SCHEDULES_PER_PASS)) await enqueue(runId);
+    for (const runId of await store.strandedRuns(at, STRANDED_AFTER_MS, SCHEDULES_PER_PASS))
+      await enqueue(runId);
     return { queued, missed };
   }
 

@@ -46,7 +46,11 @@ export function createSchedulerStore(db: Db) {
     tx: Prisma.TransactionClient,
     data: Prisma.ServiceRunCreateManyInput,
   ): Promise<string | null> {
-    const [row] = await tx.serviceRun.createManyAndReturn({ data: [data], skipDuplicates: true, select: { id: true } });
+    const [row] = await tx.serviceRun.createManyAndReturn({
+      data: [data],
+      skipDuplicates: true,
+      select: { id: true },
+    });
     return row?.id ?? null;
   }
 
@@ -97,7 +101,15 @@ export function createSchedulerStore(db: Db) {
         // Missed times go in one statement: after a long outage a pass records hundreds of them.
         const missedRows = decisions.flatMap((decision) =>
           decision.kind === 'missed'
-            ? [{ ...base, scheduledFor: decision.scheduledFor, status: 'missed', error: decision.reason, finishedAt: FINAL_AT() }]
+            ? [
+                {
+                  ...base,
+                  scheduledFor: decision.scheduledFor,
+                  status: 'missed',
+                  error: decision.reason,
+                  finishedAt: FINAL_AT(),
+                },
+              ]
             : [],
         );
         if (missedRows.length > 0) {

@@ -64,9 +64,14 @@ const summaryFields = {
   created_at: Timestamp,
   started_at: nullable(Timestamp),
   finished_at: nullable(Timestamp),
-  schedule_id: nullable(Type.String({ description: 'The schedule whose run this is; null for a one-off run' })),
+  schedule_id: nullable(
+    Type.String({ description: 'The schedule whose run this is; null for a one-off run' }),
+  ),
   scheduled_for: nullable(
-    Type.String({ format: 'date-time', description: 'The scheduled time the run stands for; null for run-now and one-off runs' }),
+    Type.String({
+      format: 'date-time',
+      description: 'The scheduled time the run stands for; null for run-now and one-off runs',
+    }),
   ),
   attempt: Type.Integer({ description: '1, then 2… for the retries of a scheduled time' }),
 };

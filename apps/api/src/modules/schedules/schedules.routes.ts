@@ -6,7 +6,13 @@ import { principalOf } from '../../plugins/access.js';
 import { IdParams, problemResponses } from '../../http/schemas.js';
 import { Run, RunList } from '../runs/runs.schemas.js';
 import type { SchedulesService } from './schedules.service.js';
-import { Schedule, ScheduleCreate, ScheduleList, SchedulePatch, ScheduleRunsQuery } from './schedules.schemas.js';
+import {
+  Schedule,
+  ScheduleCreate,
+  ScheduleList,
+  SchedulePatch,
+  ScheduleRunsQuery,
+} from './schedules.schemas.js';
 
 /**
  * Scheduled jobs (docs/jobs.md#schedules), shaped like runs and backups: created and listed under

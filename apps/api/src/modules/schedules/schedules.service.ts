@@ -1,13 +1,7 @@
 import { customerScope, type Principal } from '@hostctl/auth-policy';
 import { cronProblem, nextTime } from '@hostctl/cron';
 import { DomainError, LIMITS, validationError } from '@hostctl/domain';
-import type {
-  RunsStore,
-  ScheduleFields,
-  SchedulesStore,
-  ServicesStore,
-  ServiceSchedule,
-} from '@hostctl/db';
+import type { RunsStore, ScheduleFields, SchedulesStore, ServicesStore, ServiceSchedule } from '@hostctl/db';
 import { checkCommand, componentsOf, type RunsService } from '../runs/runs.service.js';
 import { RUN_LIMITS, type Run, type RunList } from '../runs/runs.schemas.js';
 import type { Schedule, ScheduleCreate, ScheduleList, SchedulePatch } from './schedules.schemas.js';

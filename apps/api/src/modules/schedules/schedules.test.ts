@@ -15,7 +15,12 @@ const PLAN = {
   ],
   volumes: [],
 };
-const NIGHTLY = { name: 'nightly-report', cron: '30 2 * * *', time_zone: 'Europe/Berlin', command: ['./report', '--all'] };
+const NIGHTLY = {
+  name: 'nightly-report',
+  cron: '30 2 * * *',
+  time_zone: 'Europe/Berlin',
+  command: ['./report', '--all'],
+};
 
 beforeAll(async () => {
   h = await createHarness();
@@ -30,8 +35,12 @@ async function releasedService(): Promise<string> {
   return id;
 }
 
-const request = (method: 'GET' | 'POST' | 'PATCH' | 'DELETE', url: string, payload?: object, auth = operator.auth) =>
-  h.app.inject({ method, url, headers: { authorization: auth }, ...(payload ? { payload } : {}) });
+const request = (
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  payload?: object,
+  auth = operator.auth,
+) => h.app.inject({ method, url, headers: { authorization: auth }, ...(payload ? { payload } : {}) });
 const create = (serviceId: string, payload: object, auth = operator.auth) =>
   request('POST', `/api/services/${serviceId}/schedules`, payload, auth);
 
@@ -113,7 +122,9 @@ describe('POST /api/services/:id/schedules', () => {
     expect(statuses.filter((s) => s === 409)).toHaveLength(5);
     const refused = responses.find((r) => r.statusCode === 409)!;
     expect(json(refused).detail).toMatch(/the most one service may have/);
-    expect(await h.container.db.serviceSchedule.count({ where: { serviceId } })).toBe(LIMITS.schedulesPerService);
+    expect(await h.container.db.serviceSchedule.count({ where: { serviceId } })).toBe(
+      LIMITS.schedulesPerService,
+    );
   });
 });
 
@@ -121,7 +132,11 @@ describe('a schedule by id', () => {
   it('changes, disables (no next time) and re-reads its next time from a new expression', async () => {
     const serviceId = await releasedService();
     const id = json(await create(serviceId, NIGHTLY)).id as string;
-    const hourly = await request('PATCH', `/api/schedules/${id}`, { cron: '0 * * * *', time_zone: 'UTC', retries: 2 });
+    const hourly = await request('PATCH', `/api/schedules/${id}`, {
+      cron: '0 * * * *',
+      time_zone: 'UTC',
+      retries: 2,
+    });
     expect(hourly.statusCode, hourly.body).toBe(200);
     const next = new Date(json<{ next_run_at: string }>(hourly).next_run_at);
     expect(next.getUTCMinutes()).toBe(0);
@@ -195,7 +210,9 @@ describe('scope', () => {
     const viewer = await h.user('viewer', customerId);
     const refused = await create(serviceId, NIGHTLY, viewer.auth);
     expect(refused.statusCode).toBe(403);
-    expect((await request('GET', `/api/services/${serviceId}/schedules`, undefined, viewer.auth)).statusCode).toBe(403);
+    expect(
+      (await request('GET', `/api/services/${serviceId}/schedules`, undefined, viewer.auth)).statusCode,
+    ).toBe(403);
     expect(await h.container.db.serviceSchedule.count({ where: { serviceId } })).toBe(0);
   });
 });
