@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { backupSettings } from './backup-settings.js';
+import { scheduleApiSettings, schedulerSettings } from './schedule-settings.js';
 import { describe } from './describe.js';
 import { secretsKeys } from './secrets-keys.js';
 import { domainClaimSettings, tlsSettings } from './tls-settings.js';
@@ -120,10 +121,7 @@ export const ApiConfigSchema = Type.Object({
     Type.Boolean({ default: true }),
     'Set the Secure attribute on the session cookie (keep true outside tests).',
   ),
-  SCHEDULE_MIN_INTERVAL_SECONDS: describe(
-    Type.Integer({ default: 60, minimum: 1, maximum: 86400 }),
-    'Shortest time between two times of a scheduled job: a cron expression whose upcoming times come closer is refused (400 naming /body/cron, docs/jobs.md#limits). Six-field (seconds) expressions pass when they respect it.',
-  ),
+  ...scheduleApiSettings,
   DOMAIN_VERIFICATION_RESOLVER: describe(
     Type.String({ default: '', pattern: '^$|^[0-9A-Fa-f.:\\[\\]]+(,[0-9A-Fa-f.:\\[\\]]+)*$' }),
     "Comma-separated DNS servers (IP or IP:port) that custom-domain ownership checks ask (docs/tls.md#custom-domains). Empty: the system's resolvers. The dev stack and the tests point it at the stack's PowerDNS (127.0.0.1:5300).",
@@ -289,14 +287,7 @@ export const WorkerConfigSchema = Type.Object({
     Type.Boolean({ default: false }),
     "Keep the first 1 KiB of a receiver's answer as the delivery's last_response, which the tenant reads. Off: only the status code is kept, so a target cannot be used to read what an internal endpoint answers (docs/notifications.md#target-urls).",
   ),
-  SCHEDULER_INTERVAL_MS: describe(
-    Type.Integer({ default: 5000, minimum: 100, maximum: 60000 }),
-    'How often every worker looks for scheduled times that have come (docs/jobs.md#guarantees); a run starts at most about this long after its time.',
-  ),
-  SCHEDULE_MISSED_GRACE_MS: describe(
-    Type.Integer({ default: 300000, minimum: 1000 }),
-    'A scheduled time no worker reached within this long (workers down, a long outage) is recorded as missed instead of run late; with catch_up one, the latest missed time still runs once (docs/jobs.md#missed-times-and-catch-up).',
-  ),
+  ...schedulerSettings,
   NOTIFY_RELAY_INTERVAL_MS: describe(
     Type.Integer({ default: 2000, minimum: 100 }),
     'How often the worker enqueues the notification deliveries that are due (the outbox relay; it also re-enqueues jobs lost with Redis).',
