@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { backupSettings } from './backup-settings.js';
 import { scheduleApiSettings, schedulerSettings } from './schedule-settings.js';
 import { describe } from './describe.js';
+import { notificationAttemptSettings } from './notification-settings.js';
 import { secretsKeys } from './secrets-keys.js';
 import { domainClaimSettings, tlsSettings } from './tls-settings.js';
 import { meteringSettings } from './metering-settings.js';
@@ -263,18 +264,7 @@ export const WorkerConfigSchema = Type.Object({
     Type.Integer({ default: 5000, minimum: 500 }),
     'RUNTIME=swarm: period of the snapshot of nodes and tasks the nodes API and service placement read.',
   ),
-  NOTIFY_MAX_ATTEMPTS: describe(
-    Type.Integer({ default: 8, minimum: 1, maximum: 50 }),
-    'Attempts of one notification delivery before it is marked failed (docs/notifications.md).',
-  ),
-  NOTIFY_RETRY_BASE_MS: describe(
-    Type.Integer({ default: 30000, minimum: 100 }),
-    'Wait after the first failed notification attempt; it doubles after each further one (8 attempts span about an hour).',
-  ),
-  NOTIFY_TIMEOUT_MS: describe(
-    Type.Integer({ default: 10000, minimum: 100, maximum: 60000 }),
-    'Connect plus response timeout of one notification attempt.',
-  ),
+  ...notificationAttemptSettings,
   DEPLOY_CUSTOMER_CONCURRENCY: describe(
     Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
     "Deployments one customer may run at once, across every worker: a job past it steps back in the queue so that another customer's deployment takes the slot, and one customer's flood of deploys cannot starve the others (docs/quotas.md#fair-queues).",

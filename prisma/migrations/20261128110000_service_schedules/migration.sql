@@ -49,4 +49,4 @@ ALTER TABLE "notification_subscriptions" ADD CONSTRAINT "notification_subscripti
   CHECK (cardinality("events") > 0 AND "events" <@ ARRAY['deployment.succeeded', 'deployment.failed',
     'deployment.rolled_back', 'service.failed', 'service.unhealthy', 'service.recovered',
     'service.deleted', 'job.failed', 'job.missed', 'certificate.renewal_failed',
-    'certificate.expiring']::TEXT[]);
+    'certificate.expiring', 'usage.period_closed']::TEXT[]);
