@@ -73,5 +73,3 @@ export function createScheduler(deps: SchedulerDeps) {
   const periodic = createPeriodic('scheduler', deps.intervalMs, runOnce, logger);
   return { runOnce, start: periodic.start, stop: periodic.stop };
 }
-
-export type Scheduler = ReturnType<typeof createScheduler>;

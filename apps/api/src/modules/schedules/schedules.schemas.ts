@@ -6,7 +6,7 @@ import { literals } from '../services/services.schemas.js';
 import { Command, RunTimeout } from '../runs/runs.schemas.js';
 
 /** Bounds of a schedule (docs/jobs.md#limits); the per-service count is LIMITS.schedulesPerService. */
-export const SCHEDULE_LIMITS = { retriesMax: 5, cronMaxLength: 200, timeZoneMaxLength: 64 } as const;
+const SCHEDULE_LIMITS = { retriesMax: 5, cronMaxLength: 200, timeZoneMaxLength: 64 } as const;
 
 const fields = {
   name: Type.String({
