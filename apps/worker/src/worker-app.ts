@@ -13,19 +13,11 @@ import {
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { createImageRegistry } from './adapters/image-registry.js';
-import { nodePullAuthOf, registryAuthOf } from './adapters/registry-auth.js';
-import { swarmNodeCount } from './adapters/swarm-members.js';
-import { swarmRegistryDeps } from './release/registry-access.js';
-import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
 import { createDockerClient } from './adapters/docker-client.js';
-import { createSwarmRestarts } from './adapters/swarm-restarts.js';
-import { createSwarmRuntime } from './adapters/swarm-runtime.js';
-import { createSwarmStandby } from './adapters/swarm-standby.js';
-import { createEgressNodeMarker, EGRESS_PLACEMENT } from './adapters/swarm-egress-label.js';
+import { createEgressNodeMarker } from './adapters/swarm-egress-label.js';
 import { createSwarmNodes } from './adapters/swarm-nodes.js';
-import { createNodeEngines, parseNodeEngines } from './adapters/swarm-node-engines.js';
-import { createSwarmUpdates } from './adapters/swarm-updates.js';
+import { parseNodeEngines } from './adapters/swarm-node-engines.js';
+import { createRuntimeWiring } from './runtime/runtime-wiring.js';
 import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
 import { createConsumerWatchdog } from './consumer-watchdog.js';
@@ -48,8 +40,6 @@ import { createRunProcessor } from './runs/run.processor.js';
 import { createReconciler } from './reconciler.js';
 import { createUsageMeter } from './metering/usage-meter.js';
 import { createCertificates } from './tls/tls-wiring.js';
-import { TASK_FOLLOW_MS } from './release/swarm-release.js';
-import { createUpdateRouteFollower } from './network/update-route-follower.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
 import { openWorkerDatabase, startSecrets } from './secrets-startup.js';
@@ -118,7 +108,6 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   // RUNTIME=swarm: releases run as Swarm services on the manager (SWARM_DOCKER_HOST, else
   // DOCKER_SOCKET); images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.
   const managerSocket = config.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '') || config.DOCKER_SOCKET;
-  const managerDocker = createDockerClient(managerSocket);
   // RUNTIME=swarm: the other nodes' engines (SWARM_NODE_ENGINES), for their tasks' usage and
   // for the egress firewall there.
   const nodeEngineSockets =
@@ -129,7 +118,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     managerSocket,
     nodeSockets: nodeEngineSockets,
     ...(config.RUNTIME === 'swarm'
-      ? { markNode: createEgressNodeMarker(createSwarmNodes(managerDocker, instance)) }
+      ? { markNode: createEgressNodeMarker(createSwarmNodes(createDockerClient(managerSocket), instance)) }
       : {}),
     logger,
   });
@@ -141,37 +130,17 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       .catch(() => undefined);
   };
 
-  const registryAuth = registryAuthOf(config);
-  // Every write of a Swarm service carries the registry credentials its tasks pull with: the
-  // nodes' read-only ones when set (REGISTRY_PULL_USERNAME), never more than they need.
-  const nodeAuth = nodePullAuthOf(config) ?? registryAuth;
-  const swarmOptions = {
-    socketPath: managerSocket,
-    instance,
-    timeoutMs: readiness.timeoutMs,
-    ...(nodeAuth ? { registryAuth: nodeAuth } : {}),
-  };
-  const swarmStandby = createSwarmStandby(managerDocker, swarmOptions);
-  const swarm =
-    config.RUNTIME === 'swarm'
-      ? createSwarmRuntime({
-          ...swarmOptions,
-          // Swarm watches after the switch what the single engine watches before it and during
-          // its drain: a release that fails within the whole window is rolled back under both.
-          monitorMs: config.RELEASE_STABILIZATION_MS + config.RELEASE_DRAIN_MS,
-          encryptOverlays: config.SWARM_OVERLAY_ENCRYPTION === 'on',
-          // Tenant code runs only on nodes whose egress firewall is in (worker-egress.ts).
-          ...(config.EGRESS_POLICY === 'enforce' ? { platformConstraints: [EGRESS_PLACEMENT] } : {}),
-        })
-      : undefined;
-  // What the worker pushes for the nodes is pruned with the releases and removed with the service.
-  const registryImages =
-    swarm && config.REGISTRY
-      ? createImageRegistry({ registry: config.REGISTRY, ...(registryAuth ? { auth: registryAuth } : {}) })
-      : undefined;
+  // The runtime, chosen here once from RUNTIME: nothing downstream asks which one it is.
+  const { driver, registryImages, updateFollower } = createRuntimeWiring(config, {
+    release,
+    managerSocket,
+    nodeEngineSockets,
+    services,
+    locks,
+    logger,
+  });
   const nodes = createNodes({ config, managerSocket, db, locks, logger });
-  const swarmLifecycle = swarm && { lifecycle: createSwarmLifecycle(swarmOptions), runtime: swarm };
-  const lifecycle = { deployments, release, ...(swarmLifecycle ? { swarm: swarmLifecycle } : {}) };
+  const lifecycle = { deployments, driver };
   const processors = {
     deploy: createDeployProcessor({
       deployments,
@@ -184,18 +153,10 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       releasesKept: config.RELEASES_KEPT,
       ...(registryImages ? { registryImages } : {}),
       pipeline: {
-        ...release,
+        runtime,
+        driver,
         sources,
         containerLimits: containerLimitPolicy(config),
-        ...(swarm
-          ? {
-              swarm: {
-                runtime: swarm,
-                standby: swarmStandby,
-                ...swarmRegistryDeps(config, () => swarmNodeCount(managerSocket)),
-              },
-            }
-          : {}),
         images: { policy: sourcePolicy.imagePolicy },
       },
     }),
@@ -203,10 +164,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       deployments,
       services,
       locks,
-      runtime,
-      router,
-      instance,
-      ...(swarm ? { swarm } : {}),
+      driver,
       ...(registryImages ? { registryImages } : {}),
       logger,
       purgeLogs: async (serviceId) => {
@@ -214,9 +172,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       },
     }),
     lifecycle: createLifecycleProcessor({ ...lifecycle, services, locks, lockWaitMs: 5000, logger }),
-    ...createBackupProcessors({ config, db, locks, services, lifecycle, logger }),
+    ...createBackupProcessors({ config, db, locks, services, lifecycle, instance, logger }),
     'node-availability': nodes.processor,
-    run: createRunProcessor({ runs: createRunsStore(db), deployments, release, swarm: !!swarm, logger }),
+    run: createRunProcessor({ runs: createRunsStore(db), deployments, release, driver, logger }),
     notify: notificationProcessorOf(config, notifications, sourcePolicy, logger),
   };
   const busy = new Map<string, number>();
@@ -253,13 +211,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
   });
   const reconciler = createReconciler({
-    ...(swarm
-      ? {
-          swarm,
-          swarmRestarts: createSwarmRestarts(managerDocker, instance, nodeAuth),
-          swarmStandby,
-        }
-      : {}),
+    driver,
     deployments,
     services,
     producer,
@@ -268,34 +220,17 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     locks,
     instance,
     queuedGraceMs: 10_000,
-    readiness,
-    release,
     logger,
     egress,
     onSweep: recordSweeps(metrics),
   });
-  // Every replica follows Swarm's updates, so a worker dying mid-release leaves no stale route.
-  const updateFollower = swarm
-    ? createUpdateRouteFollower({
-        updates: createSwarmUpdates(managerDocker, instance),
-        serviceRuntime: swarm,
-        router,
-        services,
-        locks,
-        intervalMs: TASK_FOLLOW_MS,
-        logger,
-      })
-    : undefined;
   const observers = createObservers({
     config,
     db,
     locks,
-    runtime,
+    observed: driver.observed,
     services,
     logger,
-    ...(swarm
-      ? { swarmManagerSocket: managerSocket, swarmNodeEngines: createNodeEngines(nodeEngineSockets) }
-      : {}),
   });
   const relay = createNotificationRelay({
     store: notifications,
