@@ -94,11 +94,11 @@ export interface BringUpRun {
   previous: CurrentRelease | undefined;
   log: DeployLog;
   signal: AbortSignal;
-  checkpoint(step: ReleaseStep): Promise<void>;
+  checkpoint: (step: ReleaseStep) => Promise<void>;
   /** Records the update order the release is brought up in (single engine). */
-  onOrder(order: UpdateOrder): Promise<void>;
+  onOrder: (order: UpdateOrder) => Promise<void>;
   /** Whether a failure ends the deployment (else the job is retried and resumes). */
-  isFinal(error: unknown): boolean;
+  isFinal: (error: unknown) => boolean;
 }
 
 /** Work beside the release sets that a runtime may not support yet (docs/jobs.md, docs/backups.md). */

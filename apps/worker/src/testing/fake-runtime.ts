@@ -224,7 +224,8 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
       if (find(spec.name))
         throw new DomainError('runtime_error', `container name ${spec.name} is already in use`);
       // As the engine answers a create from an image it does not have (404): not retryable.
-      if (!findImage(spec.image)) throw new DomainError('image_unavailable', `image ${spec.image} is not available`);
+      if (!findImage(spec.image))
+        throw new DomainError('image_unavailable', `image ${spec.image} is not available`);
       if (!networks.has(spec.network))
         throw new DomainError('runtime_error', `network ${spec.network} not found`);
       for (const mount of spec.mounts) await this.ensureVolume(mount.volume, {});

@@ -5,7 +5,12 @@ import type { ContainerTelemetry } from '../../adapters/telemetry.js';
 import { serviceObjects } from '../../pipeline/service-objects.js';
 import { PermanentStepError } from '../../pipeline/step-errors.js';
 import { webAddress } from '../../release/container-sets.js';
-import { cutover, ReleaseUndone, type CurrentRelease, type ReleaseDeps } from '../../release/release-engine.js';
+import {
+  cutover,
+  ReleaseUndone,
+  type CurrentRelease,
+  type ReleaseDeps,
+} from '../../release/release-engine.js';
 import { storedPlan } from '../../release/release-images.js';
 import { removeStraySetsOfServices } from '../../release/stray-sets.js';
 import { runReleaseCommand } from '../../runs/release-command.js';
@@ -135,7 +140,7 @@ export function createDockerDriver(deps: DockerDriverDeps): RuntimeDriver {
 }
 
 /** What the single engine does not honour from a plan (Swarm's deploy settings). */
-export function dockerWarnings(plan: Plan): string[] {
+function dockerWarnings(plan: Plan): string[] {
   const warnings: string[] = [];
   for (const container of plan.containers) {
     const at = `services.${container.name}.deploy`;

@@ -137,7 +137,12 @@ export function createSwarmDriver(deps: SwarmDriverDeps): RuntimeDriver {
       const targets = await swarm.webEndpoints({ serviceId: service.id, deploymentId: last.id, plan });
       if (targets.length === 0)
         throw new PermanentStepError('no task of the web component publishes its port');
-      await engine.router.upsert({ serviceId: service.id, serviceName: service.name, url: service.url, targets });
+      await engine.router.upsert({
+        serviceId: service.id,
+        serviceName: service.name,
+        url: service.url,
+        targets,
+      });
     },
 
     restoreTarget: swarmRestoreTarget(deps.restarts),
