@@ -13,10 +13,6 @@ import {
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { createDockerClient } from './adapters/docker-client.js';
-import { createEgressNodeMarker } from './adapters/swarm-egress-label.js';
-import { createSwarmNodes } from './adapters/swarm-nodes.js';
-import { parseNodeEngines } from './adapters/swarm-node-engines.js';
 import { createRuntimeWiring } from './runtime/runtime-wiring.js';
 import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
@@ -108,21 +104,6 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   // RUNTIME=swarm: releases run as Swarm services on the manager (SWARM_DOCKER_HOST, else
   // DOCKER_SOCKET); images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.
   const managerSocket = config.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '') || config.DOCKER_SOCKET;
-  // RUNTIME=swarm: the other nodes' engines (SWARM_NODE_ENGINES), for their tasks' usage and
-  // for the egress firewall there.
-  const nodeEngineSockets =
-    config.RUNTIME === 'swarm' ? parseNodeEngines(config.SWARM_NODE_ENGINES) : new Map<string, string>();
-  const egress = createWorkerEgress({
-    config,
-    runtime,
-    managerSocket,
-    nodeSockets: nodeEngineSockets,
-    ...(config.RUNTIME === 'swarm'
-      ? { markNode: createEgressNodeMarker(createSwarmNodes(createDockerClient(managerSocket), instance)) }
-      : {}),
-    logger,
-  });
-
   const notifications = createWorkerNotificationStore(db);
   const notify = (deploymentId: string) => {
     connection
@@ -131,15 +112,27 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   };
 
   // The runtime, chosen here once from RUNTIME: nothing downstream asks which one it is.
-  const { driver, registryImages, updateFollower } = createRuntimeWiring(config, {
+  const { driver, registryImages, updateFollower, egressReach } = createRuntimeWiring(config, {
     release,
     managerSocket,
-    nodeEngineSockets,
     services,
     locks,
     logger,
   });
-  const nodes = createNodes({ config, managerSocket, db, locks, logger });
+  const egress = createWorkerEgress({
+    config,
+    runtime,
+    ...(egressReach ? { reach: egressReach } : {}),
+    logger,
+  });
+  const nodes = createNodes({
+    config,
+    hasNodes: config.RUNTIME === 'swarm',
+    managerSocket,
+    db,
+    locks,
+    logger,
+  });
   const lifecycle = { deployments, driver };
   const processors = {
     deploy: createDeployProcessor({

@@ -21,10 +21,7 @@ import { createLeadership } from './leadership.js';
  * PostgreSQL advisory lock). Built here so the composition root only starts and stops them.
  */
 export interface ObserversDeps {
-  config: Pick<
-    WorkerConfig,
-    'REDIS_URL' | 'QUEUE_PREFIX' | 'HEALTH_INTERVAL_MS' | 'RESOURCE_INTERVAL_MS'
-  >;
+  config: Pick<WorkerConfig, 'REDIS_URL' | 'QUEUE_PREFIX' | 'HEALTH_INTERVAL_MS' | 'RESOURCE_INTERVAL_MS'>;
   db: Db;
   locks: AdvisoryLocks;
   /** What runs and what it uses, as the runtime sees it (Swarm: the manager's tasks, on every node). */

@@ -5,15 +5,18 @@ import { createDockerClient } from '../adapters/docker-client.js';
 import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
 import { createImageRegistry, type ImageRegistry } from '../adapters/image-registry.js';
 import { nodePullAuthOf, registryAuthOf } from '../adapters/registry-auth.js';
-import { EGRESS_PLACEMENT } from '../adapters/swarm-egress-label.js';
-import { swarmNodeCount } from '../adapters/swarm-members.js';
+import { createEgressNodeMarker, EGRESS_PLACEMENT } from '../adapters/swarm-egress-label.js';
+import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
+import { swarmMemberAddresses, swarmNodeCount } from '../adapters/swarm-members.js';
 import { createSwarmLifecycle } from '../adapters/swarm-lifecycle.js';
-import { createNodeEngines, type NodeEngines } from '../adapters/swarm-node-engines.js';
+import { createNodeEngines, parseNodeEngines, type NodeEngines } from '../adapters/swarm-node-engines.js';
+import { createSwarmNodes } from '../adapters/swarm-nodes.js';
 import { createSwarmRestarts } from '../adapters/swarm-restarts.js';
 import { createSwarmRuntime } from '../adapters/swarm-runtime.js';
 import { createSwarmStandby } from '../adapters/swarm-standby.js';
 import { createSwarmObservation } from '../adapters/swarm-telemetry.js';
 import { createSwarmUpdates } from '../adapters/swarm-updates.js';
+import type { EgressReach } from '../egress/worker-egress.js';
 import { createUpdateRouteFollower } from '../network/update-route-follower.js';
 import { swarmRegistryDeps } from '../release/registry-access.js';
 import type { ReleaseDeps } from '../release/release-engine.js';
@@ -31,6 +34,8 @@ export interface RuntimeWiring {
    * follows them, so a worker dying mid-release leaves no stale route).
    */
   updateFollower?: { start(): void; stop(): Promise<void> };
+  /** Where tenant code runs beyond this engine's networks, for the egress firewall (Swarm: members, nodes). */
+  egressReach?: EgressReach;
 }
 
 /**
@@ -44,8 +49,6 @@ export function createRuntimeWiring(
     release: ReleaseDeps;
     /** The swarm manager's socket (SWARM_DOCKER_HOST, else DOCKER_SOCKET). */
     managerSocket: string;
-    /** The other nodes' engines (SWARM_NODE_ENGINES), where their tasks' usage is read. */
-    nodeEngineSockets: ReadonlyMap<string, string>;
     services: Pick<WorkerServiceStore, 'findById'>;
     locks: AdvisoryLocks;
     logger: Logger;
@@ -83,7 +86,9 @@ export function createRuntimeWiring(
     // Tenant code runs only on nodes whose egress firewall is in (worker-egress.ts).
     ...(config.EGRESS_POLICY === 'enforce' ? { platformConstraints: [EGRESS_PLACEMENT] } : {}),
   });
-  const nodeEngines: NodeEngines = createNodeEngines(deps.nodeEngineSockets);
+  // The other nodes' engines (SWARM_NODE_ENGINES), for their tasks' usage and the egress firewall there.
+  const nodeEngineSockets = parseNodeEngines(config.SWARM_NODE_ENGINES);
+  const nodeEngines: NodeEngines = createNodeEngines(nodeEngineSockets);
   const driver = createSwarmDriver({
     engine: release,
     services,
@@ -103,6 +108,14 @@ export function createRuntimeWiring(
           }),
         }
       : {}),
+    egressReach: {
+      // Swarm tasks reach the host and the outside through the manager's gateway bridge.
+      bridges: async () => [await swarmGatewayBridge(managerSocket)],
+      memberAddresses: () => swarmMemberAddresses(managerSocket),
+      nodeSockets: nodeEngineSockets,
+      markNode: createEgressNodeMarker(createSwarmNodes(managerDocker, release.instance)),
+      ownSocket: managerSocket,
+    },
     updateFollower: createUpdateRouteFollower({
       updates: createSwarmUpdates(managerDocker, release.instance),
       serviceRuntime: services,
