@@ -38,6 +38,7 @@ import { createUsageMeter } from './metering/usage-meter.js';
 import { createCertificates } from './tls/tls-wiring.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
+import { startParts, stopParts, type WorkerPart } from './worker-parts.js';
 import { openWorkerDatabase, startSecrets } from './secrets-startup.js';
 import { assertDockerNetworkNamespace } from './egress/egress-policy.js';
 import { createWorkerEgress } from './egress/worker-egress.js';
@@ -236,6 +237,121 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   const meter = createUsageMeter(config, { db, logger });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
 
+  let closeGraceMs = 20_000;
+  // Started in this order and stopped in reverse: the health server answers before any job runs
+  // and until the last one is done; the watchdog stops before the consumers it would restart.
+  const parts: WorkerPart[] = [
+    { name: 'secrets', start: () => startSecrets(db, vault, logger) },
+    {
+      name: 'egress',
+      // Before any job runs: tenant code must never run without the egress policy in enforce mode.
+      async start() {
+        if (config.EGRESS_POLICY === 'enforce') {
+          await sources.builder.prepare?.();
+          assertDockerNetworkNamespace();
+          await egress.ensure();
+          logger.info({ denyCidrs: config.EGRESS_DENY_CIDRS }, 'egress policy installed');
+        } else {
+          logger.warn('EGRESS_POLICY=off: tenant containers can reach the host and 169.254.0.0/16');
+        }
+      },
+    },
+    {
+      name: 'health server',
+      async start() {
+        health = await startHealthServer({
+          host: config.WORKER_HEALTH_HOST,
+          port: config.WORKER_HEALTH_PORT,
+          checks: {
+            postgres: async () => void (await db.$queryRaw`SELECT 1`),
+            redis: async () => void (await connection.ping()),
+            docker: () => runtime.ping(),
+          },
+          liveness: () => watchdog.liveness(),
+          metrics: async () => ({
+            contentType: metrics.registry.contentType,
+            body: await metrics.registry.metrics(),
+          }),
+        });
+        // The health port may be random (0): protected from git and registry targets once known.
+        sourcePolicy.protectedEndpoints.push({ host: config.WORKER_HEALTH_HOST, port: health.port });
+      },
+      stop: async () => health?.close(),
+    },
+    {
+      name: 'consumers',
+      async start() {
+        for (const worker of workers) void worker.run();
+        await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+      },
+      async stop() {
+        const graceful = Promise.all(workers.map((worker) => worker.close()));
+        const isClean = await Promise.race([
+          graceful.then(() => true),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), closeGraceMs).unref()),
+        ]);
+        if (!isClean) {
+          logger.warn(
+            { graceMs: closeGraceMs },
+            'jobs still running at shutdown; closing anyway (they will be retried)',
+          );
+          await Promise.all(workers.map((worker) => worker.close(true)));
+        }
+      },
+    },
+    {
+      name: 'watchdog',
+      start: () => watchdog.start(WATCHDOG_INTERVAL_MS),
+      stop: () => watchdog.stop(),
+    },
+    {
+      name: 'reconciler',
+      enabled: options.reconcile !== false,
+      start: () => reconciler.start(config.RECONCILE_INTERVAL_MS),
+      stop: () => reconciler.stop(),
+    },
+    ...(updateFollower
+      ? [
+          {
+            name: 'update route follower',
+            enabled: options.reconcile !== false,
+            start: () => updateFollower.start(),
+            stop: () => updateFollower.stop(),
+          },
+        ]
+      : []),
+    {
+      name: 'certificates',
+      enabled: options.reconcile !== false,
+      start: () => certificates.start(),
+      stop: () => certificates.stop(),
+    },
+    {
+      name: 'usage meter',
+      enabled: options.reconcile !== false,
+      start: () => meter.start(),
+      stop: () => meter.stop(),
+    },
+    {
+      name: 'observers',
+      enabled: options.observe !== false,
+      start: () => observers.start(),
+      stop: () => observers.stop(),
+    },
+    {
+      name: 'nodes',
+      enabled: options.observe !== false,
+      start: () => nodes.start(),
+      stop: () => nodes.stop(),
+    },
+    {
+      name: 'relay',
+      enabled: options.relay !== false,
+      start: () => relay.start(),
+      stop: () => relay.stop(),
+    },
+  ];
+
   return {
     logger,
     reconciler,
@@ -254,67 +370,13 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     },
 
     async start(): Promise<void> {
-      await startSecrets(db, vault, logger);
-      // Before any job runs: tenant code must never run without the egress policy in enforce mode.
-      if (config.EGRESS_POLICY === 'enforce') {
-        await sources.builder.prepare?.();
-        assertDockerNetworkNamespace();
-        await egress.ensure();
-        logger.info({ denyCidrs: config.EGRESS_DENY_CIDRS }, 'egress policy installed');
-      } else {
-        logger.warn('EGRESS_POLICY=off: tenant containers can reach the host and 169.254.0.0/16');
-      }
-      health = await startHealthServer({
-        host: config.WORKER_HEALTH_HOST,
-        port: config.WORKER_HEALTH_PORT,
-        checks: {
-          postgres: async () => void (await db.$queryRaw`SELECT 1`),
-          redis: async () => void (await connection.ping()),
-          docker: () => runtime.ping(),
-        },
-        liveness: () => watchdog.liveness(),
-        metrics: async () => ({
-          contentType: metrics.registry.contentType,
-          body: await metrics.registry.metrics(),
-        }),
-      });
-      // The health port may be random (0): protected from git and registry targets once known.
-      sourcePolicy.protectedEndpoints.push({ host: config.WORKER_HEALTH_HOST, port: health.port });
-      for (const worker of workers) void worker.run();
-      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-      watchdog.start(WATCHDOG_INTERVAL_MS);
-      if (options.reconcile !== false) {
-        reconciler.start(config.RECONCILE_INTERVAL_MS);
-        updateFollower?.start();
-        certificates.start();
-        meter.start();
-      }
-      if (options.observe !== false) {
-        observers.start();
-        nodes.start();
-      }
-      if (options.relay !== false) relay.start();
+      await startParts(parts);
     },
 
     /** Lets running jobs finish for up to `graceMs`; a job cut short is retried by another replica. */
     async close(graceMs = 20_000): Promise<void> {
-      // First, or the watchdog would restart the consumers we are closing.
-      await watchdog.stop();
-      await reconciler.stop();
-      await updateFollower?.stop();
-      await observers.stop();
-      await nodes.stop();
-      await Promise.all([relay.stop(), certificates.stop(), meter.stop()]);
-      const graceful = Promise.all(workers.map((worker) => worker.close()));
-      const isClean = await Promise.race([
-        graceful.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), graceMs).unref()),
-      ]);
-      if (!isClean) {
-        logger.warn({ graceMs }, 'jobs still running at shutdown; closing anyway (they will be retried)');
-        await Promise.all(workers.map((worker) => worker.close(true)));
-      }
-      await health?.close();
+      closeGraceMs = graceMs;
+      await stopParts(parts);
       await producer.close();
       await connection.quit().catch(() => undefined);
       await locks.close();
