@@ -3,7 +3,7 @@ import { QUEUES } from '@hostctl/queue';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
+import { removeAll } from './runtime/engine-objects.js';
 import {
   createComposeService,
   createRedeployment,

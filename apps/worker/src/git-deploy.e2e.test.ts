@@ -1,7 +1,7 @@
 import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import { describe, expect, it } from 'vitest';
 import { noopRouter } from './adapters/router.js';
-import { removeAll } from './processors/delete.processor.js';
+import { removeAll } from './runtime/engine-objects.js';
 import { createRedeployment, httpGet, waitForDeployment } from './testing/fixtures.js';
 import { startGitServer, type GitServer } from '@hostctl/testing';
 import { createRepositoryService, deploymentLog } from './testing/repository-fixtures.js';

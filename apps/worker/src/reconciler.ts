@@ -4,18 +4,15 @@ import { JOBS, jobIdOf, type JobPayload, type Producer } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import type { ServiceRouter } from './adapters/router.js';
 import { type ContainerRuntime } from './adapters/runtime.js';
-import type { ServiceRuntime } from './adapters/service-runtime.js';
-import type { SwarmStandby } from './adapters/swarm-standby.js';
-import { removeAll } from './processors/delete.processor.js';
 import { messageOf } from './pipeline/step-errors.js';
-import { removeLeftoverStandbys, removeStraySetsOfServices } from './release/stray-sets.js';
+import type { RuntimeDriver } from './runtime/driver.js';
 import { repairRunningServices, type RestorerDeps } from './service-restorer.js';
 import { syncRoutes } from './network/route-sync.js';
 
 /**
  * Level-triggered repair loop: compares PostgreSQL (desired) with Redis and the runtime (actual).
- * Re-enqueues accepted work whose job was lost, removes orphans it owns and stray container sets
- * (under Swarm, standbys of finished deployments), restores running services whose containers
+ * Re-enqueues accepted work whose job was lost, removes orphans it owns and what dead releases
+ * left (the runtime's leftovers: stray container sets; under Swarm, standbys), restores running services whose containers
  * died (or marks them failed) and re-applies lost routes. It only ever touches objects labelled as
  * this installation's; one replica runs it at a time (advisory lock per sweep), while the egress
  * firewall check at its start runs on every replica.
@@ -27,6 +24,7 @@ export interface ReconcilerDeps extends RestorerDeps {
     'listPendingDeletes' | 'listLiveIds' | 'listRunningIds' | 'setStatus' | 'findById' | 'countEventsSince'
   >;
   producer: Producer;
+  /** This machine's engine: objects of this installation whose service is gone are found there. */
   runtime: ContainerRuntime;
   router: ServiceRouter;
   locks: AdvisoryLocks;
@@ -35,14 +33,10 @@ export interface ReconcilerDeps extends RestorerDeps {
   queuedGraceMs: number;
   logger: Logger;
   /**
-   * RUNTIME=swarm: Swarm replaces the tasks its restart policies cover and there are no container
-   * sets to sweep; the reconciler keeps the queue repairs, starts again the components Swarm
-   * leaves down (`swarmRestarts`), removes orphans through the driver and moves routes after tasks
-   * that moved (a node died, a task was rescheduled).
+   * The runtime: tears orphans down, sweeps what dead releases left (stray sets, standbys),
+   * restores broken services and says where routes go.
    */
-  swarm?: ServiceRuntime;
-  /** RUNTIME=swarm: the standbys of deployments that are over are removed like stray sets. */
-  swarmStandby?: Pick<SwarmStandby, 'held' | 'release'>;
+  driver: Pick<RuntimeDriver, 'tearDown' | 'sweepLeftovers' | 'restoreTarget' | 'webEndpoints'>;
   /** Re-installs the egress firewall rules a Docker or firewall restart may have removed (every replica, no lease). */
   egress?: { ensure(): Promise<void> };
   /** Sees each sweep: metrics. */
@@ -93,10 +87,7 @@ export function createReconciler(deps: ReconcilerDeps) {
         if (await ensureJob(deps, { name: 'delete', payload: { serviceId } })) repairs.deletesRequeued += 1;
       }
       repairs.orphansRemoved = await removeOrphans(deps);
-      // Swarm has no container sets to sweep; what a dead release can leave there is its standby.
-      if (deps.swarmStandby)
-        repairs.straySetsRemoved = await removeLeftoverStandbys({ ...deps, standby: deps.swarmStandby });
-      else if (!deps.swarm) repairs.straySetsRemoved = await removeStraySetsOfServices(deps);
+      repairs.straySetsRemoved = await deps.driver.sweepLeftovers(deps);
       const services = await repairRunningServices(deps);
       repairs.servicesRestored = services.restored;
       repairs.servicesFailed = services.failed;
@@ -182,7 +173,7 @@ async function removeOrphans(deps: ReconcilerDeps): Promise<number> {
   let removed = 0;
   for (const serviceId of ids.filter((id) => !live.has(id))) {
     try {
-      removed += await removeAll(deps, serviceId);
+      removed += await deps.driver.tearDown(serviceId);
       deps.logger.info({ serviceId }, 'reconciler: removed objects of an unknown or purged service');
     } catch (error) {
       deps.logger.warn(

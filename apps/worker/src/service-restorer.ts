@@ -1,15 +1,8 @@
-import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, SET_SIZE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
-import type { Plan } from '@hostctl/compose';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
-import type { ServiceRouter } from './adapters/router.js';
-import { type ContainerRuntime } from './adapters/runtime.js';
-import type { ReadinessOptions } from './pipeline/readiness.js';
-import { serviceObjects } from './pipeline/service-objects.js';
 import { createRedactor, messageOf } from './pipeline/step-errors.js';
-import { restoreRelease, type ReleaseDeps } from './release/release-engine.js';
 import { storedPlan } from './release/release-images.js';
-import type { SwarmRestarts } from './adapters/swarm-restarts.js';
+import type { RestoreTarget, RuntimeDriver } from './runtime/driver.js';
 
 /**
  * The reconciler's repair of `running` services whose containers are gone or exited (a Docker
@@ -17,39 +10,17 @@ import type { SwarmRestarts } from './adapters/swarm-restarts.js';
  * them from the last successful deployment's plan, exactly as that deployment created them. A
  * service with nothing to restore from, or that needed RESTORE_BUDGET restore attempts within
  * RESTORE_WINDOW_MS (it keeps dying, or restoring keeps failing), is marked `failed` with the
- * reason instead; each attempt is a `restart` event in the timeline. Under RUNTIME=swarm the same
- * budget and events apply to components Swarm itself does not bring back (swarm-restarts.ts).
+ * reason instead; each attempt is a `restart` event in the timeline. What counts as broken and how
+ * it is brought back is the runtime's (RuntimeDriver.restoreTarget: the single engine's container
+ * sets, runtime/docker/docker-restore.ts; under Swarm the components Swarm does not start again).
  */
 export interface RestorerDeps {
   services: Pick<WorkerServiceStore, 'findById' | 'listRunningIds' | 'setStatus' | 'countEventsSince'>;
   deployments: Pick<WorkerDeploymentStore, 'lastSucceeded'>;
-  runtime: ContainerRuntime;
-  router: ServiceRouter;
   locks: AdvisoryLocks;
-  instance: string;
-  readiness: Omit<ReadinessOptions, 'signal'>;
-  /** The release engine: a restore brings the current release's set up the way a deploy does. */
-  release: ReleaseDeps;
+  /** The runtime: which running services look broken, why, and how they are brought back. */
+  driver: Pick<RuntimeDriver, 'restoreTarget'>;
   logger: Logger;
-  /** RUNTIME=swarm: services are found down and started again through Swarm. */
-  swarmRestarts?: SwarmRestarts;
-}
-
-/** How one runtime's broken services are found and brought back. */
-interface RestoreTarget {
-  /** Of the running services, those worth examining under their lock (one cheap listing). */
-  suspects(running: string[]): Promise<string[]>;
-  /** Why the current release does not run as planned, or undefined when it does. */
-  problem(
-    serviceId: string,
-    currentRelease: string | undefined,
-    plan: Plan | undefined,
-  ): Promise<string | undefined>;
-  restore(
-    service: { id: string; name: string; url: string },
-    plan: Plan,
-    deploymentId: string,
-  ): Promise<void>;
 }
 
 export const RESTORE_BUDGET = 3;
@@ -58,13 +29,12 @@ export const RESTORE_WINDOW_MS = 10 * 60_000;
 const PARALLEL_RESTORES = 4;
 /** Both restore events start with it, so the budget counts attempts, whatever their outcome. */
 const RESTORE_EVENT_PREFIX = 'Reconciler restore';
-const quietLog = { info: async () => {}, error: async () => {} };
 
 export async function repairRunningServices(
   deps: RestorerDeps,
 ): Promise<{ restored: number; failed: number }> {
   const outcome = { restored: 0, failed: 0 };
-  const target = deps.swarmRestarts ? swarmTarget(deps.swarmRestarts) : engineTarget(deps);
+  const target = deps.driver.restoreTarget;
   const pending = await target.suspects(await deps.services.listRunningIds());
   const next = async (): Promise<void> => {
     for (let serviceId = pending.shift(); serviceId; serviceId = pending.shift()) {
@@ -74,62 +44,6 @@ export async function repairRunningServices(
   };
   await Promise.all(Array.from({ length: PARALLEL_RESTORES }, next));
   return outcome;
-}
-
-/**
- * One listing of the installation's containers instead of one lock and one listing per service:
- * only services with no container, one that is not running, or fewer containers than their
- * deployment has (its set-size label), are examined under their lock.
- */
-function engineTarget(deps: RestorerDeps): RestoreTarget {
-  return {
-    suspects: (running) => engineSuspects(deps, running),
-    problem: (serviceId, currentRelease, plan) => findProblem(deps, serviceId, currentRelease, plan),
-    restore: (service, plan, deploymentId) =>
-      restoreRelease(deps.release, { service, deploymentId, plan, log: quietLog }),
-  };
-}
-
-/** Swarm: the components it will not start again get a forced update (new tasks, same release). */
-function swarmTarget(restarts: SwarmRestarts): RestoreTarget {
-  const describe = (components: string[]) =>
-    `component(s) ${components.join(', ')} stopped and Swarm's restart policy does not start them again`;
-  return {
-    async suspects(running) {
-      const stopped = await restarts.stopped();
-      return running.filter((serviceId) => stopped.has(serviceId));
-    },
-    async problem(serviceId) {
-      const components = (await restarts.stopped(serviceId)).get(serviceId);
-      return components ? describe(components) : undefined;
-    },
-    async restore(service) {
-      const components = (await restarts.stopped(service.id)).get(service.id) ?? [];
-      await restarts.restart(service.id, components);
-    },
-  };
-}
-
-async function engineSuspects(deps: RestorerDeps, running: string[]): Promise<string[]> {
-  const containers = await deps.runtime.listContainers({
-    [OWNER_LABEL]: 'true',
-    [INSTANCE_LABEL]: deps.instance,
-  });
-  const sets = new Map<string, { allUp: boolean; count: number; expected: number }>();
-  for (const container of containers) {
-    const serviceId = container.labels[SERVICE_LABEL];
-    if (!serviceId) continue;
-    const set = sets.get(serviceId) ?? { allUp: true, count: 0, expected: 0 };
-    set.allUp &&= container.state === 'running' || container.state === 'restarting';
-    set.count += 1;
-    // Containers made before the label existed have none: 0 expects nothing.
-    set.expected = Math.max(set.expected, Number(container.labels[SET_SIZE_LABEL] ?? 0) || 0);
-    sets.set(serviceId, set);
-  }
-  return running.filter((serviceId) => {
-    const set = sets.get(serviceId);
-    return !set || !set.allUp || set.count < set.expected;
-  });
 }
 
 async function repairOne(
@@ -198,32 +112,4 @@ async function repairOne(
   } finally {
     await lease.release();
   }
-}
-
-/** Why the current release's set is not running as planned, or undefined when it is. */
-async function findProblem(
-  deps: RestorerDeps,
-  serviceId: string,
-  currentRelease: string | undefined,
-  plan: Plan | undefined,
-): Promise<string | undefined> {
-  const { runtime } = deps;
-  const objects = serviceObjects(serviceId, deps.instance);
-  // Only the current release's set: another one is a leftover for the reconciler, not the service.
-  const containers = await runtime.listContainers(
-    currentRelease ? objects.set(currentRelease).selector : objects.selector,
-  );
-  if (containers.length === 0) return 'its containers are missing';
-  for (const container of containers) {
-    if (container.state === 'running' || container.state === 'restarting') continue;
-    const state = await runtime.inspectContainer(container.id);
-    if (!state || state.isRunning || state.isRestarting) continue;
-    const component = container.labels[COMPONENT_LABEL] ?? container.name;
-    return state.status === 'created'
-      ? `container ${component} was never started`
-      : `container ${component} exited with code ${state.exitCode}`;
-  }
-  const present = new Set(containers.map((container) => container.labels[COMPONENT_LABEL]));
-  const missing = plan?.containers.find((container) => !present.has(container.name));
-  return missing ? `container ${missing.name} is missing` : undefined;
 }

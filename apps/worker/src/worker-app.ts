@@ -13,19 +13,7 @@ import {
 import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
-import { createImageRegistry } from './adapters/image-registry.js';
-import { nodePullAuthOf, registryAuthOf } from './adapters/registry-auth.js';
-import { swarmNodeCount } from './adapters/swarm-members.js';
-import { swarmRegistryDeps } from './release/registry-access.js';
-import { createSwarmLifecycle } from './adapters/swarm-lifecycle.js';
-import { createDockerClient } from './adapters/docker-client.js';
-import { createSwarmRestarts } from './adapters/swarm-restarts.js';
-import { createSwarmRuntime } from './adapters/swarm-runtime.js';
-import { createSwarmStandby } from './adapters/swarm-standby.js';
-import { createEgressNodeMarker, EGRESS_PLACEMENT } from './adapters/swarm-egress-label.js';
-import { createSwarmNodes } from './adapters/swarm-nodes.js';
-import { createNodeEngines, parseNodeEngines } from './adapters/swarm-node-engines.js';
-import { createSwarmUpdates } from './adapters/swarm-updates.js';
+import { createRuntimeWiring } from './runtime/runtime-wiring.js';
 import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
 import { createConsumerWatchdog } from './consumer-watchdog.js';
@@ -49,10 +37,9 @@ import { schedulerOf } from './schedules/scheduler-wiring.js';
 import { createReconciler } from './reconciler.js';
 import { createUsageMeter } from './metering/usage-meter.js';
 import { createCertificates } from './tls/tls-wiring.js';
-import { TASK_FOLLOW_MS } from './release/swarm-release.js';
-import { createUpdateRouteFollower } from './network/update-route-follower.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { createWorkers } from './workers.js';
+import { startParts, stopParts, type WorkerPart } from './worker-parts.js';
 import { openWorkerDatabase, startSecrets } from './secrets-startup.js';
 import { assertDockerNetworkNamespace } from './egress/egress-policy.js';
 import { createWorkerEgress } from './egress/worker-egress.js';
@@ -119,22 +106,6 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   // RUNTIME=swarm: releases run as Swarm services on the manager (SWARM_DOCKER_HOST, else
   // DOCKER_SOCKET); images are pulled and built on DOCKER_SOCKET, then pushed to REGISTRY for the nodes.
   const managerSocket = config.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '') || config.DOCKER_SOCKET;
-  const managerDocker = createDockerClient(managerSocket);
-  // RUNTIME=swarm: the other nodes' engines (SWARM_NODE_ENGINES), for their tasks' usage and
-  // for the egress firewall there.
-  const nodeEngineSockets =
-    config.RUNTIME === 'swarm' ? parseNodeEngines(config.SWARM_NODE_ENGINES) : new Map<string, string>();
-  const egress = createWorkerEgress({
-    config,
-    runtime,
-    managerSocket,
-    nodeSockets: nodeEngineSockets,
-    ...(config.RUNTIME === 'swarm'
-      ? { markNode: createEgressNodeMarker(createSwarmNodes(managerDocker, instance)) }
-      : {}),
-    logger,
-  });
-
   const notifications = createWorkerNotificationStore(db);
   const notify = (deploymentId: string) => {
     connection
@@ -142,37 +113,29 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       .catch(() => undefined);
   };
 
-  const registryAuth = registryAuthOf(config);
-  // Every write of a Swarm service carries the registry credentials its tasks pull with: the
-  // nodes' read-only ones when set (REGISTRY_PULL_USERNAME), never more than they need.
-  const nodeAuth = nodePullAuthOf(config) ?? registryAuth;
-  const swarmOptions = {
-    socketPath: managerSocket,
-    instance,
-    timeoutMs: readiness.timeoutMs,
-    ...(nodeAuth ? { registryAuth: nodeAuth } : {}),
-  };
-  const swarmStandby = createSwarmStandby(managerDocker, swarmOptions);
-  const swarm =
-    config.RUNTIME === 'swarm'
-      ? createSwarmRuntime({
-          ...swarmOptions,
-          // Swarm watches after the switch what the single engine watches before it and during
-          // its drain: a release that fails within the whole window is rolled back under both.
-          monitorMs: config.RELEASE_STABILIZATION_MS + config.RELEASE_DRAIN_MS,
-          encryptOverlays: config.SWARM_OVERLAY_ENCRYPTION === 'on',
-          // Tenant code runs only on nodes whose egress firewall is in (worker-egress.ts).
-          ...(config.EGRESS_POLICY === 'enforce' ? { platformConstraints: [EGRESS_PLACEMENT] } : {}),
-        })
-      : undefined;
-  // What the worker pushes for the nodes is pruned with the releases and removed with the service.
-  const registryImages =
-    swarm && config.REGISTRY
-      ? createImageRegistry({ registry: config.REGISTRY, ...(registryAuth ? { auth: registryAuth } : {}) })
-      : undefined;
-  const nodes = createNodes({ config, managerSocket, db, locks, logger });
-  const swarmLifecycle = swarm && { lifecycle: createSwarmLifecycle(swarmOptions), runtime: swarm };
-  const lifecycle = { deployments, release, ...(swarmLifecycle ? { swarm: swarmLifecycle } : {}) };
+  // The runtime, chosen here once from RUNTIME: nothing downstream asks which one it is.
+  const { driver, registryImages, updateFollower, egressReach } = createRuntimeWiring(config, {
+    release,
+    managerSocket,
+    services,
+    locks,
+    logger,
+  });
+  const egress = createWorkerEgress({
+    config,
+    runtime,
+    ...(egressReach ? { reach: egressReach } : {}),
+    logger,
+  });
+  const nodes = createNodes({
+    config,
+    hasNodes: config.RUNTIME === 'swarm',
+    managerSocket,
+    db,
+    locks,
+    logger,
+  });
+  const lifecycle = { deployments, driver };
   const processors = {
     deploy: createDeployProcessor({
       deployments,
@@ -185,18 +148,10 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       releasesKept: config.RELEASES_KEPT,
       ...(registryImages ? { registryImages } : {}),
       pipeline: {
-        ...release,
+        runtime,
+        driver,
         sources,
         containerLimits: containerLimitPolicy(config),
-        ...(swarm
-          ? {
-              swarm: {
-                runtime: swarm,
-                standby: swarmStandby,
-                ...swarmRegistryDeps(config, () => swarmNodeCount(managerSocket)),
-              },
-            }
-          : {}),
         images: { policy: sourcePolicy.imagePolicy },
       },
     }),
@@ -204,10 +159,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       deployments,
       services,
       locks,
-      runtime,
-      router,
-      instance,
-      ...(swarm ? { swarm } : {}),
+      driver,
       ...(registryImages ? { registryImages } : {}),
       logger,
       purgeLogs: async (serviceId) => {
@@ -215,9 +167,9 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       },
     }),
     lifecycle: createLifecycleProcessor({ ...lifecycle, services, locks, lockWaitMs: 5000, logger }),
-    ...createBackupProcessors({ config, db, locks, services, lifecycle, logger }),
+    ...createBackupProcessors({ config, db, locks, services, lifecycle, instance, logger }),
     'node-availability': nodes.processor,
-    run: createRunProcessor({ runs: createRunsStore(db), deployments, release, swarm: !!swarm, logger }),
+    run: createRunProcessor({ runs: createRunsStore(db), deployments, release, driver, logger }),
     notify: notificationProcessorOf(config, notifications, sourcePolicy, logger),
   };
   const busy = new Map<string, number>();
@@ -254,13 +206,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     metrics,
   });
   const reconciler = createReconciler({
-    ...(swarm
-      ? {
-          swarm,
-          swarmRestarts: createSwarmRestarts(managerDocker, instance, nodeAuth),
-          swarmStandby,
-        }
-      : {}),
+    driver,
     deployments,
     services,
     producer,
@@ -269,34 +215,17 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     locks,
     instance,
     queuedGraceMs: 10_000,
-    readiness,
-    release,
     logger,
     egress,
     onSweep: recordSweeps(metrics),
   });
-  // Every replica follows Swarm's updates, so a worker dying mid-release leaves no stale route.
-  const updateFollower = swarm
-    ? createUpdateRouteFollower({
-        updates: createSwarmUpdates(managerDocker, instance),
-        serviceRuntime: swarm,
-        router,
-        services,
-        locks,
-        intervalMs: TASK_FOLLOW_MS,
-        logger,
-      })
-    : undefined;
   const observers = createObservers({
     config,
     db,
     locks,
-    runtime,
+    observed: driver.observed,
     services,
     logger,
-    ...(swarm
-      ? { swarmManagerSocket: managerSocket, swarmNodeEngines: createNodeEngines(nodeEngineSockets) }
-      : {}),
   });
   const relay = createNotificationRelay({
     store: notifications,
@@ -309,6 +238,127 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   const meter = createUsageMeter(config, { db, logger });
   const scheduler = schedulerOf(config, { db, producer, logger });
   let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
+
+  let closeGraceMs = 20_000;
+  // Started in this order and stopped in reverse: the health server answers before any job runs
+  // and until the last one is done; the watchdog stops before the consumers it would restart.
+  const parts: WorkerPart[] = [
+    { name: 'secrets', start: () => startSecrets(db, vault, logger) },
+    {
+      name: 'egress',
+      // Before any job runs: tenant code must never run without the egress policy in enforce mode.
+      async start() {
+        if (config.EGRESS_POLICY === 'enforce') {
+          await sources.builder.prepare?.();
+          assertDockerNetworkNamespace();
+          await egress.ensure();
+          logger.info({ denyCidrs: config.EGRESS_DENY_CIDRS }, 'egress policy installed');
+        } else {
+          logger.warn('EGRESS_POLICY=off: tenant containers can reach the host and 169.254.0.0/16');
+        }
+      },
+    },
+    {
+      name: 'health server',
+      async start() {
+        health = await startHealthServer({
+          host: config.WORKER_HEALTH_HOST,
+          port: config.WORKER_HEALTH_PORT,
+          checks: {
+            postgres: async () => void (await db.$queryRaw`SELECT 1`),
+            redis: async () => void (await connection.ping()),
+            docker: () => runtime.ping(),
+          },
+          liveness: () => watchdog.liveness(),
+          metrics: async () => ({
+            contentType: metrics.registry.contentType,
+            body: await metrics.registry.metrics(),
+          }),
+        });
+        // The health port may be random (0): protected from git and registry targets once known.
+        sourcePolicy.protectedEndpoints.push({ host: config.WORKER_HEALTH_HOST, port: health.port });
+      },
+      stop: async () => health?.close(),
+    },
+    {
+      name: 'consumers',
+      async start() {
+        for (const worker of workers) void worker.run();
+        await Promise.all(workers.map((worker) => worker.waitUntilReady()));
+      },
+      async stop() {
+        const graceful = Promise.all(workers.map((worker) => worker.close()));
+        const isClean = await Promise.race([
+          graceful.then(() => true),
+          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), closeGraceMs).unref()),
+        ]);
+        if (!isClean) {
+          logger.warn(
+            { graceMs: closeGraceMs },
+            'jobs still running at shutdown; closing anyway (they will be retried)',
+          );
+          await Promise.all(workers.map((worker) => worker.close(true)));
+        }
+      },
+    },
+    {
+      name: 'watchdog',
+      start: () => watchdog.start(WATCHDOG_INTERVAL_MS),
+      stop: () => watchdog.stop(),
+    },
+    {
+      name: 'reconciler',
+      enabled: options.reconcile !== false,
+      start: () => reconciler.start(config.RECONCILE_INTERVAL_MS),
+      stop: () => reconciler.stop(),
+    },
+    ...(updateFollower
+      ? [
+          {
+            name: 'update route follower',
+            enabled: options.reconcile !== false,
+            start: () => updateFollower.start(),
+            stop: () => updateFollower.stop(),
+          },
+        ]
+      : []),
+    {
+      name: 'certificates',
+      enabled: options.reconcile !== false,
+      start: () => certificates.start(),
+      stop: () => certificates.stop(),
+    },
+    {
+      name: 'usage meter',
+      enabled: options.reconcile !== false,
+      start: () => meter.start(),
+      stop: () => meter.stop(),
+    },
+    {
+      name: 'scheduler',
+      enabled: options.reconcile !== false,
+      start: () => scheduler.start(),
+      stop: () => scheduler.stop(),
+    },
+    {
+      name: 'observers',
+      enabled: options.observe !== false,
+      start: () => observers.start(),
+      stop: () => observers.stop(),
+    },
+    {
+      name: 'nodes',
+      enabled: options.observe !== false,
+      start: () => nodes.start(),
+      stop: () => nodes.stop(),
+    },
+    {
+      name: 'relay',
+      enabled: options.relay !== false,
+      start: () => relay.start(),
+      stop: () => relay.stop(),
+    },
+  ];
 
   return {
     logger,
@@ -329,68 +379,13 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     },
 
     async start(): Promise<void> {
-      await startSecrets(db, vault, logger);
-      // Before any job runs: tenant code must never run without the egress policy in enforce mode.
-      if (config.EGRESS_POLICY === 'enforce') {
-        await sources.builder.prepare?.();
-        assertDockerNetworkNamespace();
-        await egress.ensure();
-        logger.info({ denyCidrs: config.EGRESS_DENY_CIDRS }, 'egress policy installed');
-      } else {
-        logger.warn('EGRESS_POLICY=off: tenant containers can reach the host and 169.254.0.0/16');
-      }
-      health = await startHealthServer({
-        host: config.WORKER_HEALTH_HOST,
-        port: config.WORKER_HEALTH_PORT,
-        checks: {
-          postgres: async () => void (await db.$queryRaw`SELECT 1`),
-          redis: async () => void (await connection.ping()),
-          docker: () => runtime.ping(),
-        },
-        liveness: () => watchdog.liveness(),
-        metrics: async () => ({
-          contentType: metrics.registry.contentType,
-          body: await metrics.registry.metrics(),
-        }),
-      });
-      // The health port may be random (0): protected from git and registry targets once known.
-      sourcePolicy.protectedEndpoints.push({ host: config.WORKER_HEALTH_HOST, port: health.port });
-      for (const worker of workers) void worker.run();
-      await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-      watchdog.start(WATCHDOG_INTERVAL_MS);
-      if (options.reconcile !== false) {
-        reconciler.start(config.RECONCILE_INTERVAL_MS);
-        updateFollower?.start();
-        certificates.start();
-        meter.start();
-        scheduler.start();
-      }
-      if (options.observe !== false) {
-        observers.start();
-        nodes.start();
-      }
-      if (options.relay !== false) relay.start();
+      await startParts(parts);
     },
 
     /** Lets running jobs finish for up to `graceMs`; a job cut short is retried by another replica. */
     async close(graceMs = 20_000): Promise<void> {
-      // First, or the watchdog would restart the consumers we are closing.
-      await watchdog.stop();
-      await reconciler.stop();
-      await updateFollower?.stop();
-      await observers.stop();
-      await nodes.stop();
-      await Promise.all([relay.stop(), certificates.stop(), meter.stop(), scheduler.stop()]);
-      const graceful = Promise.all(workers.map((worker) => worker.close()));
-      const isClean = await Promise.race([
-        graceful.then(() => true),
-        new Promise<boolean>((resolve) => setTimeout(() => resolve(false), graceMs).unref()),
-      ]);
-      if (!isClean) {
-        logger.warn({ graceMs }, 'jobs still running at shutdown; closing anyway (they will be retried)');
-        await Promise.all(workers.map((worker) => worker.close(true)));
-      }
-      await health?.close();
+      closeGraceMs = graceMs;
+      await stopParts(parts);
       await producer.close();
       await connection.quit().catch(() => undefined);
       await locks.close();

@@ -3,8 +3,8 @@ import type { RegistryAuth } from './registry-auth.js';
 /**
  * Containers, networks, volumes and images on one Docker engine (docker-runtime.ts): every
  * service object under RUNTIME=docker, and under RUNTIME=swarm the engine that pulls, builds and
- * checks images before they are pushed to the registry. Swarm services are driven through
- * service-runtime.ts instead. Objects are found by label, never by remembering ids: workers are
+ * checks images before they are pushed to the registry. Swarm services are driven through the
+ * Swarm driver instead (runtime/swarm/). Objects are found by label, never by remembering ids: workers are
  * stateless.
  */
 export type Labels = Record<string, string>;

@@ -13,7 +13,7 @@ import {
   type ComponentObservation,
   type Release,
   type ServiceRuntime,
-} from './service-runtime.js';
+} from '../runtime/driver.js';
 import { swarmNames, swarmServiceSpec, swarmWarnings, type SwarmNames } from './swarm-spec.js';
 import { updateSwarmService } from './swarm-update.js';
 import {

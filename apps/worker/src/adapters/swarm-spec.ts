@@ -14,7 +14,7 @@ import {
   dockerNamePrefix,
 } from '@hostctl/domain';
 import type { Labels } from './runtime.js';
-import type { Release } from './service-runtime.js';
+import type { Release } from '../runtime/driver.js';
 
 /**
  * A plan as Swarm services (pure: no engine here, so every mapping is unit-tested). One Swarm

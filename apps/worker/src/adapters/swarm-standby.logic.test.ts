@@ -3,7 +3,7 @@ import type Docker from 'dockerode';
 import { createAdvisoryLocks } from '@hostctl/db';
 import { DEPLOYMENT_LABEL, STANDBY_LABEL } from '@hostctl/domain';
 import { afterAll, describe, expect, it } from 'vitest';
-import { removeLeftoverStandbys } from '../release/stray-sets.js';
+import { removeLeftoverStandbys } from '../runtime/swarm/leftover-standbys.js';
 import { silentLogger } from '../testing/fixtures.js';
 import { webPlan } from '../testing/plan-fixtures.js';
 import { TEST_DATABASE_URL } from '../testing/test-env.js';

@@ -1,7 +1,7 @@
 import type Docker from 'dockerode';
 import { COMPONENT_LABEL, DEPLOYMENT_LABEL, STANDBY_LABEL } from '@hostctl/domain';
 import type { PlanContainer } from '@hostctl/compose';
-import type { ComponentObservation, TaskObservation } from './service-runtime.js';
+import type { ComponentObservation, TaskObservation } from '../runtime/driver.js';
 
 /**
  * Reading how Swarm fared (pure, so each verdict is unit-tested): a Swarm service's UpdateStatus and

@@ -3,6 +3,7 @@ import { createWorkerBackupsStore, type AdvisoryLocks, type Db, type WorkerServi
 import type { Logger } from 'pino';
 import { createBackupContainers } from '../adapters/backup-containers.js';
 import type { LifecycleProcessorDeps } from '../processors/lifecycle.processor.js';
+import type { RuntimeDriver } from '../runtime/driver.js';
 import { createBackupProcessor } from './backup.processor.js';
 import { createLocalTarget, type BackupTarget } from './repository.js';
 import type { RetentionDefaults } from './retention.js';
@@ -20,13 +21,16 @@ function createBackupTarget(config: TargetConfig & { BACKUP_TARGET: 'local' | 's
 
 /** The backup and restore processors of the worker (docs/backups.md), wired from its config. */
 export function createBackupProcessors(options: {
-  config: Pick<WorkerConfig, 'DOCKER_SOCKET' | 'RUNTIME' | 'BACKUP_TARGET' | 'BACKUP_IMAGE'> &
+  config: Pick<WorkerConfig, 'DOCKER_SOCKET' | 'BACKUP_TARGET' | 'BACKUP_IMAGE'> &
     TargetConfig &
     RetentionDefaults;
   db: Db;
   locks: AdvisoryLocks;
   services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
-  lifecycle: Pick<LifecycleProcessorDeps, 'release' | 'deployments' | 'swarm'>;
+  lifecycle: Pick<LifecycleProcessorDeps, 'deployments'> & {
+    driver: Pick<RuntimeDriver, 'lifecycle' | 'refusal'>;
+  };
+  instance: string;
   logger: Logger;
 }) {
   const { config } = options;
@@ -42,8 +46,7 @@ export function createBackupProcessors(options: {
     services: options.services,
     locks: options.locks,
     engine,
-    instance: options.lifecycle.release.instance,
-    isSwarm: config.RUNTIME === 'swarm',
+    instance: options.instance,
     target: target.kind,
     retention: config,
     logger: options.logger,

@@ -2,7 +2,7 @@ import type { WorkerService, WorkerServiceStore } from '@hostctl/db';
 import { performLifecycleAction, type LifecycleProcessorDeps } from '../processors/lifecycle.processor.js';
 import { messageOf } from '../pipeline/step-errors.js';
 
-export type PauseDeps = Pick<LifecycleProcessorDeps, 'release' | 'deployments' | 'swarm'> & {
+export type PauseDeps = Pick<LifecycleProcessorDeps, 'driver' | 'deployments'> & {
   services: Pick<WorkerServiceStore, 'setStatus'>;
 };
 

@@ -3,6 +3,7 @@ import type { AdvisoryLocks, WorkerService, WorkerServiceStore } from '@hostctl/
 import type { Logger } from 'pino';
 import { PermanentStepError, createRedactor, messageOf } from '../pipeline/step-errors.js';
 import { lockOrDelay } from '../processors/service-lock.js';
+import type { RuntimeDriver } from '../runtime/driver.js';
 import type { VolumeEngine } from './volume-engine.js';
 
 type Log = (line: string) => Promise<void>;
@@ -12,8 +13,8 @@ export interface VolumeRunDeps {
   services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
   locks: AdvisoryLocks;
   engine: Pick<VolumeEngine, 'cleanUp'>;
-  /** RUNTIME=swarm: volumes live on the nodes, not on this engine (docs/backups.md, open). */
-  isSwarm: boolean;
+  /** The runtime, which may refuse backups and restores for now (Swarm: volumes live on the nodes). */
+  driver: Pick<RuntimeDriver, 'refusal'>;
   logger: Logger;
 }
 
@@ -56,10 +57,8 @@ export async function runOnService(
     const service = await deps.services.findById(run.serviceId);
     if (!service || service.deletedAt) throw new PermanentStepError('the service was deleted');
     redact = createRedactor(service.variables);
-    if (deps.isSwarm)
-      throw new PermanentStepError(
-        `${run.kind}s under RUNTIME=swarm are not supported yet (docs/backups.md)`,
-      );
+    const refused = deps.driver.refusal(run.kind);
+    if (refused) throw new PermanentStepError(refused);
     await body(service, log);
   } catch (error) {
     const reason = redact(messageOf(error));

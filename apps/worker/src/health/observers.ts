@@ -8,11 +8,7 @@ import {
 import { createRedis } from '@hostctl/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
-import type { ContainerRuntime } from '../adapters/runtime.js';
-import { createSwarmObservation, type ObservedContainers } from '../adapters/swarm-telemetry.js';
-import type { NodeEngines } from '../adapters/swarm-node-engines.js';
-import type { ContainerTelemetry } from '../adapters/telemetry.js';
+import type { ObservedRuntime } from '../runtime/driver.js';
 import { createLogShipper, type LogShipper } from '../logs/log-shipper.js';
 import { secretValuesOf } from '../logs/secret-values.js';
 import { createResourceSampler } from '../resources/resource-sampler.js';
@@ -25,37 +21,19 @@ import { createLeadership } from './leadership.js';
  * PostgreSQL advisory lock). Built here so the composition root only starts and stops them.
  */
 export interface ObserversDeps {
-  config: Pick<
-    WorkerConfig,
-    'REDIS_URL' | 'QUEUE_PREFIX' | 'DOCKER_SOCKET' | 'HEALTH_INTERVAL_MS' | 'RESOURCE_INTERVAL_MS'
-  >;
+  config: Pick<WorkerConfig, 'REDIS_URL' | 'QUEUE_PREFIX' | 'HEALTH_INTERVAL_MS' | 'RESOURCE_INTERVAL_MS'>;
   db: Db;
   locks: AdvisoryLocks;
-  runtime: ContainerRuntime;
+  /** What runs and what it uses, as the runtime sees it (Swarm: the manager's tasks, on every node). */
+  observed: ObservedRuntime;
   services: Pick<WorkerServiceStore, 'setStatus' | 'listRunningIds'>;
   logger: Logger;
-  telemetry?: ContainerTelemetry;
-  /**
-   * RUNTIME=swarm: the manager's socket. Services run as Swarm tasks there, possibly on other
-   * nodes, so the observers watch the manager's tasks instead of `runtime`'s containers.
-   */
-  swarmManagerSocket?: string;
-  /** RUNTIME=swarm: the engines of other nodes, where their tasks' usage is read (SWARM_NODE_ENGINES). */
-  swarmNodeEngines?: NodeEngines;
 }
 
 export function createObservers(deps: ObserversDeps) {
   const { config, logger, locks } = deps;
   const instance = config.QUEUE_PREFIX;
-  const swarm = deps.swarmManagerSocket
-    ? createSwarmObservation({
-        socketPath: deps.swarmManagerSocket,
-        ...(deps.swarmNodeEngines ? { nodeEngines: deps.swarmNodeEngines } : {}),
-      })
-    : undefined;
-  const runtime: ObservedContainers = swarm?.containers ?? deps.runtime;
-  const telemetry =
-    deps.telemetry ?? swarm?.telemetry ?? createDockerTelemetry({ socketPath: config.DOCKER_SOCKET });
+  const { containers: runtime, telemetry } = deps.observed;
   const store = createWorkerTelemetryStore(deps.db);
   const leadership = createLeadership(locks, `hostctl:observers:${instance}`);
   const health = createHealthMonitor({

@@ -1,10 +1,8 @@
-import { COMPONENT_LABEL, DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import type { Plan } from '@hostctl/compose';
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
 import { upstreamKey, type RoutedService, type ServiceRouter } from '../adapters/router.js';
-import type { ServiceRuntime } from '../adapters/service-runtime.js';
-import type { ContainerRuntime } from '../adapters/runtime.js';
+import type { RuntimeDriver } from '../runtime/driver.js';
 import { messageOf } from '../pipeline/step-errors.js';
 import { repairWhileUnlocked } from '../processors/service-lock.js';
 
@@ -19,11 +17,13 @@ export interface RouteSyncDeps {
   router: ServiceRouter;
   services: Pick<WorkerServiceStore, 'findById' | 'listRunningIds' | 'listLiveIds'>;
   deployments: Pick<WorkerDeploymentStore, 'lastSucceeded'>;
-  runtime: Pick<ContainerRuntime, 'listContainers' | 'inspectContainer'>;
   locks: AdvisoryLocks;
   logger: Logger;
-  /** RUNTIME=swarm: the route goes to the current release's running tasks (they move between nodes). */
-  swarm?: Pick<ServiceRuntime, 'webEndpoints'>;
+  /**
+   * The runtime: the route goes to the current release's running web component only (another set,
+   * a leftover, never gets the traffic; Swarm's tasks move between nodes).
+   */
+  driver: Pick<RuntimeDriver, 'webEndpoints'>;
 }
 
 export async function syncRoutes(deps: RouteSyncDeps): Promise<{ applied: number; removed: number }> {
@@ -70,27 +70,11 @@ async function webTarget(deps: RouteSyncDeps, serviceId: string) {
   const current = await deps.deployments.lastSucceeded(serviceId);
   const plan = current?.plan as Plan | undefined;
   if (!service || service.deletedAt || !current || !plan?.web) return null;
-  const web = plan.web;
-  if (deps.swarm) {
-    const targets = await deps.swarm.webEndpoints({ serviceId, deploymentId: current.id, plan });
-    if (targets.length === 0) return null;
-    return {
-      upstream: upstreamKey(targets),
-      route: { serviceId, serviceName: service.name, url: service.url, targets },
-    };
-  }
-  // The current release's web container only: another set (a leftover) never gets the traffic.
-  const [container] = await deps.runtime.listContainers({
-    [SERVICE_LABEL]: serviceId,
-    [DEPLOYMENT_LABEL]: current.id,
-    [COMPONENT_LABEL]: web.container,
-  });
-  const state = container ? await deps.runtime.inspectContainer(container.id) : null;
-  if (!state?.isRunning || !state.ip) return null;
-  const target = { host: state.ip, port: web.port };
+  const targets = await deps.driver.webEndpoints({ serviceId, deploymentId: current.id, plan });
+  if (targets.length === 0) return null;
   return {
-    upstream: upstreamKey([target]),
-    route: { serviceId, serviceName: service.name, url: service.url, targets: [target] },
+    upstream: upstreamKey(targets),
+    route: { serviceId, serviceName: service.name, url: service.url, targets },
   };
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createAdvisoryLocks } from '@hostctl/db';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Route, ServiceRouter } from '../adapters/router.js';
-import type { ComponentObservation } from '../adapters/service-runtime.js';
+import type { ComponentObservation } from '../runtime/driver.js';
 import { silentLogger } from '../testing/fixtures.js';
 import { TEST_DATABASE_URL } from '../testing/test-env.js';
 import { createUpdateRouteFollower } from './update-route-follower.js';

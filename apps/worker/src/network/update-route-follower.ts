@@ -1,7 +1,7 @@
 import type { AdvisoryLocks, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
 import { upstreamKey, type ServiceRouter } from '../adapters/router.js';
-import { runningWebEndpoints, type ServiceRuntime } from '../adapters/service-runtime.js';
+import { runningWebEndpoints, type ServiceRuntime } from '../runtime/driver.js';
 import type { SwarmUpdates } from '../adapters/swarm-updates.js';
 import { createPeriodic } from '../health/periodic.js';
 import { repairWhileUnlocked } from '../processors/service-lock.js';

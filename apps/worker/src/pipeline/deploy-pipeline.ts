@@ -1,41 +1,33 @@
 import { isRepositoryMethod } from '@hostctl/domain';
 import { parseCompose, planCapacity, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
-import type { RegistryAuth } from '../adapters/registry-auth.js';
-import type { RegistryAccess } from '../release/registry-access.js';
 import type { WorkerDeployment, WorkerDeploymentStore, WorkerService } from '@hostctl/db';
 import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
 import { ensureImages } from './images.step.js';
 import { PermanentStepError } from './step-errors.js';
 import { publishedCompose } from './published-compose.js';
-import {
-  RELEASE_STEPS,
-  ReleaseUndone,
-  cutover,
-  type CurrentRelease,
-  type ReleaseDeps,
-} from '../release/release-engine.js';
+import type { ContainerRuntime } from '../adapters/runtime.js';
+import { RELEASE_STEPS, ReleaseUndone } from '../release/release-engine.js';
+import type { RuntimeDriver } from '../runtime/driver.js';
 import { ensurePinnedImages, pinnedPlan, reusablePlan, storedPlan } from '../release/release-images.js';
 import { builtImageRepositories } from '../sources/build-images.js';
 import { planFromRepository, type RepositorySourceDeps } from '../sources/repository-source.js';
-import { serviceObjects } from './service-objects.js';
-import type { ServiceRuntime } from '../adapters/service-runtime.js';
-import type { SwarmStandby } from '../adapters/swarm-standby.js';
-import { isServingOnSwarm, swarmRelease } from '../release/swarm-release.js';
-import { dockerWarnings } from '../release/docker-service-runtime.js';
-import { runReleaseCommand } from '../runs/release-command.js';
-import { distributeImages } from '../release/image-distribution.js';
 
 /**
  * The steps of one deployment, in order: how the plan is arrived at (source, build, validate,
- * pull), then the release engine's cutover (release/release-engine.ts). Each is idempotent, so a
+ * pull), then the runtime's bring-up of the release (RuntimeDriver.bringUp: on the single engine
+ * the release engine's cutover, release/release-engine.ts; under Swarm release/swarm-release.ts). Each is idempotent, so a
  * job retried after a crash runs them again; `checkpoint` records the step on the deployment and
  * stops the run when the deployment was cancelled meanwhile.
  */
 export const DEPLOY_STEPS = ['source', 'build', 'validate', 'pull', ...RELEASE_STEPS] as const;
 export type DeployStep = (typeof DEPLOY_STEPS)[number];
 
-export interface PipelineDeps extends ReleaseDeps {
+export interface PipelineDeps {
+  /** The engine that pulls and builds the plan's images (under either runtime). */
+  runtime: ContainerRuntime;
+  /** The runtime the release runs on (runtime/driver.ts): its bring-up, warnings, release command. */
+  driver: RuntimeDriver;
   store: Pick<
     WorkerDeploymentStore,
     'savePlan' | 'recordCommit' | 'record' | 'findById' | 'lastSucceeded' | 'recordClaim'
@@ -46,21 +38,6 @@ export interface PipelineDeps extends ReleaseDeps {
   containerLimits?: ContainerLimitPolicy;
   /** The image policy every plan image passes before the engine sees it. */
   images: ImageGuard;
-  /**
-   * RUNTIME=swarm: the release runs as Swarm services (release/swarm-release.ts) instead of the
-   * single engine's cutover. `runtime` still pulls and builds; with `registry` set, the plan's
-   * images are pushed there for the nodes (release/image-distribution.ts); `standby` holds the
-   * serving release's web component during an update (adapters/swarm-standby.ts).
-   */
-  swarm?: {
-    runtime: ServiceRuntime;
-    registry?: string;
-    registryAuth?: RegistryAuth;
-    /** REGISTRY_PULL, when the nodes pull from another registry than `registry`. */
-    pullRegistry?: string;
-    access?: RegistryAccess;
-    standby?: SwarmStandby;
-  };
 }
 
 export interface PipelineRun {
@@ -90,25 +67,20 @@ export function planOf(service: WorkerService, limits?: ContainerLimitPolicy): P
 }
 
 export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): Promise<PipelineResult> {
-  if (deps.swarm) return runOnSwarm(deps, deps.swarm, run);
+  const { driver } = deps;
   const last = await deps.store.lastSucceeded(run.service.id);
-  const current = await servingRelease(deps, run.service.id, last);
+  const current = await driver.serving(run.service.id, last);
   try {
     const prepared = await preparePlan(deps, run, last);
-    await recordWarnings(deps, run, dockerWarnings(prepared.runnable));
+    await recordWarnings(deps, run, driver.warnings(prepared.runnable));
     const { release } = prepared.runnable;
     if (release)
-      await runReleaseCommand(
-        deps,
-        {
-          ...run,
-          serviceId: run.service.id,
-          deploymentId: run.deployment.id,
-          servingDeploymentId: current?.deploymentId,
-        },
+      await driver.runReleaseCommand(
+        { serviceId: run.service.id, deploymentId: run.deployment.id, log: run.log, signal: run.signal },
+        current,
         { ...prepared.runnable, release },
       );
-    const result = await cutover(deps, {
+    const result = await driver.bringUp({
       service: run.service,
       deploymentId: run.deployment.id,
       plan: prepared.runnable,
@@ -125,77 +97,8 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
     // Nothing of the new release exists yet: whatever served before still does.
     throw new ReleaseUndone(error, {
       switched: false,
-      ...(current && (await isServing(deps, run.service.id, current))
+      ...(current && (await driver.isServing(run.service.id, current))
         ? { keptRelease: current.deploymentId }
-        : {}),
-    });
-  }
-}
-
-async function runOnSwarm(
-  deps: PipelineDeps,
-  {
-    runtime: swarm,
-    registry,
-    registryAuth,
-    pullRegistry,
-    access,
-    standby,
-  }: NonNullable<PipelineDeps['swarm']>,
-  run: PipelineRun,
-): Promise<PipelineResult> {
-  const last = await deps.store.lastSucceeded(run.service.id);
-  const serving = last && (await swarm.observe(run.service.id)).length > 0 ? last.id : undefined;
-  let hasTakenTraffic = false;
-  try {
-    const prepared = await preparePlan(deps, run, last);
-    await recordWarnings(deps, run, swarm.warnings(prepared.runnable));
-    // Refused rather than skipped: a migration that silently did not run is worse (docs/jobs.md#swarm).
-    if (prepared.runnable.release)
-      throw new PermanentStepError(
-        'release commands do not run under RUNTIME=swarm yet (docs/jobs.md#swarm)',
-      );
-    const runnable = registry
-      ? await distributeImages(deps.runtime, prepared.runnable, {
-          registry,
-          ...(registryAuth ? { auth: registryAuth } : {}),
-          ...(pullRegistry ? { pullRegistry } : {}),
-          ...(access ? { access } : {}),
-          serviceId: run.service.id,
-          deploymentId: run.deployment.id,
-          log: run.log,
-          signal: run.signal,
-        })
-      : prepared.runnable;
-    await swarmRelease(
-      {
-        serviceRuntime: swarm,
-        router: deps.router,
-        settleMs: deps.stabilizationMs,
-        ...(standby ? { standby } : {}),
-      },
-      {
-        service: run.service,
-        deploymentId: run.deployment.id,
-        plan: runnable,
-        hasPrevious: serving !== undefined,
-        log: run.log,
-        signal: run.signal,
-        checkpoint: run.checkpoint,
-        onRouted: () => {
-          hasTakenTraffic = true;
-        },
-      },
-    );
-    return { plan: prepared.plan };
-  } catch (error) {
-    if (!run.isFinal(error)) throw error;
-    // Swarm rolled a failed update back by itself (swarm-tasks.ts waits until it has); when the
-    // release had taken traffic, that is a rollback after the switch.
-    throw new ReleaseUndone(error, {
-      switched: hasTakenTraffic,
-      ...(serving && (await isServingOnSwarm(swarm, run.service.id, serving))
-        ? { keptRelease: serving }
         : {}),
     });
   }
@@ -332,22 +235,4 @@ function ownBuildsOf(serviceId: string, plan: Plan): string[] {
     serviceId,
     plan.containers.map((container) => container.name),
   );
-}
-
-/** The current release when its set exists on this host (else there is nothing to cut over from). */
-async function servingRelease(
-  deps: PipelineDeps,
-  serviceId: string,
-  last: WorkerDeployment | null,
-): Promise<CurrentRelease | undefined> {
-  if (!last) return undefined;
-  const set = serviceObjects(serviceId, deps.instance).set(last.id);
-  if ((await deps.runtime.listContainers(set.selector)).length === 0) return undefined;
-  return { deploymentId: last.id, plan: storedPlan(last) };
-}
-
-async function isServing(deps: PipelineDeps, serviceId: string, release: CurrentRelease): Promise<boolean> {
-  const set = serviceObjects(serviceId, deps.instance).set(release.deploymentId);
-  const containers = await deps.runtime.listContainers(set.selector);
-  return containers.length > 0 && containers.every((container) => container.state === 'running');
 }

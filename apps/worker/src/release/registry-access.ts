@@ -62,7 +62,7 @@ export function createRegistryAccess(options: RegistryAccessOptions): RegistryAc
 }
 
 /**
- * The deploy pipeline's registry under RUNTIME=swarm (deploy-pipeline.ts): where to push, with
+ * The Swarm driver's registry (runtime/swarm/swarm-driver.ts, wired in runtime-wiring.ts): where to push, with
  * which credentials, where the nodes pull, and the check before each push. Nothing without REGISTRY.
  */
 export function swarmRegistryDeps(

@@ -2,7 +2,6 @@ import { DEPLOYMENT_LABEL, INSTANCE_LABEL, OWNER_LABEL, SERVICE_LABEL } from '@h
 import type { AdvisoryLocks, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
 import type { ContainerRuntime } from '../adapters/runtime.js';
-import type { SwarmStandby } from '../adapters/swarm-standby.js';
 import { repairWhileUnlocked } from '../processors/service-lock.js';
 import { removeSet } from './container-sets.js';
 
@@ -63,31 +62,6 @@ export async function removeStraySetsOfServices(deps: StraySetDeps): Promise<num
             'reconciler: removed a stray container set',
           );
         }
-      },
-    );
-  }
-  return removed;
-}
-
-/**
- * RUNTIME=swarm: the same for a standby (adapters/swarm-standby.ts) that outlived its deployment
- * (its worker died, and the job was not resumed). One of a deployment still in flight stays: the
- * resumed job removes it at its end, and until then it answers while Swarm carries the update on.
- */
-export async function removeLeftoverStandbys(
-  deps: Omit<StraySetDeps, 'runtime'> & { standby: Pick<SwarmStandby, 'held' | 'release'> },
-): Promise<number> {
-  let removed = 0;
-  for (const serviceId of await deps.standby.held()) {
-    await repairWhileUnlocked(
-      deps.locks,
-      serviceId,
-      { logger: deps.logger, message: 'reconciler: could not remove a standby; next sweep retries' },
-      async () => {
-        if ((await deps.deployments.inFlightIds(serviceId)).length > 0) return;
-        await deps.standby.release(serviceId);
-        removed += 1;
-        deps.logger.info({ serviceId }, 'reconciler: removed the standby of a deployment that is over');
       },
     );
   }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ComponentObservation, TaskObservation } from '../adapters/service-runtime.js';
+import type { ComponentObservation, TaskObservation } from '../runtime/driver.js';
 import { followedTargets } from './swarm-release.js';
 
 // What the follower routes while Swarm replaces a web component's tasks: a new task only once it

@@ -1,6 +1,6 @@
 import type { Plan } from '@hostctl/compose';
 import { dialAddress, upstreamKey, type RouteTarget, type ServiceRouter } from '../adapters/router.js';
-import type { ComponentObservation, ServiceRuntime } from '../adapters/service-runtime.js';
+import type { ComponentObservation, ServiceRuntime } from '../runtime/driver.js';
 import type { SwarmStandby } from '../adapters/swarm-standby.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import { messageOf } from '../pipeline/step-errors.js';

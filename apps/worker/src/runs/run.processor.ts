@@ -12,6 +12,7 @@ import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { serviceObjects } from '../pipeline/service-objects.js';
+import type { RuntimeDriver } from '../runtime/driver.js';
 import { pinnedPlan, storedPlan } from '../release/release-images.js';
 import { watchForCancellation } from './cancel-watch.js';
 import { runOneOff } from './one-off-container.js';
@@ -21,8 +22,8 @@ interface RunProcessorDeps {
   deployments: Pick<WorkerDeploymentStore, 'lastSucceeded'>;
   /** The release engine's settings: the runtime and the installation's instance label. */
   release: { runtime: ContainerRuntime; instance: string };
-  /** RUNTIME=swarm: runs are refused with a clear error until they run as Swarm jobs (docs/jobs.md#swarm). */
-  swarm: boolean;
+  /** The runtime, which may refuse one-off runs for now (Swarm, until they run as Swarm jobs: docs/jobs.md#swarm). */
+  driver: Pick<RuntimeDriver, 'refusal'>;
   logger: Logger;
 }
 
@@ -52,11 +53,9 @@ export function createRunProcessor(deps: RunProcessorDeps) {
       await runs.finish(run.id, failure('the worker running the command stopped; it may have run in part'));
       return { status: 'failed' };
     }
-    if (deps.swarm) {
-      await runs.finish(
-        run.id,
-        failure('one-off runs do not run under RUNTIME=swarm yet (docs/jobs.md#swarm)'),
-      );
+    const refused = deps.driver.refusal('run');
+    if (refused) {
+      await runs.finish(run.id, failure(refused));
       return { status: 'failed' };
     }
     const release = await deps.deployments.lastSucceeded(run.serviceId);

@@ -87,18 +87,31 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
   const find = (idOrName: string) =>
     containers.get(idOrName) ?? [...containers.values()].find((c) => c.spec.name === idOrName);
 
+  // A stopped process's connections end with it: a client still holding one (an HTTP client that
+  // never read the body) must not keep the listener, and so the stop, waiting.
+  const sockets = new WeakMap<net.Server, Set<net.Socket>>();
   const closeListeners = async (container: FakeContainer) => {
-    await Promise.all(container.listeners.map((server) => new Promise((resolve) => server.close(resolve))));
+    await Promise.all(
+      container.listeners.map((server) => {
+        const closed = new Promise((resolve) => server.close(resolve));
+        for (const socket of sockets.get(server) ?? []) socket.destroy();
+        return closed;
+      }),
+    );
     container.listeners = [];
   };
 
   const listen = (ip: string, port: number) =>
     new Promise<net.Server>((resolve, reject) => {
+      const open = new Set<net.Socket>();
       const server = net.createServer((socket) => {
+        open.add(socket);
+        socket.on('close', () => open.delete(socket));
         // Probes connect and hang up at once: a reset is their business, not an error here.
         socket.on('error', () => undefined);
         socket.end('HTTP/1.0 200 OK\r\n\r\nfake\n');
       });
+      sockets.set(server, open);
       server.once('error', reject);
       server.listen(port, ip, () => resolve(server));
     });
@@ -210,7 +223,9 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     async createContainer(spec) {
       if (find(spec.name))
         throw new DomainError('runtime_error', `container name ${spec.name} is already in use`);
-      if (!findImage(spec.image)) throw new DomainError('runtime_error', `no such image: ${spec.image}`);
+      // As the engine answers a create from an image it does not have (404): not retryable.
+      if (!findImage(spec.image))
+        throw new DomainError('image_unavailable', `image ${spec.image} is not available`);
       if (!networks.has(spec.network))
         throw new DomainError('runtime_error', `network ${spec.network} not found`);
       for (const mount of spec.mounts) await this.ensureVolume(mount.volume, {});

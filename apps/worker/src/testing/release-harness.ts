@@ -7,7 +7,9 @@ import {
 } from '@hostctl/db';
 import { COMPONENT_LABEL, DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
 import type { Route, ServiceRouter } from '../adapters/router.js';
+import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
 import { createDeployProcessor } from '../processors/deploy.processor.js';
+import { createDockerDriver } from '../runtime/docker/docker-driver.js';
 import { workerSourcePolicy } from '../sources/source-wiring.js';
 import { createFakeRuntime, type FakeRuntime } from './fake-runtime.js';
 import {
@@ -100,11 +102,16 @@ export function createReleaseHarness(settings: {
     notify: () => undefined,
     pipeline: {
       runtime,
-      router,
-      instance,
-      readiness: { timeoutMs: 5000, stableMs: 200 },
-      stabilizationMs: settings.stabilizationMs,
-      drainMs: settings.drainMs,
+      driver: createDockerDriver({
+        runtime,
+        router,
+        instance,
+        readiness: { timeoutMs: 5000, stableMs: 200 },
+        stabilizationMs: settings.stabilizationMs,
+        drainMs: settings.drainMs,
+        // Never read by a deploy (only the observers read it); a client, no connection.
+        telemetry: createDockerTelemetry({ socketPath: '/var/run/docker.sock' }),
+      }),
       images: { policy: workerSourcePolicy(config).imagePolicy },
     },
   });

@@ -2,22 +2,29 @@ import { randomUUID } from 'node:crypto';
 import type { Plan, PlanContainer } from '@hostctl/compose';
 import { isDomainError } from '@hostctl/domain';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ServiceRuntime } from '../adapters/service-runtime.js';
+import type { RuntimeDriver } from '../runtime/driver.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
 
 /**
- * What every ServiceRuntime promises the pipeline, run against each driver on its real engine
- * (the single Docker engine, and the swarm engine of scripts/lib/swarm-engine.sh). `image` must be
+ * What every runtime driver promises the pipeline, run against each driver on its real engine
+ * (the single Docker engine, and the swarm engine of scripts/lib/swarm-engine.sh) and against the
+ * single engine's driver on the fake engine the logic tests use (testing/fake-runtime.ts). `image` must be
  * one the driver can run and serve TCP on 8080 (the stack's busybox); `missingImage` one its
  * registry does not have. `instance` keeps every reconciler of the dev stack off these objects.
  */
 export function serviceRuntimeContract(
   name: string,
-  make: () => { runtime: ServiceRuntime; image: string; missingImage: string },
+  make: () => {
+    runtime: RuntimeDriver;
+    image: string;
+    missingImage: string;
+    /** What makes the web component's process exit at start (default: `sh -c 'exit 3'`). */
+    failing?: Partial<PlanContainer>;
+  },
 ) {
   describe(`ServiceRuntime contract: ${name}`, { timeout: 90_000 }, () => {
-    const { runtime, image, missingImage } = make();
+    const { runtime, image, missingImage, failing: failingProcess } = make();
     const serviceId = randomUUID();
     const otherServiceId = randomUUID();
     const lines: string[] = [];
@@ -88,7 +95,7 @@ export function serviceRuntimeContract(
     });
 
     it('keeps the previous release serving when a new one fails, and says so', async () => {
-      const failing = web({ command: ['sh', '-c', 'exit 3'], restart: 'no' });
+      const failing = web(failingProcess ?? { command: ['sh', '-c', 'exit 3'], restart: 'no' });
       const error: unknown = await runtime
         .up(release(randomUUID(), failing), log)
         .catch((caught: unknown) => caught);

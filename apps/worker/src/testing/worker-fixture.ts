@@ -5,7 +5,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { createDockerRuntime } from '../adapters/docker-runtime.js';
 import { noopRouter } from '../adapters/router.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
-import { removeAll } from '../processors/delete.processor.js';
+import { removeAll } from '../runtime/engine-objects.js';
 import { createWorkerApp, type WorkerApp, type WorkerAppOptions } from '../worker-app.js';
 import {
   createComposeService,

@@ -1,23 +1,39 @@
 import { hostname } from 'node:os';
 import { COMPONENT_LABEL, DEPLOYMENT_LABEL, DomainError } from '@hostctl/domain';
 import type { Plan } from '@hostctl/compose';
-import type { ComponentObservation, ServiceRuntime } from '../adapters/service-runtime.js';
-import { serviceObjects } from '../pipeline/service-objects.js';
-import { PermanentStepError } from '../pipeline/step-errors.js';
-import { listSets, removeSet, webAddress } from './container-sets.js';
-import { cutover, ReleaseUndone, type ReleaseDeps } from './release-engine.js';
+import type { ContainerTelemetry } from '../../adapters/telemetry.js';
+import { serviceObjects } from '../../pipeline/service-objects.js';
+import { PermanentStepError } from '../../pipeline/step-errors.js';
+import { webAddress } from '../../release/container-sets.js';
+import {
+  cutover,
+  ReleaseUndone,
+  type CurrentRelease,
+  type ReleaseDeps,
+} from '../../release/release-engine.js';
+import { storedPlan } from '../../release/release-images.js';
+import { removeStraySetsOfServices } from '../../release/stray-sets.js';
+import { runReleaseCommand } from '../../runs/release-command.js';
+import type { ComponentObservation, RuntimeDriver } from '../driver.js';
+import { removeAll } from '../engine-objects.js';
+import { dockerLifecycle } from './docker-lifecycle.js';
+import { dockerRestoreTarget } from './docker-restore.js';
+
+export interface DockerDriverDeps extends ReleaseDeps {
+  /** Usage of the engine's containers, for the observers. */
+  telemetry: ContainerTelemetry;
+}
 
 /**
- * ServiceRuntime on the single Docker engine: the release engine's cutover (container sets side by
- * side, verify, stabilise, route, retire) behind the driver-neutral interface, so one contract
- * suite holds both drivers to the same promises. The release serving now is found by its labels.
- * Production's single-engine path does not go through it yet: deploy-pipeline.ts calls the
- * release engine and takes only dockerWarnings from here (issue 28).
+ * RUNTIME=docker: the release engine's cutover on one Docker engine (container sets side by side,
+ * verify, stabilise, route, retire; release/release-engine.ts), start/stop/restart on the current
+ * set, the reconciler's restore and stray-set sweep. The contract suite's `up` runs the same
+ * cutover production's deploy runs (`bringUp`), without the deployment's checkpoints.
  */
-export function createDockerServiceRuntime(deps: ReleaseDeps): ServiceRuntime {
+export function createDockerDriver(deps: DockerDriverDeps): RuntimeDriver {
   const { runtime } = deps;
 
-  return {
+  const driver: RuntimeDriver = {
     warnings: dockerWarnings,
 
     async up(release, log, signal) {
@@ -28,7 +44,7 @@ export function createDockerServiceRuntime(deps: ReleaseDeps): ServiceRuntime {
       // The pipeline records and logs them when it prepares the plan (warnings()).
       const warnings = dockerWarnings(release.plan);
       try {
-        await cutover(deps, {
+        await driver.bringUp({
           service: { id: release.serviceId, name: objects.serviceId, url: '' },
           deploymentId: release.deploymentId,
           plan: release.plan,
@@ -82,16 +98,39 @@ export function createDockerServiceRuntime(deps: ReleaseDeps): ServiceRuntime {
       return host ? [{ host, port: web.port }] : [];
     },
 
-    async tearDown(serviceId) {
-      const objects = serviceObjects(serviceId, deps.instance);
-      for (const deploymentId of (await listSets(runtime, objects)).keys())
-        await removeSet(runtime, objects.set(deploymentId), undefined);
-      for (const network of await runtime.listNetworks(objects.selector))
-        await runtime.removeNetwork(network.id);
-      for (const volume of await runtime.listVolumes(objects.selector))
-        await runtime.removeVolume(volume.name);
+    tearDown: (serviceId) => removeAll(deps, serviceId),
+
+    /** The current release when its set exists on this host (else there is nothing to cut over from). */
+    async serving(serviceId, last) {
+      if (!last) return undefined;
+      const set = serviceObjects(serviceId, deps.instance).set(last.id);
+      if ((await runtime.listContainers(set.selector)).length === 0) return undefined;
+      return { deploymentId: last.id, plan: storedPlan(last) };
     },
+
+    async isServing(serviceId, release: CurrentRelease) {
+      const set = serviceObjects(serviceId, deps.instance).set(release.deploymentId);
+      const containers = await runtime.listContainers(set.selector);
+      return containers.length > 0 && containers.every((container) => container.state === 'running');
+    },
+
+    bringUp: (run) => cutover(deps, run),
+
+    runReleaseCommand: (run, previous, plan) =>
+      runReleaseCommand(deps, { ...run, servingDeploymentId: previous?.deploymentId }, plan),
+
+    lifecycle: (service, action, last) => dockerLifecycle(deps, service, action, last),
+
+    restoreTarget: dockerRestoreTarget(deps),
+
+    sweepLeftovers: (leftovers) =>
+      removeStraySetsOfServices({ ...leftovers, runtime, instance: deps.instance }),
+
+    refusal: () => undefined,
+
+    observed: { containers: runtime, telemetry: deps.telemetry },
   };
+  return driver;
 
   /** The deployment whose containers run (the newest label wins if a cutover was interrupted). */
   async function currentDeployment(serviceId: string): Promise<string | undefined> {
@@ -101,7 +140,7 @@ export function createDockerServiceRuntime(deps: ReleaseDeps): ServiceRuntime {
 }
 
 /** What the single engine does not honour from a plan (Swarm's deploy settings). */
-export function dockerWarnings(plan: Plan): string[] {
+function dockerWarnings(plan: Plan): string[] {
   const warnings: string[] = [];
   for (const container of plan.containers) {
     const at = `services.${container.name}.deploy`;
