@@ -21,6 +21,7 @@ import {
   createUsageStore,
   createBackupsStore,
   createServicesStore,
+  createVariableGroupsStore,
   createUsersStore,
   createWebhooksStore,
   type Db,
@@ -34,6 +35,8 @@ import { createAdminService } from './modules/admin/admin.service.js';
 import { registerDashboardRoutes } from './modules/dashboard/dashboard.routes.js';
 import { registerHealthRoutes } from './modules/health/health.routes.js';
 import { registerServiceRoutes } from './modules/services/services.routes.js';
+import { registerVariableGroupRoutes } from './modules/variable-groups/variable-groups.routes.js';
+import { createVariableGroupsService } from './modules/variable-groups/variable-groups.service.js';
 import { createServicesService } from './modules/services/services.service.js';
 import { catalogImages, loadCatalog } from '@hostctl/templates';
 import { registerTemplateRoutes } from './modules/templates/templates.routes.js';
@@ -122,6 +125,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const admin = createAdminService({ customers, users: createUsersStore(db) });
   const notifier = createChangeNotifier(createRedis(config.REDIS_URL, 'worker'));
   const servicesStore = createServicesStore(db, sql, vault);
+  const variableGroupsStore = createVariableGroupsStore(db);
   const sourcePolicy = sourcePolicyOf(
     config,
     {
@@ -151,6 +155,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const customDomainsStore = createCustomDomainsStore(db);
   const services = createServicesService({
     services: servicesStore,
+    groups: variableGroupsStore,
     customers,
     events: createEventsStore(db),
     jobs,
@@ -244,6 +249,10 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerHealthRoutes(app, { db, redis });
       registerMetrics(app, createApiMetrics());
       registerServiceRoutes(app, services);
+      registerVariableGroupRoutes(
+        app,
+        createVariableGroupsService({ groups: variableGroupsStore, services: servicesStore, customers, jobs }),
+      );
       registerTemplateRoutes(app, catalog);
       registerAdminRoutes(app, admin);
       registerDeploymentRoutes(app, deployments, streamGuard);

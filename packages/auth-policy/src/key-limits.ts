@@ -130,6 +130,12 @@ export type KeyTarget =
   | { kind: 'deployment'; id: string; owner: { serviceId: string; customerId: string } | null }
   /** A one-off run (docs/jobs.md), resolved to its service and customer like a deployment. */
   | { kind: 'run'; id: string; owner: { serviceId: string; customerId: string } | null }
+  /**
+   * A customer's variable group (docs/secrets.md#variable-groups), resolved to its customer (null:
+   * no such group, or not looked up). Shared by the customer's services, so a service-limited key
+   * never reaches one.
+   */
+  | { kind: 'variable_group'; id: string; owner: { customerId: string } | null }
   /** Users, API keys, nested or unknown resources: nothing a limited key may act on. */
   | { kind: 'other' };
 
@@ -183,6 +189,8 @@ function decideServiceLimit(serviceId: string, input: Parameters<typeof decideKe
     case 'deployment':
     case 'run':
       return target.owner?.serviceId === serviceId ? ALLOWED : refused;
+    case 'variable_group':
+      return refused;
     case 'none':
       // Only routes that hold no tenant data, or that narrow their answer to the service.
       if (requirement.kind === 'self' || input.appliesServiceLimit) return ALLOWED;
@@ -201,6 +209,8 @@ function decideCustomerLimit(customerId: string, input: Parameters<typeof decide
       return input.serviceFacts?.customerId === customerId ? ALLOWED : refused;
     case 'deployment':
     case 'run':
+      return target.owner?.customerId === customerId ? ALLOWED : refused;
+    case 'variable_group':
       return target.owner?.customerId === customerId ? ALLOWED : refused;
     case 'customer':
       return target.id === customerId ? ALLOWED : refused;

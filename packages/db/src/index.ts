@@ -20,6 +20,8 @@ export type { Prisma } from './generated/client.ts';
 export type * from './generated/client.ts';
 export * from './stores/scope-where.js';
 export * from './stores/services.store.js';
+export * from './stores/variable-groups.store.js';
+export * from './stores/group-environment.js';
 export { customerLimits, customerUsage, type CapacityClaim } from './stores/quota-ledger.js';
 export * from './stores/quotas.store.js';
 export { servicesListStatement } from './stores/services.sql.js';

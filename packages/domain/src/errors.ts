@@ -16,6 +16,8 @@ export const ERROR_CODES = {
   conflict: { status: 409, title: 'Conflicting state', retryable: false },
   quota_exceeded: { status: 409, title: 'Quota exceeded', retryable: false },
   idempotency_in_progress: { status: 409, title: 'Request with this key in progress', retryable: true },
+  /** If-Match named a version that is no longer current (a concurrent edit won; read and retry). */
+  precondition_failed: { status: 412, title: 'Precondition failed', retryable: false },
   payload_too_large: { status: 413, title: 'Request body too large', retryable: false },
   unsupported_media_type: { status: 415, title: 'Unsupported media type', retryable: false },
   rate_limited: { status: 429, title: 'Too many requests', retryable: true },

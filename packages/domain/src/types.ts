@@ -135,6 +135,10 @@ export const LIMITS = {
   /** Scheduled jobs of one service (docs/jobs.md#limits). */
   schedulesPerService: 20,
   urlMax: 2048,
+  /** Variable groups a customer may have (docs/secrets.md#variable-groups). */
+  variableGroupsPerCustomer: 50,
+  /** Groups attached to one service. */
+  variableGroupsPerService: 10,
 } as const;
 
 /**

@@ -59,6 +59,8 @@ const UNTARGETED_FOR_A_CUSTOMER_KEY = new Set([
   'GET /api/customers',
   // Subscriptions are per customer: the list is narrowed to the key's customer.
   'GET /api/notification-subscriptions',
+  // Variable groups belong to a customer: the list is narrowed to the key's customer.
+  'GET /api/variable-groups',
 ]);
 /** Administration: no limited key, whatever its actions, reaches these. */
 const ADMINISTRATION_READS = new Set([

@@ -21,7 +21,7 @@ export type KeyLimitCheck = ReturnType<typeof createKeyLimitCheck>;
  * without being listed anywhere.
  */
 export function createKeyLimitCheck(deps: {
-  targets: Pick<KeyTargetsStore, 'serviceOwner' | 'deploymentOwner' | 'runOwner'>;
+  targets: Pick<KeyTargetsStore, 'serviceOwner' | 'deploymentOwner' | 'runOwner' | 'variableGroupOwner'>;
 }) {
   const targetsByPattern = new Map<string, RouteTarget>();
   const targetOf = (pattern: string): RouteTarget => {
@@ -52,6 +52,11 @@ export function createKeyLimitCheck(deps: {
         return limits.serviceId !== null || limits.customerId !== null
           ? { kind: 'run', id, owner: await deps.targets.runOwner(id) }
           : { kind: 'run', id, owner: null };
+      case 'variable_group':
+        // A service-limited key is refused any group (shared by services); a customer-limited one needs its owner.
+        return limits.customerId !== null && limits.serviceId === null
+          ? { kind: 'variable_group', id, owner: await deps.targets.variableGroupOwner(id) }
+          : { kind: 'variable_group', id, owner: null };
       case 'user':
       case 'api_key':
         return { kind: 'other' };

@@ -48,6 +48,8 @@ const BODILESS = new Set([
   'POST /api/services/:id/backups',
   'POST /api/backups/:id/restore',
   'POST /api/backups/:id/verify',
+  // Variable groups: redeploys every service the group is attached to.
+  'POST /api/variable-groups/:id/redeploy',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
 const QUERYLESS = new Set([
@@ -210,6 +212,8 @@ describe('every /api route', () => {
       '/api/services',
       '/api/services/:id/redeploy',
       '/api/services/:id/rollback',
+      '/api/variable-groups',
+      '/api/variable-groups/:id/redeploy',
     ]);
     for (const route of idempotent) {
       const operation = document.paths[openApiPath(route.url)]?.post;

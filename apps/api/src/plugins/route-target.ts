@@ -8,6 +8,7 @@ const RESOURCES: Record<string, AuditTargetType> = {
   customers: 'customer',
   users: 'user',
   'api-keys': 'api_key',
+  'variable-groups': 'variable_group',
 };
 
 /**

@@ -1,7 +1,7 @@
-import type { Db } from '@hostctl/db';
+import { readGroupEnvironment, type Db } from '@hostctl/db';
 
 /**
- * The values of a service's secret variables (docs/secrets.md#secret-variables), read when the
+ * The values of a service's secret variables and of its groups' secret ones (docs/secrets.md), read when the
  * shipper starts following one of its containers so that a secret the application prints never
  * reaches the log stream in Redis or the API's logs route. No service (deleted): nothing to mask.
  */
@@ -14,10 +14,13 @@ export function secretValuesOf(db: Db): (serviceId: string) => Promise<string[]>
     if (!row) return [];
     const variables = isMap(row.variables) ? row.variables : {};
     const names = isMap(row.secretNames) ? Object.keys(row.secretNames) : [];
-    return names.flatMap((name) => {
+    const own = names.flatMap((name) => {
       const value = variables[name];
       return typeof value === 'string' ? [value] : [];
     });
+    // The attached variable groups' secrets reach the container's environment as well.
+    const { secretValues } = await readGroupEnvironment(db, serviceId);
+    return [...own, ...secretValues];
   };
 }
 

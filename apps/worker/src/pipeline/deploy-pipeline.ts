@@ -1,6 +1,6 @@
 import { isRepositoryMethod } from '@hostctl/domain';
 import { parseCompose, planCapacity, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
-import type { WorkerDeployment, WorkerDeploymentStore, WorkerService } from '@hostctl/db';
+import { environmentOf, type WorkerDeployment, type WorkerDeploymentStore, type WorkerService } from '@hostctl/db';
 import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
 import { ensureImages } from './images.step.js';
@@ -63,7 +63,8 @@ export function planOf(service: WorkerService, limits?: ContainerLimitPolicy): P
       `deploy method ${service.deployMethod} is not supported yet: the service has no compose definition to run`,
     );
   }
-  return parseCompose(service.compose, service.variables, limits ? { limits } : {});
+  // The variable groups and the service's own variables, one precedence rule (environmentOf).
+  return parseCompose(service.compose, environmentOf(service), limits ? { limits } : {});
 }
 
 export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): Promise<PipelineResult> {
@@ -200,6 +201,8 @@ async function prepareRollback(
     // An older release recorded no marks: its variables were all plain then, but keep the
     // service's current marks so a name secret today stays hidden.
     sourceSecretNames: target.sourceSecretNames ?? current.sourceSecretNames,
+    // The plan it runs was interpolated with the target's group versions (docs/secrets.md#rollback-and-groups).
+    sourceVariableGroups: target.sourceVariableGroups ?? current.sourceVariableGroups,
   });
   if (target.commit) await deps.store.recordCommit(deployment.id, target.commit);
   await run.checkpoint('pull');
@@ -227,6 +230,8 @@ function sourceRecord(service: WorkerService, plan: Plan, isRepository: boolean)
     sourceCompose: isRepository ? publishedCompose(plan, service) : service.compose,
     sourceVariables: service.variables,
     sourceSecretNames: service.secretNames,
+    // Which group versions it ran: their values are in the sealed plan, not copied here.
+    sourceVariableGroups: service.groups.versions,
   };
 }
 

@@ -1,5 +1,6 @@
 import { parseCompose } from '@hostctl/compose';
 import { describe, expect, it } from 'vitest';
+import { NO_GROUPS } from '@hostctl/db';
 import { publishedCompose } from './published-compose.js';
 
 // A git/ai service shows the compose it runs, rendered from the plan, where interpolation put the
@@ -19,6 +20,7 @@ describe('the compose a repository service publishes', () => {
     const text = publishedCompose(plan, {
       variables,
       secretNames: { DB_PASSWORD: '2026-11-28T00:00:00.000Z' },
+      groups: NO_GROUPS,
     });
     expect(text).not.toContain('planted-s3cret-value');
     expect(text).toContain('postgres://app:***@db/app');
@@ -26,6 +28,16 @@ describe('the compose a repository service publishes', () => {
   });
 
   it('is the plain rendering when nothing is secret', () => {
-    expect(publishedCompose(plan, { variables, secretNames: {} })).toContain('planted-s3cret-value');
+    expect(publishedCompose(plan, { variables, secretNames: {}, groups: NO_GROUPS })).toContain(
+      'planted-s3cret-value',
+    );
+  });
+
+  it("masks a variable group's secret values (docs/secrets.md#variable-groups)", () => {
+    const groups = { variables: { DB_PASSWORD: 'group-s3cret-value' }, secretValues: ['group-s3cret-value'], versions: [] };
+    const fromGroup = parseCompose(document, { ...groups.variables, MODE: 'production' }, {});
+    const text = publishedCompose(fromGroup, { variables: { MODE: 'production' }, secretNames: {}, groups });
+    expect(text).not.toContain('group-s3cret-value');
+    expect(text).toContain('postgres://app:***@db/app');
   });
 });

@@ -8,13 +8,15 @@ import { createRedactor } from './step-errors.js';
  */
 export function publishedCompose(
   plan: Plan,
-  service: Pick<WorkerService, 'variables' | 'secretNames'>,
+  service: Pick<WorkerService, 'variables' | 'secretNames' | 'groups'>,
 ): string {
-  const secrets = Object.fromEntries(
-    Object.keys(service.secretNames).flatMap((name) => {
+  const secrets = Object.fromEntries([
+    ...Object.keys(service.secretNames).flatMap((name) => {
       const value = service.variables[name];
       return value === undefined ? [] : [[name, value]];
     }),
-  );
+    // The groups' secret values too (docs/secrets.md#variable-groups), keyed apart from names.
+    ...service.groups.secretValues.map((value, index) => [`group-secret:${index}`, value]),
+  ]);
   return createRedactor(secrets)(renderCompose(plan));
 }

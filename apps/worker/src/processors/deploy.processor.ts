@@ -96,7 +96,12 @@ async function runClaimed(
 ): Promise<{ status: string }> {
   // A rollback runs an earlier release's variables: their values are secrets too.
   const target = deployment.rollbackOf ? await deps.deployments.findById(deployment.rollbackOf) : null;
-  const redact = createRedactor({ ...prefixed(target?.sourceVariables ?? {}), ...service.variables });
+  // The attached groups' values are the environment too (docs/secrets.md#variable-groups).
+  const redact = createRedactor({
+    ...prefixed(target?.sourceVariables ?? {}),
+    ...prefixedWith('group', service.groups.variables),
+    ...service.variables,
+  });
   const log = await createDeployLog(deps.deployments, deployment.id, redact, () =>
     deps.notify(deployment.id),
   );
@@ -315,5 +320,9 @@ async function restoredSource(
 
 /** Keys that cannot collide with the service's own variable names (only the values matter). */
 function prefixed(variables: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(variables).map(([name, value]) => [`rollback:${name}`, value]));
+  return prefixedWith('rollback', variables);
+}
+
+function prefixedWith(prefix: string, variables: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(variables).map(([name, value]) => [`${prefix}:${name}`, value]));
 }

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { WorkerService } from '@hostctl/db';
+import { NO_GROUPS, type WorkerService } from '@hostctl/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGitClient } from '../adapters/git-client.js';
 import type { ImageBuilder } from '../adapters/image-builder.js';
@@ -50,6 +50,7 @@ const service = (input: Partial<WorkerService>): WorkerService => ({
   compose: '',
   variables: {},
   secretNames: {},
+  groups: NO_GROUPS,
   url: 'http://source-test.apps.localhost',
   gitUrl: null,
   gitBranch: null,

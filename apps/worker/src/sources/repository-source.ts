@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parseCompose, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
-import type { WorkerDeploymentStore, WorkerService } from '@hostctl/db';
+import { environmentOf, type WorkerDeploymentStore, type WorkerService } from '@hostctl/db';
 import {
   checkBranch,
   checkGitUrl,
@@ -112,7 +112,7 @@ export async function planFromRepository(
       }),
     );
     for (const reason of analysis.reasons) await log.info(`Analysis: ${reason}`);
-    const draft = await content(() => draftPlan(checkout, analysis, service.variables, deps.containerLimits));
+    const draft = await content(() => draftPlan(checkout, analysis, environmentOf(service), deps.containerLimits));
     for (const container of draft.containers)
       if (!container.build && container.image) await assertImageAllowed(run.images, container.image);
 

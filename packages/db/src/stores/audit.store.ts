@@ -5,7 +5,14 @@ import { customerWhere } from './scope-where.js';
 
 export type AuditStore = ReturnType<typeof createAuditStore>;
 
-export type AuditTargetType = 'service' | 'deployment' | 'run' | 'customer' | 'user' | 'api_key';
+export type AuditTargetType =
+  | 'service'
+  | 'deployment'
+  | 'run'
+  | 'customer'
+  | 'user'
+  | 'api_key'
+  | 'variable_group';
 
 export interface NewAuditEvent {
   actorType: 'user' | 'api_key' | 'webhook' | 'anonymous';

@@ -22,6 +22,8 @@ export const COUNT_CAPS = {
   deploySlots: 5,
   /** A service's scheduled jobs (schedules.store.ts). */
   serviceSchedules: 6,
+  /** A customer's variable groups (variable-groups.store.ts). */
+  variableGroups: 7,
 } as const;
 
 export async function lockCountCap(

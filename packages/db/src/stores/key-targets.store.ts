@@ -30,6 +30,16 @@ export function createKeyTargetsStore(sql: SqlPool) {
       return rows[0] ?? null;
     },
 
+    /** A variable group's customer (docs/secrets.md#variable-groups). */
+    async variableGroupOwner(id: string): Promise<{ customerId: string } | null> {
+      const { rows } = await sql.query<{ customerId: string }>({
+        name: 'key-target-variable-group',
+        text: `SELECT customer_id AS "customerId" FROM variable_groups WHERE id = $1`,
+        values: [id],
+      });
+      return rows[0] ?? null;
+    },
+
     /** A one-off run's service and customer (docs/jobs.md): owned like its service's deployments. */
     async runOwner(id: string): Promise<{ serviceId: string; customerId: string } | null> {
       const { rows } = await sql.query<{ serviceId: string; customerId: string }>({

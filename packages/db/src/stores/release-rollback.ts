@@ -3,6 +3,7 @@ import { deploymentEventType, type DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import type { Deployment } from '../generated/client.ts';
 import { changedDefinition, definitionOf } from './release-definition.js';
+import { changedGroups } from './group-environment.js';
 import { claimDeploy, customerOfService, lockCustomerQuota } from './quota-ledger.js';
 
 export type Tx = Parameters<Parameters<Db['$transaction']>[0]>[0];
@@ -37,6 +38,7 @@ const TARGET_COLUMNS = {
   sourceVariables: true,
   sourceSecretNames: true,
   sourceCompose: true,
+  sourceVariableGroups: true,
 } as const;
 
 /**
@@ -86,7 +88,10 @@ export async function requestRollback(
         where: { id: serviceId },
         select: { deployMethod: true, variables: true, secretNames: true, compose: true },
       });
-      const changed = changedDefinition(service.deployMethod, definitionOf(service), target);
+      const changed = [
+        ...changedDefinition(service.deployMethod, definitionOf(service), target),
+        ...(await changedGroups(tx, serviceId, target.sourceVariableGroups)),
+      ];
       if (changed.length > 0)
         return { queued: false, reason: 'definition_change_needs_manage', targetId: target.id, changed };
     }

@@ -15,6 +15,7 @@ import {
   type CapacityClaim,
 } from './quota-ledger.js';
 import { requestRollback, supersedeQueued, type RollbackOutcome, type Tx } from './release-rollback.js';
+import { setServiceGroups } from './variable-groups.store.js';
 import { serviceByIdStatement, servicesListStatement, type ServiceListQuery } from './services.sql.js';
 
 export type { ServiceListQuery, ServiceSort } from './services.sql.js';
@@ -38,6 +39,8 @@ export interface NewService {
   gitBranch?: string | null;
   aiUrl?: string | null;
   url: string;
+  /** Variable groups of the same customer, in attach order (docs/secrets.md#variable-groups). */
+  variableGroups?: string[];
 }
 
 /** What a service's definition changes to: new variables can change replicas and limits. */
@@ -49,6 +52,8 @@ export interface ServiceChanges {
   httpsRedirect?: boolean;
   hstsMaxAge?: number | null;
   capacity?: CapacityClaim;
+  /** Replaces the attached variable groups (ids of the service's customer, in order). */
+  variableGroups?: string[];
 }
 
 export type ServicesStore = ReturnType<typeof createServicesStore>;
@@ -167,12 +172,14 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
       input: NewService,
       capacity: CapacityClaim,
     ): Promise<{ service: Service; deployment: Deployment }> {
+      const { variableGroups, ...columns } = input;
       return db.$transaction(async (tx) => {
         await claimCapacity(tx, input.customerId, capacity);
         await claimDeploy(tx, input.customerId);
         const service = await tx.service.create({
-          data: { ...input, ...claimColumns(capacity), status: 'deploying' },
+          data: { ...columns, ...claimColumns(capacity), status: 'deploying' },
         });
+        if (variableGroups) await setServiceGroups(tx, service.id, variableGroups);
         const deployment = await tx.deployment.create({ data: { serviceId: service.id, trigger: 'create' } });
         await tx.serviceEvent.create({
           data: {
@@ -196,7 +203,7 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
       customerId: string,
       changes: ServiceChanges,
     ): Promise<{ deployment: Deployment; coalesced: boolean }> {
-      const { capacity, ...rest } = changes;
+      const { capacity, variableGroups, ...rest } = changes;
       return retryOnceOnConflict(() =>
         db.$transaction(async (tx) => {
           if (capacity) await claimCapacity(tx, customerId, capacity, serviceId);
@@ -204,6 +211,7 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
             where: { id: serviceId },
             data: { ...rest, ...(capacity ? claimColumns(capacity) : {}) },
           });
+          if (variableGroups) await setServiceGroups(tx, serviceId, variableGroups);
           return queueRedeploy(tx, serviceId);
         }, CAP_TRANSACTION),
       );

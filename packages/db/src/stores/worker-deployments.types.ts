@@ -1,3 +1,4 @@
+import type { GroupVersion } from './group-environment.js';
 import type { DeploymentStatus, DeploymentTrigger } from '@hostctl/domain';
 
 export type { DeploymentTrigger };
@@ -24,6 +25,8 @@ export interface WorkerDeployment {
   sourceVariables: Record<string, string> | null;
   /** Which of sourceVariables were secret (name → when set); null for older rows. */
   sourceSecretNames: Record<string, string> | null;
+  /** The variable groups it ran with, by version (docs/secrets.md#variable-groups); null for older rows. */
+  sourceVariableGroups: GroupVersion[] | null;
 }
 
 export interface DeploymentOutcome {
@@ -39,6 +42,7 @@ export interface DeploymentRecord {
   sourceCompose?: string;
   sourceVariables?: Record<string, string>;
   sourceSecretNames?: Record<string, string>;
+  sourceVariableGroups?: GroupVersion[];
   imageDigests?: Record<string, string>;
   updateOrder?: 'start-first' | 'stop-first';
   /** What the runtime cannot honour from the plan (docs/deployments.md). */

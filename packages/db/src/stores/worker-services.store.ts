@@ -1,6 +1,7 @@
 import type { DeployMethod, EventStatus, EventType, ServiceStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import { insertNotifications } from './notification-outbox.js';
+import { readGroupEnvironment, type GroupEnvironment } from './group-environment.js';
 
 /** The worker's view of services: no tenant scope here, the worker acts on ids the API accepted. */
 export interface WorkerService {
@@ -13,6 +14,11 @@ export interface WorkerService {
   variables: Record<string, string>;
   /** Which of `variables` are secret (name → when set): never shown, masked in what is published. */
   secretNames: Record<string, string>;
+  /**
+   * The attached variable groups, merged (docs/secrets.md#variable-groups): the environment is
+   * `environmentOf(service)`, never `variables` alone.
+   */
+  groups: GroupEnvironment;
   url: string;
   /** git/ai sources (the worker checks them again before fetching). */
   gitUrl: string | null;
@@ -60,9 +66,13 @@ export function createWorkerServiceStore(db: Db) {
           purgedAt: true,
         },
       });
-      return row
-        ? { ...row, variables: toVariables(row.variables), secretNames: toVariables(row.secretNames) }
-        : null;
+      if (!row) return null;
+      return {
+        ...row,
+        variables: toVariables(row.variables),
+        secretNames: toVariables(row.secretNames),
+        groups: await readGroupEnvironment(db, id),
+      };
     },
 
     /**

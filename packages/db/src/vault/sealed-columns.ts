@@ -12,6 +12,8 @@ import { PLATFORM_KEY_OWNER, type Vault } from './vault.js';
 const SEALED: Record<string, Record<string, (value: unknown, seal: Seal) => Promise<unknown>>> = {
   Service: { variables: sealWhole },
   Deployment: { sourceVariables: sealWhole, plan: sealPlanEnvironment },
+  // A customer's shared variables (docs/secrets.md#variable-groups): sealed like a service's.
+  VariableGroup: { variables: sealWhole },
   // The platform's certificate key and ACME account key (PEM strings), sealed with its own data key.
   TlsCertificate: { privateKeyPem: sealText, accountKeyPem: sealText },
 };
@@ -63,6 +65,15 @@ async function sealPlanEnvironment(plan: unknown, seal: Seal): Promise<unknown> 
 function createCustomerResolver(base: Db) {
   const ofService = new Map<string, string>();
   const ofDeployment = new Map<string, string>();
+  const ofGroup = new Map<string, string>();
+  async function groupCustomer(groupId: string): Promise<string> {
+    const known = ofGroup.get(groupId);
+    if (known) return known;
+    const row = await base.variableGroup.findUnique({ where: { id: groupId }, select: { customerId: true } });
+    if (!row) throw new Error(`cannot seal variables: variable group ${groupId} is not committed`);
+    ofGroup.set(groupId, row.customerId);
+    return row.customerId;
+  }
   async function serviceCustomer(serviceId: string): Promise<string> {
     const known = ofService.get(serviceId);
     if (known) return known;
@@ -89,10 +100,10 @@ function createCustomerResolver(base: Db) {
       isPlain(relation) && isPlain(relation.connect) && typeof relation.connect.id === 'string'
         ? relation.connect.id
         : undefined;
-    if (model === 'Service') {
+    if (model === 'Service' || model === 'VariableGroup') {
       const direct = typeof data.customerId === 'string' ? data.customerId : connected(data.customer);
       if (direct) return direct;
-      if (whereId) return serviceCustomer(whereId);
+      if (whereId) return model === 'Service' ? serviceCustomer(whereId) : groupCustomer(whereId);
     } else {
       const serviceId = typeof data.serviceId === 'string' ? data.serviceId : connected(data.service);
       if (serviceId) return serviceCustomer(serviceId);

@@ -1,11 +1,13 @@
 import { DomainError } from '@hostctl/domain';
-import type { RollbackRefusal } from '@hostctl/db';
+import { GROUP_CHANGE, type RollbackRefusal } from '@hostctl/db';
 
 /** Names only, never values: the variables may be secrets. */
 export function describeChange(changed: readonly string[]): string {
-  const names = changed.filter((name) => name !== 'compose');
+  const groups = changed.filter((name) => name.startsWith(GROUP_CHANGE)).map((name) => name.slice(GROUP_CHANGE.length));
+  const names = changed.filter((name) => name !== 'compose' && !name.startsWith(GROUP_CHANGE));
   const parts = [
     ...(names.length > 0 ? [`variables ${names.join(', ')}`] : []),
+    ...(groups.length > 0 ? [`variable groups ${groups.join(', ')}`] : []),
     ...(changed.includes('compose') ? ['compose document'] : []),
   ];
   return parts.join(' and ');

@@ -21,7 +21,8 @@ export function toListItem(service: ServiceListRow): ServiceListItem {
   };
 }
 
-export function toDetail(service: ServiceWithCustomer): ServiceDetail {
+/** The detail without its attached groups (a second read: services.service.ts detailOf). */
+export function toDetail(service: ServiceWithCustomer): Omit<ServiceDetail, 'variable_groups'> {
   const item = toListItem(service);
   return {
     ...item,

@@ -2,6 +2,7 @@ import { Type, type Static } from 'typebox';
 import { DEPLOY_METHODS, LIMITS, SERVICE_NAME_PATTERN, SERVICE_STATUSES } from '@hostctl/domain';
 import { Id, ID_PATTERN, PageQuery, Timestamp } from '../../http/schemas.js';
 import { variablesSchema } from './variables.js';
+import { VariableGroupsField } from '../variable-groups/variable-groups.schemas.js';
 import {
   SecretVariablesOnCreate,
   SecretVariablesOnUpdate,
@@ -118,6 +119,9 @@ export const ServiceDetail = Type.Object({
   custom_domains: Type.Array(Type.String()),
   /** Redirect to HTTPS and HSTS, applied when the platform serves HTTPS (docs/tls.md). */
   https: HttpsSettings,
+  variable_groups: Type.Array(Type.String(), {
+    description: 'Attached variable groups in order (docs/secrets.md#variable-groups)',
+  }),
   health: Type.Object({
     status: Type.String(),
     last_check: Type.Union([Timestamp, Type.Null()]),
@@ -144,6 +148,7 @@ export const CreateServiceBody = Type.Object(
     template_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
     variables: Type.Optional(variablesSchema(Type.String({ maxLength: LIMITS.variableValueMaxBytes }))),
     secret_variables: SecretVariablesOnCreate,
+    variable_groups: VariableGroupsField,
     git_url: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.urlMax })),
     git_branch: Type.Optional(Type.String({ minLength: 1, maxLength: 255 })),
     compose: Type.Optional(Type.String({ minLength: 1, maxLength: LIMITS.composeMaxBytes })),
@@ -212,6 +217,7 @@ export const UpdateServiceBody = Type.Object(
       ),
     ),
     secret_variables: SecretVariablesOnUpdate,
+    variable_groups: VariableGroupsField,
     custom_domains: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 253 }), {
         maxItems: LIMITS.customDomainsMax,

@@ -15,6 +15,7 @@ import {
   type EventsStore,
   type ServiceChanges,
   type ServicesStore,
+  type VariableGroupsStore,
 } from '@hostctl/db';
 import type { JobQueue } from '../../queue-client.js';
 import { checkMethodFields } from './create-input.js';
@@ -33,6 +34,8 @@ import type { Placement } from './services.schemas.js';
 
 export interface ServicesServiceDeps {
   services: ServicesStore;
+  /** Variable groups a service may attach (docs/secrets.md#variable-groups). */
+  groups: Pick<VariableGroupsStore, 'ownedIds' | 'groupIdsOf'>;
   customers: Pick<CustomersStore, 'findById'>;
   events: EventsStore;
   jobs: JobQueue;
@@ -85,6 +88,26 @@ export function createServicesService(deps: ServicesServiceDeps) {
     return { data: rows.map(toListItem), total: matches ? 1 : 0, page, per_page: perPage };
   }
 
+  /** The detail, with the attached groups in order. */
+  async function detailOf(service: Awaited<ReturnType<typeof visibleOr404>>) {
+    return { ...toDetail(service), variable_groups: await deps.groups.groupIdsOf(service.id) };
+  }
+
+  /** Every id must be a group of the service's customer; another customer's is as unknown as none. */
+  async function checkGroups(customerId: string, ids: readonly string[]): Promise<string[]> {
+    const owned = await deps.groups.ownedIds(customerId, ids);
+    const errors = ids.flatMap((id, index) =>
+      owned.has(id)
+        ? []
+        : [{ path: `/body/variable_groups/${index}`, message: `names no variable group of this customer (${id})` }],
+    );
+    if (errors.length > 0)
+      throw new DomainError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
+        errors,
+      });
+    return [...ids];
+  }
+
   async function resolveCustomer(principal: Principal, requested: string | undefined): Promise<string> {
     const customerId = requested ?? principal.customerId ?? undefined;
     if (customerId === undefined) {
@@ -122,7 +145,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
     },
 
     async get(principal: Principal, id: string) {
-      const detail = toDetail(await visibleOr404(principal, id));
+      const detail = await detailOf(await visibleOr404(principal, id));
       return deps.placement ? { ...detail, placement: await deps.placement(id) } : detail;
     },
 
@@ -134,6 +157,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
         resolveDeploySource({ ...body, variables: given.variables }, deps.catalog, deps.sourcePolicy),
       );
       const customerId = await resolveCustomer(principal, body.customer_id);
+      const variableGroups = body.variable_groups ? await checkGroups(customerId, body.variable_groups) : [];
       try {
         const { service, deployment } = await services.createWithDeployment(
           {
@@ -146,6 +170,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
             gitBranch: body.git_branch ?? null,
             aiUrl: body.ai_url ?? null,
             url: deps.publicUrl(body.name),
+            variableGroups,
           },
           capacity,
         );
@@ -217,6 +242,8 @@ export function createServicesService(deps: ServicesServiceDeps) {
         changes.secretNames = next.secretNames;
         if (revalidated.capacity !== undefined) changes.capacity = revalidated.capacity;
       }
+      if (body.variable_groups)
+        changes.variableGroups = await checkGroups(service.customerId, body.variable_groups);
       if (body.custom_domains) {
         const domains = normaliseCustomDomains(body.custom_domains, deps);
         await deps.releaseStaleDomainClaims(domains, id);
@@ -233,7 +260,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
           throw error;
         });
       await jobs.enqueueDeploy(deployment.id);
-      return { ...toDetail(await visibleOr404(principal, id)), deploy_job_id: deployment.id };
+      return { ...(await detailOf(await visibleOr404(principal, id))), deploy_job_id: deployment.id };
     },
 
     /**

@@ -1,0 +1,106 @@
+import { Type, type Static } from 'typebox';
+import { LIMITS, SERVICE_NAME_PATTERN } from '@hostctl/domain';
+import { Id, PageQuery, Timestamp } from '../../http/schemas.js';
+import { variablesSchema } from '../services/variables.js';
+import {
+  SecretVariablesOnCreate,
+  SecretVariablesOnUpdate,
+  SecretVariablesView,
+} from '../services/secret-variables.schemas.js';
+
+/** Group names follow service names: lowercase, digits and dashes (they appear in CLI commands). */
+const GroupName = Type.String({
+  minLength: LIMITS.nameMin,
+  maxLength: LIMITS.nameMax,
+  pattern: SERVICE_NAME_PATTERN,
+});
+
+const value = Type.String({ maxLength: LIMITS.variableValueMaxBytes });
+
+const groupFields = {
+  id: Type.String(),
+  customer_id: Type.String(),
+  name: Type.String(),
+  version: Type.Integer({ description: 'Grows by one on every change; the ETag is its quoted value' }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+};
+
+export const VariableGroupListItem = Type.Object(groupFields);
+
+export const VariableGroupList = Type.Object({
+  data: Type.Array(VariableGroupListItem),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  per_page: Type.Integer(),
+});
+
+export const VariableGroupListQuery = Type.Object(
+  { ...PageQuery, customer_id: Type.Optional(Id) },
+  { additionalProperties: false },
+);
+export type VariableGroupListQuery = Static<typeof VariableGroupListQuery>;
+
+export const VariableGroupDetail = Type.Object({
+  ...groupFields,
+  variables: Type.Record(Type.String(), Type.String()),
+  secret_variables: SecretVariablesView,
+});
+export type VariableGroupDetail = Static<typeof VariableGroupDetail>;
+
+export const AffectedService = Type.Object({ id: Type.String(), name: Type.String() });
+
+export const AffectedServices = Type.Object({
+  data: Type.Array(AffectedService, {
+    description: 'Live services the group is attached to: a change reaches them on their next deploy',
+  }),
+});
+
+export const UpdateVariableGroupResult = Type.Object({
+  ...VariableGroupDetail.properties,
+  affected_services: Type.Array(AffectedService, {
+    description: 'Services that run the change once redeployed (POST …/redeploy does it in one request)',
+  }),
+});
+
+export const CreateVariableGroupBody = Type.Object(
+  {
+    name: GroupName,
+    customer_id: Type.Optional(Id),
+    variables: Type.Optional(variablesSchema(value)),
+    secret_variables: SecretVariablesOnCreate,
+  },
+  { additionalProperties: false },
+);
+export type CreateVariableGroupBody = Static<typeof CreateVariableGroupBody>;
+
+export const UpdateVariableGroupBody = Type.Object(
+  {
+    name: Type.Optional(GroupName),
+    variables: Type.Optional(
+      variablesSchema(Type.Union([value, Type.Null()]), 'Merged into the current variables; null removes one'),
+    ),
+    secret_variables: SecretVariablesOnUpdate,
+  },
+  { additionalProperties: false, minProperties: 1 },
+);
+export type UpdateVariableGroupBody = Static<typeof UpdateVariableGroupBody>;
+
+export const GroupRedeployResult = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      service_id: Type.String(),
+      deploy_job_id: Type.String({ description: 'The deployment; follow it at /api/deployments/{id}' }),
+    }),
+  ),
+});
+
+/** A service's attached groups, on create and PATCH (docs/secrets.md#variable-groups). */
+export const VariableGroupsField = Type.Optional(
+  Type.Array(Id, {
+    maxItems: LIMITS.variableGroupsPerService,
+    uniqueItems: true,
+    description:
+      "Variable groups of the service's customer, in order: a later group's value wins over an earlier one's, the service's own over any group's. PATCH replaces the list",
+  }),
+);
