@@ -159,3 +159,61 @@ describe('secret variables (docs/secrets.md#secret-variables)', () => {
     }
   });
 });
+
+describe('variable groups (docs/secrets.md#variable-groups)', () => {
+  const GROUPED = `services:
+  web:
+    image: local/busybox:1
+    command: ["sh", "-c", "echo token=$$TOKEN; exec httpd -f -p 8080 -h /"]
+    ports: ["8080"]
+    environment:
+      TOKEN: \${TOKEN}
+      SHARED: \${SHARED}
+      OVERRIDE: \${OVERRIDE}
+`;
+
+  it("give the container their values in order, under the service's own, and a group secret shows nowhere", async () => {
+    const secret = `planted-group-secret-${randomUUID()}`;
+    const service = await fixture.deploy({
+      compose: GROUPED,
+      variables: { OVERRIDE: 'from-service' },
+      variableGroups: [
+        { variables: { SHARED: 'from-first', OVERRIDE: 'from-first', TOKEN: 'from-first' } },
+        {
+          variables: { SHARED: 'from-second', OVERRIDE: 'from-second', TOKEN: secret },
+          secretNames: { TOKEN: new Date().toISOString() },
+        },
+      ],
+    });
+    expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
+    const [container] = await runtime.listContainers({ [SERVICE_LABEL]: service.serviceId });
+    const env = (await docker.getContainer(container!.id).inspect()).Config.Env;
+    // A later group over an earlier one; the service's own value over any group's.
+    expect(env).toEqual(
+      expect.arrayContaining([`TOKEN=${secret}`, 'SHARED=from-second', 'OVERRIDE=from-service']),
+    );
+    // The release records which group versions it ran, not their values.
+    const release = await db.deployment.findUniqueOrThrow({ where: { id: service.deploymentId } });
+    const groups = await db.serviceVariableGroup.findMany({
+      where: { serviceId: service.serviceId },
+      orderBy: { position: 'asc' },
+    });
+    expect(release.sourceVariableGroups).toEqual(groups.map((g) => ({ group_id: g.groupId, version: 1 })));
+    expect(release.sourceVariables).toEqual({ OVERRIDE: 'from-service' });
+
+    // The application prints the group's secret: the log stream holds it masked.
+    const redisText = await waitFor('the container output in the log stream', async () => {
+      const text = await redisDump();
+      return text.includes('"message","token=') ? text : undefined;
+    });
+    expect(redisText).toContain('"message","token=***"');
+    const dump = await pgDump();
+    expect(dump).toContain(service.deploymentId);
+    const rows = await db.deploymentLog.findMany({ where: { deployment: { serviceId: service.serviceId } } });
+    expect(rows.length).toBeGreaterThan(0);
+    expect(dump).not.toContain(secret);
+    expect(redisText).not.toContain(secret);
+    expect(rows.map((row) => row.message).join('\n')).not.toContain(secret);
+    expect(workerLog.join('')).not.toContain(secret);
+  });
+});

@@ -61,6 +61,8 @@ export async function createComposeService(
     /** Which of `variables` are secret (name → when set), as the API stores secret_variables. */
     secretNames?: Record<string, string>;
     deployMethod?: 'compose' | 'template' | 'git' | 'ai';
+    /** Variable groups of the service's customer, attached in this order (docs/secrets.md#variable-groups). */
+    variableGroups?: { variables: Record<string, string>; secretNames?: Record<string, string> }[];
   },
 ): Promise<CreatedService> {
   const suffix = randomUUID().slice(0, 8);
@@ -78,6 +80,17 @@ export async function createComposeService(
         url: `http://svc-${suffix}.apps.localhost`,
       },
     });
+    for (const [position, group] of (input.variableGroups ?? []).entries()) {
+      const { id: groupId } = await tx.variableGroup.create({
+        data: {
+          customerId: customer.id,
+          name: `group-${suffix}-${position}`,
+          variables: group.variables,
+          secretNames: group.secretNames ?? {},
+        },
+      });
+      await tx.serviceVariableGroup.create({ data: { serviceId: service.id, groupId, position } });
+    }
     const deployment = await tx.deployment.create({ data: { serviceId: service.id, trigger: 'create' } });
     await tx.serviceEvent.create({
       data: { serviceId: service.id, type: 'deploy', status: 'started', message: 'Deployment queued' },
@@ -141,6 +154,7 @@ export function httpGet(host: string, port: number, path = '/'): Promise<{ statu
 export async function deleteServiceRows(db: Db, created: CreatedService[]): Promise<void> {
   for (const item of created) {
     await db.service.deleteMany({ where: { id: item.serviceId } });
+    await db.variableGroup.deleteMany({ where: { customerId: item.customerId } });
     await db.customer.deleteMany({ where: { id: item.customerId } });
   }
 }
