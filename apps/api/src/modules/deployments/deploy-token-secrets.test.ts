@@ -131,3 +131,51 @@ describe('values and marks go back together', () => {
     expect(JSON.stringify(after)).not.toContain('kept-hidden-v2');
   });
 });
+
+describe('rollback and variable groups (docs/secrets.md#rollback-and-variable-groups)', () => {
+  /** A running service with one group: its first release ran the group's version 1, the latest version 2. */
+  async function serviceWithGroup() {
+    const group = await h.container.db.variableGroup.create({
+      data: {
+        customerId: f.customerA,
+        name: `rollback-group-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`,
+        variables: { TOKEN: 'rotated-group-v2' },
+        secretNames: { TOKEN: AT },
+        version: 2,
+      },
+    });
+    const { id, deploy_job_id } = await h.createService(owner.auth, {
+      customer_id: f.customerA,
+      variable_groups: [group.id],
+    });
+    await settleFirst(h, id, deploy_job_id, { at: 0, compose: COMPOSE_BUSYBOX, variables: {}, secretNames: {} });
+    const latest = await addDeployment(h, id, { at: 60, compose: COMPOSE_BUSYBOX, variables: {}, secretNames: {} });
+    const ran = (version: number) => [{ group_id: group.id, version }];
+    await h.container.db.deployment.update({ where: { id: deploy_job_id }, data: { sourceVariableGroups: ran(1) } });
+    await h.container.db.deployment.update({ where: { id: latest }, data: { sourceVariableGroups: ran(2) } });
+    await h.container.db.service.update({ where: { id }, data: { status: 'running', variables: {}, secretNames: {} } });
+    return { serviceId: id, groupId: group.id, first: deploy_job_id, latest };
+  }
+
+  it('a deploy token may not go back to a release that ran an older group version: 403 naming the group', async () => {
+    const { serviceId, groupId, first } = await serviceWithGroup();
+    const token = await deployToken(serviceId);
+    const refused = await post(token, `/api/services/${serviceId}/rollback`, { deployment_id: first });
+    expect(refused.statusCode).toBe(403);
+    expect(json<{ detail: string }>(refused).detail).toContain(`variable groups ${groupId}`);
+    expect(refused.body).not.toContain('rotated-group-v2');
+    // manage may (the release's plan runs; the group itself is not changed).
+    const managed = await post(owner.auth, `/api/services/${serviceId}/rollback`, { deployment_id: first });
+    expect(managed.statusCode).toBe(200);
+    const group = await h.container.db.variableGroup.findUniqueOrThrow({ where: { id: groupId } });
+    expect(group.version).toBe(2);
+  });
+
+  it('a deploy token may go back to a release that ran the current group versions', async () => {
+    const { serviceId, latest } = await serviceWithGroup();
+    await addDeployment(h, serviceId, { at: 120, compose: COMPOSE_BUSYBOX, variables: {}, secretNames: {} });
+    const token = await deployToken(serviceId);
+    const accepted = await post(token, `/api/services/${serviceId}/rollback`, { deployment_id: latest });
+    expect(accepted.statusCode, accepted.body).toBe(200);
+  });
+});
