@@ -36,11 +36,20 @@ export async function readGroupEnvironment(db: Db, serviceId: string): Promise<G
   const rows = await db.serviceVariableGroup.findMany({
     where: { serviceId },
     orderBy: { position: 'asc' },
-    select: { group: { select: { id: true, version: true, variables: true, secretNames: true } } },
+    select: { group: { select: GROUP_VALUES } },
   });
+  return mergeGroups(rows.map((row) => row.group));
+}
+
+export const GROUP_VALUES = { id: true, version: true, variables: true, secretNames: true } as const;
+
+/** Groups in attach order, merged (a later group's value over an earlier one's). */
+export function mergeGroups(
+  groups: readonly { id: string; version: number; variables: unknown; secretNames: unknown }[],
+): GroupEnvironment {
   const variables: Record<string, string> = {};
   const secretValues: string[] = [];
-  for (const { group } of rows) {
+  for (const group of groups) {
     const values = stringMap(group.variables);
     Object.assign(variables, values);
     for (const name of Object.keys(stringMap(group.secretNames))) {
@@ -52,7 +61,7 @@ export async function readGroupEnvironment(db: Db, serviceId: string): Promise<G
   return {
     variables,
     secretValues,
-    versions: rows.map(({ group }) => ({ group_id: group.id, version: group.version })),
+    versions: groups.map((group) => ({ group_id: group.id, version: group.version })),
   };
 }
 

@@ -5,6 +5,7 @@ import type { VariableGroup } from '../generated/client.ts';
 import { CAP_TRANSACTION, lockCountCap } from './count-cap-lock.js';
 import type { Tx } from './release-rollback.js';
 import { customerWhere } from './scope-where.js';
+import { GROUP_VALUES, mergeGroups, type GroupEnvironment } from './group-environment.js';
 
 /**
  * A customer's shared variables (docs/secrets.md#variable-groups). `variables` is sealed by the
@@ -107,6 +108,14 @@ export function createVariableGroupsStore(db: Db) {
         select: { id: true },
       });
       return new Set(rows.map((row) => row.id));
+    },
+
+    /** These groups (ids of one customer, as `ownedIds` checked) merged in the order given. */
+    async environmentOf(ids: readonly string[]): Promise<GroupEnvironment> {
+      if (ids.length === 0) return mergeGroups([]);
+      const rows = await db.variableGroup.findMany({ where: { id: { in: [...ids] } }, select: GROUP_VALUES });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return mergeGroups(ids.flatMap((id) => byId.get(id) ?? []));
     },
 
     /** A service's groups in attach order (ids). */

@@ -36,6 +36,11 @@ export interface DeploySourceOptions {
   imagePolicy: ImagePolicy;
   /** Defaults and ceilings of container limits (CONTAINER_*); the built-in ones when absent. */
   containerLimits?: ContainerLimitPolicy | undefined;
+  /**
+   * The attached variable groups' values, merged: a compose may interpolate them, under the
+   * service's own (docs/secrets.md#variable-groups). Checked with, never stored as the service's.
+   */
+  groupVariables?: Record<string, string>;
 }
 
 /**
@@ -57,7 +62,8 @@ export function resolveDeploySource(
   switch (body.deploy_method) {
     case 'compose': {
       const compose = body.compose ?? '';
-      const plan = inRequestField('compose', () => parseCompose(compose, given, parseOptions));
+      const environment = { ...options.groupVariables, ...given };
+      const plan = inRequestField('compose', () => parseCompose(compose, environment, parseOptions));
       return { compose, variables: given, templateId: null, capacity: planCapacity(plan.containers) };
     }
     case 'template': {
@@ -126,7 +132,7 @@ export function revalidateVariables(
   service: { deployMethod: string; templateId: string | null; compose: string },
   variables: Record<string, string>,
   catalog: ReadonlyMap<string, Template>,
-  options: Pick<DeploySourceOptions, 'imagePolicy' | 'containerLimits'>,
+  options: Pick<DeploySourceOptions, 'imagePolicy' | 'containerLimits' | 'groupVariables'>,
 ): { variables: Record<string, string>; capacity?: CapacityClaim } {
   const parseOptions = {
     checkImage: imageChecker(options.imagePolicy),
@@ -140,7 +146,8 @@ export function revalidateVariables(
   }
   // The stored compose passed at create; changed variables can still change what an image names.
   if (service.deployMethod === 'compose') {
-    const plan = inRequestField('variables', () => parseCompose(service.compose, variables, parseOptions));
+    const environment = { ...options.groupVariables, ...variables };
+    const plan = inRequestField('variables', () => parseCompose(service.compose, environment, parseOptions));
     return { variables, capacity: planCapacity(plan.containers) };
   }
   return { variables };

@@ -126,13 +126,14 @@ export function applyUpdate(
  * for a secret X (the checks only know one map), and no secret's value reaches the problem body
  * (a compose error can quote an interpolated image or label).
  */
-export function withSecretsHidden<T>(stored: StoredVariables, run: () => T): T {
+export function withSecretsHidden<T>(stored: StoredVariables, run: () => T, alsoHidden: string[] = []): T {
   try {
     return run();
   } catch (error) {
     const secrets = liveSecretNames(stored);
-    if (!isDomainError(error) || Object.keys(secrets).length === 0) throw error;
-    const redact = redactorOf(Object.keys(secrets).map((name) => stored.variables[name] ?? ''));
+    if (!isDomainError(error) || Object.keys(secrets).length + alsoHidden.length === 0) throw error;
+    // alsoHidden: the attached variable groups' secret values (docs/secrets.md#variable-groups).
+    const redact = redactorOf([...Object.keys(secrets).map((name) => stored.variables[name] ?? ''), ...alsoHidden]);
     const repath = (path: string) => {
       const name = path.startsWith('/body/variables/') ? path.slice('/body/variables/'.length) : '';
       return name in secrets ? `/body/secret_variables/${name}` : path;

@@ -130,4 +130,50 @@ describe('variables written through the API', () => {
       expect(queued).not.toContain(value);
     }
   });
+
+  it('variable groups too: created, changed, revealed and redeployed, yet in no pg_dump, Redis key or audit row', async () => {
+    const plain = `planted-group-plain-${randomUUID()}`;
+    const created = `planted-group-secret-${randomUUID()}`;
+    const replaced = `planted-group-patch-${randomUUID()}`;
+    const customer = await h.customer();
+    const call = (method: 'POST' | 'PATCH', url: string, payload?: object) =>
+      h.app.inject({
+        method,
+        url,
+        headers: { authorization: admin, 'idempotency-key': randomUUID() },
+        ...(payload ? { payload } : {}),
+      });
+    const group = await call('POST', '/api/variable-groups', {
+      name: `grp-${randomUUID().slice(0, 8)}`,
+      customer_id: customer.id,
+      variables: { SHARED: plain },
+      secret_variables: { TOKEN: created },
+    });
+    expect(group.statusCode).toBe(201);
+    const { id } = json<{ id: string }>(group);
+    const service = await call('POST', '/api/services', {
+      name: `sec-${randomUUID().slice(0, 8)}`,
+      customer_id: customer.id,
+      deploy_method: 'compose',
+      compose: 'services:\n  web:\n    image: local/busybox:1\n    environment:\n      TOKEN: ${TOKEN}\n',
+      variable_groups: [id],
+    });
+    expect(service.statusCode).toBe(201);
+    expect((await call('PATCH', `/api/variable-groups/${id}`, { secret_variables: { TOKEN: replaced } })).statusCode).toBe(200);
+    const revealed = await call('POST', `/api/variable-groups/${id}/secret-variables/reveal`, { name: 'TOKEN' });
+    expect(json<{ value: string }>(revealed).value).toBe(replaced);
+    expect((await call('POST', `/api/variable-groups/${id}/redeploy`)).statusCode).toBe(200);
+    await h.container.audit.flush();
+
+    const { stdout: dump } = await run('pg_dump', ['--data-only', h.config.DATABASE_URL], {
+      maxBuffer: 256 * 1024 * 1024,
+    });
+    expect(dump).toContain(id);
+    const queued = await redisText(h.config.QUEUE_PREFIX);
+    expect(queued).toContain(id);
+    for (const value of [plain, created, replaced]) {
+      expect(dump).not.toContain(value);
+      expect(queued).not.toContain(value);
+    }
+  });
 });

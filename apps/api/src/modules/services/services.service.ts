@@ -35,7 +35,7 @@ import type { Placement } from './services.schemas.js';
 export interface ServicesServiceDeps {
   services: ServicesStore;
   /** Variable groups a service may attach (docs/secrets.md#variable-groups). */
-  groups: Pick<VariableGroupsStore, 'ownedIds' | 'groupIdsOf'>;
+  groups: Pick<VariableGroupsStore, 'ownedIds' | 'groupIdsOf' | 'environmentOf'>;
   customers: Pick<CustomersStore, 'findById'>;
   events: EventsStore;
   jobs: JobQueue;
@@ -153,11 +153,17 @@ export function createServicesService(deps: ServicesServiceDeps) {
       checkMethodFields(body);
       // Secret variables are deployed like variables: one map of values, and which names are secret.
       const given = combineOnCreate(body.variables, body.secret_variables, new Date());
-      const { capacity, ...source } = withSecretsHidden(given, () =>
-        resolveDeploySource({ ...body, variables: given.variables }, deps.catalog, deps.sourcePolicy),
+      // Attached groups give values the compose may interpolate: their customer is checked first.
+      const early = body.variable_groups?.length ? await resolveCustomer(principal, body.customer_id) : undefined;
+      const variableGroups = early && body.variable_groups ? await checkGroups(early, body.variable_groups) : [];
+      const groups = await deps.groups.environmentOf(variableGroups);
+      const policy = { ...deps.sourcePolicy, groupVariables: groups.variables };
+      const { capacity, ...source } = withSecretsHidden(
+        given,
+        () => resolveDeploySource({ ...body, variables: given.variables }, deps.catalog, policy),
+        groups.secretValues,
       );
-      const customerId = await resolveCustomer(principal, body.customer_id);
-      const variableGroups = body.variable_groups ? await checkGroups(customerId, body.variable_groups) : [];
+      const customerId = early ?? (await resolveCustomer(principal, body.customer_id));
       try {
         const { service, deployment } = await services.createWithDeployment(
           {
@@ -229,21 +235,26 @@ export function createServicesService(deps: ServicesServiceDeps) {
     async update(principal: Principal, id: string, body: UpdateServiceBody) {
       const service = await visibleOr404(principal, id);
       const changes: ServiceChanges = {};
-      if (body.variables || body.secret_variables) {
+      if (body.variable_groups)
+        changes.variableGroups = await checkGroups(service.customerId, body.variable_groups);
+      if (body.variables || body.secret_variables || body.variable_groups) {
         const current = {
           variables: service.variables as Record<string, string>,
           secretNames: liveSecretNames(service),
         };
         const next = applyUpdate(current, body.variables, body.secret_variables, new Date());
-        const revalidated = withSecretsHidden(next, () =>
-          revalidateVariables(service, next.variables, deps.catalog, deps.sourcePolicy),
+        // Checked with the groups the service will have (docs/secrets.md#variable-groups).
+        const groups = await deps.groups.environmentOf(changes.variableGroups ?? (await deps.groups.groupIdsOf(id)));
+        const policy = { ...deps.sourcePolicy, groupVariables: groups.variables };
+        const revalidated = withSecretsHidden(
+          next,
+          () => revalidateVariables(service, next.variables, deps.catalog, policy),
+          groups.secretValues,
         );
         changes.variables = revalidated.variables;
         changes.secretNames = next.secretNames;
         if (revalidated.capacity !== undefined) changes.capacity = revalidated.capacity;
       }
-      if (body.variable_groups)
-        changes.variableGroups = await checkGroups(service.customerId, body.variable_groups);
       if (body.custom_domains) {
         const domains = normaliseCustomDomains(body.custom_domains, deps);
         await deps.releaseStaleDomainClaims(domains, id);

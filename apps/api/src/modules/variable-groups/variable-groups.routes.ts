@@ -15,6 +15,7 @@ import {
   UpdateVariableGroupResult,
   VariableGroupDetail,
   VariableGroupList,
+  VariableGroupListItem,
   VariableGroupListQuery,
 } from './variable-groups.schemas.js';
 
@@ -40,7 +41,8 @@ export function registerVariableGroupRoutes(instance: FastifyInstance, service: 
     config: { permission: 'services:create', idempotent: true },
     schema: {
       body: CreateVariableGroupBody,
-      response: { 201: VariableGroupDetail, ...problemResponses(400, 409, 413, 415, 422) },
+      // The list item's fields, no values: the idempotency record stores this answer in Redis.
+      response: { 201: VariableGroupListItem, ...problemResponses(400, 409, 413, 415, 422) },
     },
     handler: async (request, reply) => {
       const created = await service.create(principalOf(request), request.body);

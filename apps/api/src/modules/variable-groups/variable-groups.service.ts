@@ -78,7 +78,8 @@ export function createVariableGroupsService(deps: VariableGroupsServiceDeps) {
       const customerId = await resolveCustomer(principal, body.customer_id);
       const content = combineOnCreate(body.variables, body.secret_variables, new Date());
       try {
-        return toDetail(await groups.create(customerId, { name: body.name, ...content }));
+        // No values in the answer: the idempotency record keeps it in Redis (docs/secrets.md).
+        return toListItem(await groups.create(customerId, { name: body.name, ...content }));
       } catch (error) {
         if (isUniqueViolation(error))
           throw new DomainError('name_taken', `a variable group named ${body.name} already exists`);
