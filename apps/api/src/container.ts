@@ -251,7 +251,12 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerServiceRoutes(app, services);
       registerVariableGroupRoutes(
         app,
-        createVariableGroupsService({ groups: variableGroupsStore, services: servicesStore, customers, jobs }),
+        createVariableGroupsService({
+          groups: variableGroupsStore,
+          services: servicesStore,
+          customers,
+          jobs,
+        }),
       );
       registerTemplateRoutes(app, catalog);
       registerAdminRoutes(app, admin);

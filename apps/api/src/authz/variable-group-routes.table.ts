@@ -29,7 +29,9 @@ async function freshGroup(f: Fixtures, attached = false): Promise<string> {
  * writeA (viewers 403, another customer 404). Creating for A: other customers' callers 403.
  */
 export const VARIABLE_GROUP_ROUTES: Record<string, RouteEntry> = {
-  'GET /api/variable-groups': one('list (filtered by scope)', all(200), () => ({ url: '/api/variable-groups' })),
+  'GET /api/variable-groups': one('list (filtered by scope)', all(200), () => ({
+    url: '/api/variable-groups',
+  })),
   'POST /api/variable-groups': one(
     'create for A',
     { admin: [201, 201, 403], operator: [201, 201, 403], viewer: [403, 403, 403] },

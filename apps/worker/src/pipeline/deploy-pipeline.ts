@@ -1,6 +1,11 @@
 import { isRepositoryMethod } from '@hostctl/domain';
 import { parseCompose, planCapacity, type ContainerLimitPolicy, type Plan } from '@hostctl/compose';
-import { environmentOf, type WorkerDeployment, type WorkerDeploymentStore, type WorkerService } from '@hostctl/db';
+import {
+  environmentOf,
+  type WorkerDeployment,
+  type WorkerDeploymentStore,
+  type WorkerService,
+} from '@hostctl/db';
 import type { DeployLog } from './deploy-log.js';
 import type { ImageGuard } from './image-guard.js';
 import { ensureImages } from './images.step.js';

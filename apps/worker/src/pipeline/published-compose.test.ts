@@ -34,7 +34,11 @@ describe('the compose a repository service publishes', () => {
   });
 
   it("masks a variable group's secret values (docs/secrets.md#variable-groups)", () => {
-    const groups = { variables: { DB_PASSWORD: 'group-s3cret-value' }, secretValues: ['group-s3cret-value'], versions: [] };
+    const groups = {
+      variables: { DB_PASSWORD: 'group-s3cret-value' },
+      secretValues: ['group-s3cret-value'],
+      versions: [],
+    };
     const fromGroup = parseCompose(document, { ...groups.variables, MODE: 'production' }, {});
     const text = publishedCompose(fromGroup, { variables: { MODE: 'production' }, secretNames: {}, groups });
     expect(text).not.toContain('group-s3cret-value');

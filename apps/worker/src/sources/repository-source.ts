@@ -112,7 +112,9 @@ export async function planFromRepository(
       }),
     );
     for (const reason of analysis.reasons) await log.info(`Analysis: ${reason}`);
-    const draft = await content(() => draftPlan(checkout, analysis, environmentOf(service), deps.containerLimits));
+    const draft = await content(() =>
+      draftPlan(checkout, analysis, environmentOf(service), deps.containerLimits),
+    );
     for (const container of draft.containers)
       if (!container.build && container.image) await assertImageAllowed(run.images, container.image);
 

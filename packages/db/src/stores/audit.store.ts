@@ -6,13 +6,7 @@ import { customerWhere } from './scope-where.js';
 export type AuditStore = ReturnType<typeof createAuditStore>;
 
 export type AuditTargetType =
-  | 'service'
-  | 'deployment'
-  | 'run'
-  | 'customer'
-  | 'user'
-  | 'api_key'
-  | 'variable_group';
+  'service' | 'deployment' | 'run' | 'customer' | 'user' | 'api_key' | 'variable_group';
 
 export interface NewAuditEvent {
   actorType: 'user' | 'api_key' | 'webhook' | 'anonymous';

@@ -163,7 +163,6 @@ export function createVariableGroupsStore(db: Db) {
         return { deleted: true as const };
       });
     },
-
   };
 }
 

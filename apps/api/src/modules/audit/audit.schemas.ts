@@ -1,7 +1,15 @@
 import { Type, type Static } from 'typebox';
 import { Id, PageQuery, Timestamp } from '../../http/schemas.js';
 
-const TARGET_TYPES = ['service', 'deployment', 'run', 'customer', 'user', 'api_key', 'variable_group'] as const;
+const TARGET_TYPES = [
+  'service',
+  'deployment',
+  'run',
+  'customer',
+  'user',
+  'api_key',
+  'variable_group',
+] as const;
 const literals = <T extends string>(values: readonly T[]) => Type.Union(values.map((v) => Type.Literal(v)));
 
 export const AuditEventsQuery = Type.Object(

@@ -148,12 +148,28 @@ describe('rollback and variable groups (docs/secrets.md#rollback-and-variable-gr
       customer_id: f.customerA,
       variable_groups: [group.id],
     });
-    await settleFirst(h, id, deploy_job_id, { at: 0, compose: COMPOSE_BUSYBOX, variables: {}, secretNames: {} });
-    const latest = await addDeployment(h, id, { at: 60, compose: COMPOSE_BUSYBOX, variables: {}, secretNames: {} });
+    await settleFirst(h, id, deploy_job_id, {
+      at: 0,
+      compose: COMPOSE_BUSYBOX,
+      variables: {},
+      secretNames: {},
+    });
+    const latest = await addDeployment(h, id, {
+      at: 60,
+      compose: COMPOSE_BUSYBOX,
+      variables: {},
+      secretNames: {},
+    });
     const ran = (version: number) => [{ group_id: group.id, version }];
-    await h.container.db.deployment.update({ where: { id: deploy_job_id }, data: { sourceVariableGroups: ran(1) } });
+    await h.container.db.deployment.update({
+      where: { id: deploy_job_id },
+      data: { sourceVariableGroups: ran(1) },
+    });
     await h.container.db.deployment.update({ where: { id: latest }, data: { sourceVariableGroups: ran(2) } });
-    await h.container.db.service.update({ where: { id }, data: { status: 'running', variables: {}, secretNames: {} } });
+    await h.container.db.service.update({
+      where: { id },
+      data: { status: 'running', variables: {}, secretNames: {} },
+    });
     return { serviceId: id, groupId: group.id, first: deploy_job_id, latest };
   }
 

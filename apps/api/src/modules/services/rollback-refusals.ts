@@ -3,7 +3,9 @@ import { GROUP_CHANGE, type RollbackRefusal } from '@hostctl/db';
 
 /** Names only, never values: the variables may be secrets. */
 export function describeChange(changed: readonly string[]): string {
-  const groups = changed.filter((name) => name.startsWith(GROUP_CHANGE)).map((name) => name.slice(GROUP_CHANGE.length));
+  const groups = changed
+    .filter((name) => name.startsWith(GROUP_CHANGE))
+    .map((name) => name.slice(GROUP_CHANGE.length));
   const names = changed.filter((name) => name !== 'compose' && !name.startsWith(GROUP_CHANGE));
   const parts = [
     ...(names.length > 0 ? [`variables ${names.join(', ')}`] : []),

@@ -133,7 +133,10 @@ export function withSecretsHidden<T>(stored: StoredVariables, run: () => T, also
     const secrets = liveSecretNames(stored);
     if (!isDomainError(error) || Object.keys(secrets).length + alsoHidden.length === 0) throw error;
     // alsoHidden: the attached variable groups' secret values (docs/secrets.md#variable-groups).
-    const redact = redactorOf([...Object.keys(secrets).map((name) => stored.variables[name] ?? ''), ...alsoHidden]);
+    const redact = redactorOf([
+      ...Object.keys(secrets).map((name) => stored.variables[name] ?? ''),
+      ...alsoHidden,
+    ]);
     const repath = (path: string) => {
       const name = path.startsWith('/body/variables/') ? path.slice('/body/variables/'.length) : '';
       return name in secrets ? `/body/secret_variables/${name}` : path;

@@ -159,8 +159,13 @@ describe('variables written through the API', () => {
       variable_groups: [id],
     });
     expect(service.statusCode).toBe(201);
-    expect((await call('PATCH', `/api/variable-groups/${id}`, { secret_variables: { TOKEN: replaced } })).statusCode).toBe(200);
-    const revealed = await call('POST', `/api/variable-groups/${id}/secret-variables/reveal`, { name: 'TOKEN' });
+    expect(
+      (await call('PATCH', `/api/variable-groups/${id}`, { secret_variables: { TOKEN: replaced } }))
+        .statusCode,
+    ).toBe(200);
+    const revealed = await call('POST', `/api/variable-groups/${id}/secret-variables/reveal`, {
+      name: 'TOKEN',
+    });
     expect(json<{ value: string }>(revealed).value).toBe(replaced);
     expect((await call('POST', `/api/variable-groups/${id}/redeploy`)).statusCode).toBe(200);
     await h.container.audit.flush();

@@ -99,7 +99,12 @@ export function createServicesService(deps: ServicesServiceDeps) {
     const errors = ids.flatMap((id, index) =>
       owned.has(id)
         ? []
-        : [{ path: `/body/variable_groups/${index}`, message: `names no variable group of this customer (${id})` }],
+        : [
+            {
+              path: `/body/variable_groups/${index}`,
+              message: `names no variable group of this customer (${id})`,
+            },
+          ],
     );
     if (errors.length > 0)
       throw new DomainError('validation_failed', errors.map((e) => `${e.path} ${e.message}`).join('; '), {
@@ -154,8 +159,11 @@ export function createServicesService(deps: ServicesServiceDeps) {
       // Secret variables are deployed like variables: one map of values, and which names are secret.
       const given = combineOnCreate(body.variables, body.secret_variables, new Date());
       // Attached groups give values the compose may interpolate: their customer is checked first.
-      const early = body.variable_groups?.length ? await resolveCustomer(principal, body.customer_id) : undefined;
-      const variableGroups = early && body.variable_groups ? await checkGroups(early, body.variable_groups) : [];
+      const early = body.variable_groups?.length
+        ? await resolveCustomer(principal, body.customer_id)
+        : undefined;
+      const variableGroups =
+        early && body.variable_groups ? await checkGroups(early, body.variable_groups) : [];
       const groups = await deps.groups.environmentOf(variableGroups);
       const policy = { ...deps.sourcePolicy, groupVariables: groups.variables };
       const { capacity, ...source } = withSecretsHidden(
@@ -244,7 +252,9 @@ export function createServicesService(deps: ServicesServiceDeps) {
         };
         const next = applyUpdate(current, body.variables, body.secret_variables, new Date());
         // Checked with the groups the service will have (docs/secrets.md#variable-groups).
-        const groups = await deps.groups.environmentOf(changes.variableGroups ?? (await deps.groups.groupIdsOf(id)));
+        const groups = await deps.groups.environmentOf(
+          changes.variableGroups ?? (await deps.groups.groupIdsOf(id)),
+        );
         const policy = { ...deps.sourcePolicy, groupVariables: groups.variables };
         const revalidated = withSecretsHidden(
           next,

@@ -78,7 +78,10 @@ export const UpdateVariableGroupBody = Type.Object(
   {
     name: Type.Optional(GroupName),
     variables: Type.Optional(
-      variablesSchema(Type.Union([value, Type.Null()]), 'Merged into the current variables; null removes one'),
+      variablesSchema(
+        Type.Union([value, Type.Null()]),
+        'Merged into the current variables; null removes one',
+      ),
     ),
     secret_variables: SecretVariablesOnUpdate,
   },

@@ -9,7 +9,12 @@ import {
   type VariableGroupsStore,
 } from '@hostctl/db';
 import type { JobQueue } from '../../queue-client.js';
-import { applyUpdate, combineOnCreate, liveSecretNames, variablesView } from '../services/secret-variables.js';
+import {
+  applyUpdate,
+  combineOnCreate,
+  liveSecretNames,
+  variablesView,
+} from '../services/secret-variables.js';
 import type {
   CreateVariableGroupBody,
   UpdateVariableGroupBody,
@@ -92,7 +97,12 @@ export function createVariableGroupsService(deps: VariableGroupsServiceDeps) {
      * read) a group changed since is a 412; without it, the merge is redone on the newer version,
      * so two concurrent edits of different names both land and neither write is lost.
      */
-    async update(principal: Principal, id: string, body: UpdateVariableGroupBody, ifMatch: string | undefined) {
+    async update(
+      principal: Principal,
+      id: string,
+      body: UpdateVariableGroupBody,
+      ifMatch: string | undefined,
+    ) {
       for (let attempt = 1; ; attempt += 1) {
         const current = await visibleOr404(principal, id);
         const expected = versionMatching(ifMatch, current.version);
@@ -108,8 +118,7 @@ export function createVariableGroupsService(deps: VariableGroupsServiceDeps) {
             throw new DomainError('name_taken', `a variable group named ${body.name ?? ''} already exists`);
           throw error;
         });
-        if (updated)
-          return { ...toDetail(updated), affected_services: await groups.attachedServices(id) };
+        if (updated) return { ...toDetail(updated), affected_services: await groups.attachedServices(id) };
         if (ifMatch !== undefined || attempt >= MERGE_ATTEMPTS)
           throw new DomainError(
             'precondition_failed',

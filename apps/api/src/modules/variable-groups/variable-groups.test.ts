@@ -16,7 +16,10 @@ let customerB: string;
 beforeAll(async () => {
   h = await createHarness();
   admin = await h.user('admin');
-  [customerA, customerB] = await Promise.all([h.customer().then((c) => c.id), h.customer().then((c) => c.id)]);
+  [customerA, customerB] = await Promise.all([
+    h.customer().then((c) => c.id),
+    h.customer().then((c) => c.id),
+  ]);
 });
 afterAll(async () => h?.close());
 
@@ -50,7 +53,10 @@ async function createGroup(body: Record<string, unknown> = {}, customerId = cust
 describe('a group of variables', () => {
   it('is created, read with an ETag, listed without values, and shows secrets by name only', async () => {
     const secret = `planted-group-${randomUUID()}`;
-    const group = await createGroup({ variables: { SMTP_HOST: 'mail' }, secret_variables: { SMTP_PASSWORD: secret } });
+    const group = await createGroup({
+      variables: { SMTP_HOST: 'mail' },
+      secret_variables: { SMTP_PASSWORD: secret },
+    });
     expect(group.version).toBe(1);
     const detail = await call('GET', `/api/variable-groups/${group.id}`);
     expect(detail.statusCode).toBe(200);
@@ -79,7 +85,11 @@ describe('a group of variables', () => {
       });
       expect({ method, status: response.statusCode }).toEqual({ method, status: 404 });
     }
-    const list = await h.app.inject({ method: 'GET', url: '/api/variable-groups', headers: { authorization: outsider.auth } });
+    const list = await h.app.inject({
+      method: 'GET',
+      url: '/api/variable-groups',
+      headers: { authorization: outsider.auth },
+    });
     expect(json<{ data: { id: string }[] }>(list).data.map((g) => g.id)).not.toContain(group.id);
   });
 
@@ -100,10 +110,20 @@ describe('a group of variables', () => {
 describe('concurrent edits never lose a write', () => {
   it('PATCH with a stale If-Match is 412 (problem+json); with the current one it lands and bumps the ETag', async () => {
     const group = await createGroup({ variables: { A: '1' } });
-    const first = await call('PATCH', `/api/variable-groups/${group.id}`, { variables: { A: '2' } }, { 'if-match': '"1"' });
+    const first = await call(
+      'PATCH',
+      `/api/variable-groups/${group.id}`,
+      { variables: { A: '2' } },
+      { 'if-match': '"1"' },
+    );
     expect(first.statusCode, first.body).toBe(200);
     expect(first.headers.etag).toBe('"2"');
-    const stale = await call('PATCH', `/api/variable-groups/${group.id}`, { variables: { A: '3' } }, { 'if-match': '"1"' });
+    const stale = await call(
+      'PATCH',
+      `/api/variable-groups/${group.id}`,
+      { variables: { A: '3' } },
+      { 'if-match': '"1"' },
+    );
     expect(stale.statusCode).toBe(412);
     expect(stale.headers['content-type']).toContain('application/problem+json');
     const after = json<Group>(await call('GET', `/api/variable-groups/${group.id}`));
@@ -142,7 +162,9 @@ describe('attached to services', () => {
       expect(refused.statusCode).toBe(400);
       expect(refused.body).toContain('/body/variable_groups/0');
     }
-    const duplicate = await call('PATCH', `/api/services/${created.id}`, { variable_groups: [one.id, one.id] });
+    const duplicate = await call('PATCH', `/api/services/${created.id}`, {
+      variable_groups: [one.id, one.id],
+    });
     expect(duplicate.statusCode).toBe(400);
     expect(duplicate.body).toContain('variable_groups');
     const tooMany = await call('PATCH', `/api/services/${created.id}`, {
@@ -161,17 +183,25 @@ describe('attached to services', () => {
           name: string;
         },
       );
-    const changed = json<Group>(await call('PATCH', `/api/variable-groups/${group.id}`, { variables: { A: '2' } }));
+    const changed = json<Group>(
+      await call('PATCH', `/api/variable-groups/${group.id}`, { variables: { A: '2' } }),
+    );
     expect(changed.affected_services?.map((s) => s.id).sort()).toEqual(services.map((s) => s.id).sort());
-    const listed = json<{ data: { id: string }[] }>(await call('GET', `/api/variable-groups/${group.id}/services`));
+    const listed = json<{ data: { id: string }[] }>(
+      await call('GET', `/api/variable-groups/${group.id}/services`),
+    );
     expect(listed.data.map((s) => s.id).sort()).toEqual(services.map((s) => s.id).sort());
 
     const key = randomUUID();
-    const first = await call('POST', `/api/variable-groups/${group.id}/redeploy`, undefined, { 'idempotency-key': key });
+    const first = await call('POST', `/api/variable-groups/${group.id}/redeploy`, undefined, {
+      'idempotency-key': key,
+    });
     expect(first.statusCode, first.body).toBe(200);
     const queued = json<{ data: { service_id: string; deploy_job_id: string }[] }>(first).data;
     expect(queued.map((d) => d.service_id).sort()).toEqual(services.map((s) => s.id).sort());
-    const replay = await call('POST', `/api/variable-groups/${group.id}/redeploy`, undefined, { 'idempotency-key': key });
+    const replay = await call('POST', `/api/variable-groups/${group.id}/redeploy`, undefined, {
+      'idempotency-key': key,
+    });
     expect(json<{ data: unknown[] }>(replay).data).toEqual(queued);
     const deployments = await h.container.db.deployment.count({
       where: { id: { in: queued.map((d) => d.deploy_job_id) } },
@@ -181,14 +211,19 @@ describe('attached to services', () => {
 
   it('deleting an attached group is 409 naming the services; detached, it goes', async () => {
     const group = await createGroup();
-    const service = (await h.createService(admin.auth, { customer_id: customerA, variable_groups: [group.id] })) as {
+    const service = (await h.createService(admin.auth, {
+      customer_id: customerA,
+      variable_groups: [group.id],
+    })) as {
       id: string;
       name: string;
     };
     const refused = await call('DELETE', `/api/variable-groups/${group.id}`);
     expect(refused.statusCode).toBe(409);
     expect(refused.body).toContain(service.name);
-    expect((await call('PATCH', `/api/services/${service.id}`, { variable_groups: [] })).statusCode).toBe(200);
+    expect((await call('PATCH', `/api/services/${service.id}`, { variable_groups: [] })).statusCode).toBe(
+      200,
+    );
     expect((await call('DELETE', `/api/variable-groups/${group.id}`)).statusCode).toBe(204);
   });
 });
@@ -212,7 +247,9 @@ describe('secrets and keys', () => {
   it('a secret is revealed only by the audited reveal, never stored in the audit', async () => {
     const secret = `planted-reveal-${randomUUID()}`;
     const group = await createGroup({ secret_variables: { TOKEN: secret } });
-    const response = await call('POST', `/api/variable-groups/${group.id}/secret-variables/reveal`, { name: 'TOKEN' });
+    const response = await call('POST', `/api/variable-groups/${group.id}/secret-variables/reveal`, {
+      name: 'TOKEN',
+    });
     expect(response.statusCode).toBe(200);
     expect(json<{ value: string }>(response).value).toBe(secret);
     expect(response.headers['cache-control']).toBe('no-store');
@@ -227,10 +264,17 @@ describe('secrets and keys', () => {
 
   it('a key limited to one service of the customer cannot read or change its groups', async () => {
     const group = await createGroup({ variables: { A: '1' } });
-    const service = (await h.createService(admin.auth, { customer_id: customerA, variable_groups: [group.id] })) as {
+    const service = (await h.createService(admin.auth, {
+      customer_id: customerA,
+      variable_groups: [group.id],
+    })) as {
       id: string;
     };
-    const auth = await limitedKey({ serviceId: service.id, customerId: customerA, actions: ['read', 'deploy', 'manage'] });
+    const auth = await limitedKey({
+      serviceId: service.id,
+      customerId: customerA,
+      actions: ['read', 'deploy', 'manage'],
+    });
     for (const [method, url] of [
       ['GET', '/api/variable-groups'],
       ['GET', `/api/variable-groups/${group.id}`],
@@ -251,7 +295,11 @@ describe('secrets and keys', () => {
   it("a customer key reads its customer's groups; changing one needs manage", async () => {
     const group = await createGroup({ variables: { A: '1' } });
     const reader = await limitedKey({ customerId: customerA, actions: ['read', 'deploy'] });
-    const read = await h.app.inject({ method: 'GET', url: `/api/variable-groups/${group.id}`, headers: { authorization: reader } });
+    const read = await h.app.inject({
+      method: 'GET',
+      url: `/api/variable-groups/${group.id}`,
+      headers: { authorization: reader },
+    });
     expect(read.statusCode).toBe(200);
     const write = await h.app.inject({
       method: 'PATCH',
