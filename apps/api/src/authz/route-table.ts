@@ -7,7 +7,6 @@ import { NOTIFICATION_ROUTES } from './notification-routes.table.js';
 import { QUOTA_ROUTES } from './quota-routes.table.js';
 import { RUN_ROUTES } from './run-routes.table.js';
 import { SECRET_VARIABLE_ROUTES } from './secret-variable-routes.table.js';
-import { VARIABLE_GROUP_ROUTES } from './variable-group-routes.table.js';
 import {
   adminsOnly,
   platformOnly,
@@ -380,7 +379,6 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
   ...QUOTA_ROUTES,
   ...BACKUP_ROUTES,
   ...SECRET_VARIABLE_ROUTES,
-  ...VARIABLE_GROUP_ROUTES,
 };
 
 /** Revoking someone else's key: admins per `admin`, everyone else cannot see it (404, never 403). */

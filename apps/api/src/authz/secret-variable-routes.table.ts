@@ -1,5 +1,6 @@
 import { one, writeA, type RouteEntry } from './route-expectations.js';
 import type { Fixtures } from './authz-fixtures.js';
+import { VARIABLE_GROUP_ROUTES } from './variable-group-routes.table.js';
 
 /** A fresh service of A holding one secret variable (written as the API stores it: sealed value, marked name). */
 async function serviceWithSecret(f: Fixtures): Promise<string> {
@@ -21,4 +22,6 @@ export const SECRET_VARIABLE_ROUTES: Record<string, RouteEntry> = {
     url: `/api/services/${await serviceWithSecret(f)}/secret-variables/reveal`,
     payload: { name: 'AUTHZ_SECRET' },
   })),
+  // Shared variable groups (issue 30 as well), in their own file.
+  ...VARIABLE_GROUP_ROUTES,
 };

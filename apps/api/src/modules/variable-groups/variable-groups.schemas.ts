@@ -48,7 +48,7 @@ export const VariableGroupDetail = Type.Object({
 });
 export type VariableGroupDetail = Static<typeof VariableGroupDetail>;
 
-export const AffectedService = Type.Object({ id: Type.String(), name: Type.String() });
+const AffectedService = Type.Object({ id: Type.String(), name: Type.String() });
 
 export const AffectedServices = Type.Object({
   data: Type.Array(AffectedService, {

@@ -22,7 +22,7 @@ import type {
 } from './variable-groups.schemas.js';
 import { versionMatching } from './if-match.js';
 
-export interface VariableGroupsServiceDeps {
+interface VariableGroupsServiceDeps {
   groups: VariableGroupsStore;
   services: Pick<ServicesStore, 'requestRedeploy'>;
   customers: Pick<CustomersStore, 'findById'>;

@@ -175,13 +175,10 @@ describe('attached to services', () => {
 
   it('a change lists the affected services, and redeploy queues one deployment each, idempotently', async () => {
     const group = await createGroup({ variables: { A: '1' } });
-    const services = [];
+    const services: { id: string; name: string }[] = [];
     for (let i = 0; i < 2; i += 1)
       services.push(
-        (await h.createService(admin.auth, { customer_id: customerA, variable_groups: [group.id] })) as {
-          id: string;
-          name: string;
-        },
+        await h.createService(admin.auth, { customer_id: customerA, variable_groups: [group.id] }),
       );
     const changed = json<Group>(
       await call('PATCH', `/api/variable-groups/${group.id}`, { variables: { A: '2' } }),
