@@ -10,13 +10,15 @@ export function publishedCompose(
   plan: Plan,
   service: Pick<WorkerService, 'variables' | 'secretNames' | 'groups'>,
 ): string {
-  const secrets = Object.fromEntries([
-    ...Object.keys(service.secretNames).flatMap((name) => {
-      const value = service.variables[name];
-      return value === undefined ? [] : [[name, value]];
-    }),
-    // The groups' secret values too (docs/secrets.md#variable-groups), keyed apart from names.
-    ...service.groups.secretValues.map((value, index) => [`group-secret:${index}`, value]),
+  const own = Object.keys(service.secretNames).flatMap((name): [string, string][] => {
+    const value = service.variables[name];
+    return value === undefined ? [] : [[name, value]];
+  });
+  // The groups' secret values too (docs/secrets.md#variable-groups), keyed apart from names.
+  const grouped = service.groups.secretValues.map((value, index): [string, string] => [
+    `group-secret:${index}`,
+    value,
   ]);
+  const secrets = Object.fromEntries([...own, ...grouped]);
   return createRedactor(secrets)(renderCompose(plan));
 }

@@ -2,9 +2,12 @@ import type { Db } from '../client.js';
 import type { Tx } from './release-rollback.js';
 
 /** A group version a release ran with (deployments.source_variable_groups). */
-export interface GroupVersion {
-  group_id: string;
-  version: number;
+// A type literal, not an interface: it is stored as JSON, which needs an index-compatible shape.
+export type GroupVersion = { group_id: string; version: number };
+
+/** A deployment row's recorded group versions (null: recorded none, an older row). */
+export function groupVersionsOf(value: unknown): GroupVersion[] | null {
+  return Array.isArray(value) ? (value as GroupVersion[]) : null;
 }
 
 /**

@@ -6,7 +6,7 @@ import { insertNotifications } from './notification-outbox.js';
 import { alignWithRelease } from './release-definition.js';
 import { recordServiceClaim, type CapacityClaim } from './quota-ledger.js';
 import { claimDeploymentSlot } from './deploy-slots.js';
-import type { GroupVersion } from './group-environment.js';
+import { groupVersionsOf } from './group-environment.js';
 import type {
   DeploymentOutcome,
   DeploymentRecord,
@@ -62,9 +62,7 @@ export function createWorkerDeploymentStore(db: Db) {
     sourceCompose: row.sourceCompose,
     sourceVariables: isStringMap(row.sourceVariables) ? row.sourceVariables : null,
     sourceSecretNames: isStringMap(row.sourceSecretNames) ? row.sourceSecretNames : null,
-    sourceVariableGroups: Array.isArray(row.sourceVariableGroups)
-      ? (row.sourceVariableGroups as GroupVersion[])
-      : null,
+    sourceVariableGroups: groupVersionsOf(row.sourceVariableGroups),
   });
   /** The service keeps the status a newer in-flight deployment gives it: the latest request wins. */
   const noNewerInFlight = (deploymentId: string, createdAt: Date) => ({
@@ -168,9 +166,7 @@ export function createWorkerDeploymentStore(db: Db) {
           ...(what.sourceCompose !== undefined ? { sourceCompose: what.sourceCompose } : {}),
           ...(what.sourceVariables !== undefined ? { sourceVariables: what.sourceVariables } : {}),
           ...(what.sourceSecretNames !== undefined ? { sourceSecretNames: what.sourceSecretNames } : {}),
-          ...(what.sourceVariableGroups !== undefined
-            ? { sourceVariableGroups: what.sourceVariableGroups as unknown as InputJsonValue }
-            : {}),
+          ...(what.sourceVariableGroups ? { sourceVariableGroups: what.sourceVariableGroups } : {}),
           ...(what.imageDigests !== undefined ? { imageDigests: what.imageDigests } : {}),
           ...(what.updateOrder !== undefined ? { updateOrder: what.updateOrder } : {}),
           ...(what.warnings !== undefined ? { warnings: what.warnings } : {}),
