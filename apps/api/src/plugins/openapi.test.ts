@@ -50,6 +50,8 @@ const BODILESS = new Set([
   'POST /api/backups/:id/verify',
   // Variable groups: redeploys every service the group is attached to.
   'POST /api/variable-groups/:id/redeploy',
+  // Schedules (issue 32): run now runs the schedule as it is defined.
+  'POST /api/schedules/:id/run-now',
 ]);
 /** Collection-level GETs that return a fixed document: nothing to filter or page. */
 const QUERYLESS = new Set([
@@ -212,6 +214,7 @@ describe('every /api route', () => {
       '/api/services',
       '/api/services/:id/redeploy',
       '/api/services/:id/rollback',
+      '/api/services/:id/schedules',
       '/api/variable-groups',
       '/api/variable-groups/:id/redeploy',
     ]);
