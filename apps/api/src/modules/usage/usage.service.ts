@@ -1,6 +1,7 @@
 import { customerScope, scopeAllows, type Principal } from '@hostctl/auth-policy';
 import type { UsageGranularity, UsageRow, UsageStore } from '@hostctl/db';
 import { DomainError, LIMITS, validationError } from '@hostctl/domain';
+import { parseTimestamp } from '../../http/input-bounds.js';
 import type { UsageQuery } from './usage.schemas.js';
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -38,9 +39,10 @@ export function createUsageService(deps: {
 }) {
   function rangeOf(query: UsageQuery, now: Date) {
     const granularity = query.granularity ?? 'day';
-    const to = query.to ? new Date(query.to) : now;
+    // parseTimestamp reads a leap second (…:60Z, valid RFC 3339) as the second before it.
+    const to = query.to ? parseTimestamp(query.to) : now;
     const from = query.from
-      ? new Date(query.from)
+      ? parseTimestamp(query.from)
       : new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1));
     if (from.getTime() >= to.getTime()) throw validationError('/querystring/from', 'must be before to');
     if (to.getTime() - from.getTime() > MAX_RANGE_MS[granularity]) {

@@ -124,6 +124,8 @@ describe('GET /api/customers/:id/usage', () => {
     ],
     ['an unknown granularity', 'granularity=week', '/querystring/granularity'],
     ['a date that is not one', 'from=yesterday', '/querystring/from'],
+    // A leap second is valid RFC 3339: read as the second before, here after `to` (now).
+    ['a leap second after now', 'from=9999-12-31T23:59:60Z', '/querystring/from'],
   ])('refuses %s with 400 naming the field', async (_label, query, path) => {
     const response = await get(`/api/customers/${customer.id}/usage?${query}`);
     expect(response.statusCode).toBe(400);
