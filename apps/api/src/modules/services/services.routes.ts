@@ -3,8 +3,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { LIFECYCLE_ACTIONS } from '@hostctl/domain';
 import { principalOf } from '../../plugins/access.js';
-import { noteAuditSubject } from '../../plugins/audit.js';
-import { RevealSecretBody, RevealSecretResult } from './secret-variables.schemas.js';
+import { registerSecretReveal } from './secret-reveal.route.js';
 import { IdParams, PageQuery, problemResponses, Timestamp } from '../../http/schemas.js';
 import type { ServicesService } from './services.service.js';
 import {
@@ -92,24 +91,10 @@ export function registerServiceRoutes(instance: FastifyInstance, service: Servic
     handler: (request) => service.update(principalOf(request), request.params.id, request.body),
   });
 
-  // POST, not GET: a read of a secret is an audited action (the audit records writes), and the
-  // name travels in the body rather than the URL, so no access log or proxy records it.
-  app.post('/api/services/:id/secret-variables/reveal', {
-    config: {
-      permission: 'services:operate',
-      keyAction: 'manage',
-      audit: 'services.secret_variables.reveal',
-    },
-    schema: {
-      params: IdParams,
-      body: RevealSecretBody,
-      response: { 200: RevealSecretResult, ...problemResponses(400, 404) },
-    },
-    handler: async (request, reply) => {
-      noteAuditSubject(request, request.body.name);
-      const revealed = await service.revealSecret(principalOf(request), request.params.id, request.body.name);
-      return reply.header('cache-control', 'no-store').send(revealed);
-    },
+  registerSecretReveal(app, {
+    url: '/api/services/:id/secret-variables/reveal',
+    audit: 'services.secret_variables.reveal',
+    reveal: (principal, id, name) => service.revealSecret(principal, id, name),
   });
 
   app.delete('/api/services/:id', {

@@ -2,9 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { principalOf } from '../../plugins/access.js';
-import { noteAuditSubject } from '../../plugins/audit.js';
 import { IdParams, problemResponses } from '../../http/schemas.js';
-import { RevealSecretBody, RevealSecretResult } from '../services/secret-variables.schemas.js';
+import { registerSecretReveal } from '../services/secret-reveal.route.js';
 import { etagOf } from './if-match.js';
 import type { VariableGroupsService } from './variable-groups.service.js';
 import {
@@ -94,22 +93,9 @@ export function registerVariableGroupRoutes(instance: FastifyInstance, service: 
     handler: (request) => service.redeploy(principalOf(request), request.params.id),
   });
 
-  // POST, as for services: a read of a secret is an audited action, and the name stays out of URLs.
-  app.post('/api/variable-groups/:id/secret-variables/reveal', {
-    config: {
-      permission: 'services:operate',
-      keyAction: 'manage',
-      audit: 'variable_groups.secret_variables.reveal',
-    },
-    schema: {
-      params: IdParams,
-      body: RevealSecretBody,
-      response: { 200: RevealSecretResult, ...problemResponses(400, 404) },
-    },
-    handler: async (request, reply) => {
-      noteAuditSubject(request, request.body.name);
-      const revealed = await service.revealSecret(principalOf(request), request.params.id, request.body.name);
-      return reply.header('cache-control', 'no-store').send(revealed);
-    },
+  registerSecretReveal(app, {
+    url: '/api/variable-groups/:id/secret-variables/reveal',
+    audit: 'variable_groups.secret_variables.reveal',
+    reveal: (principal, id, name) => service.revealSecret(principal, id, name),
   });
 }
