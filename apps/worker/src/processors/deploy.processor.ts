@@ -76,7 +76,11 @@ export function createDeployProcessor(deps: DeployProcessorDeps) {
         await job.moveToDelayed(Date.now() + CUSTOMER_BUSY_DELAY_MS, token);
         throw new DelayedError();
       }
-      return await runClaimed(deps, job, deployment, service, lease);
+      // Read after the claim: a request that joined this deployment while it was queued committed
+      // its definition before the claim could (services.store.ts queueRedeploy locks the row).
+      const current = await deps.services.findById(service.id);
+      if (!current || current.deletedAt) return { status: 'skipped' };
+      return await runClaimed(deps, job, deployment, current, lease);
     } finally {
       await lease.release();
     }

@@ -1,6 +1,8 @@
 // Issue 27, class 3: what the API reports as a service's variables and compose is what its release
 // runs. A PATCH writes the new variables on the service and queues the deployment that applies
 // them; when that deployment fails or is cancelled, the service gets back the running release's.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { queueRedeploy } from '@hostctl/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createReleaseHarness, type ReleaseHarness } from '../testing/release-harness.js';
 
@@ -60,5 +62,32 @@ describe('the service reports what its release runs', () => {
     });
     expect(await h.run(change)).toEqual({ status: 'succeeded' });
     expect((await serviceOf(serviceId)).variables).toEqual(PENDING);
+  });
+
+  it('a PATCH that joins the queued deployment as a worker picks it up is what that deployment runs', async () => {
+    const { serviceId, change } = await withPendingChange();
+    const latest = { DB_PASSWORD: 'rotated-v4' };
+    let joined: string | undefined;
+    let patched: Promise<unknown> = Promise.resolve();
+    // The worker has read the service; the owner's PATCH (as the API runs it: new variables and
+    // queueRedeploy in one transaction) has joined the still-queued deployment and commits while
+    // the worker claims it.
+    h.afterServiceRead(async () => {
+      let holding!: () => void;
+      const joinedQueue = new Promise<void>((resolve) => (holding = resolve));
+      patched = h.db.$transaction(async (tx) => {
+        await tx.service.update({ where: { id: serviceId }, data: { variables: latest } });
+        joined = (await queueRedeploy(tx, serviceId)).deployment.id;
+        holding();
+        await sleep(500);
+      });
+      await joinedQueue;
+    });
+    expect(await h.run(change)).toEqual({ status: 'succeeded' });
+    await patched;
+    expect(joined).toBe(change);
+    const ran = await h.db.deployment.findUniqueOrThrow({ where: { id: change } });
+    expect(ran.sourceVariables).toEqual(latest);
+    expect((await serviceOf(serviceId)).variables).toEqual(latest);
   });
 });

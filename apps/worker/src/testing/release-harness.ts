@@ -91,9 +91,19 @@ export function createReleaseHarness(settings: {
       return applied;
     },
   };
+  // Run once each, right after the processor's next reads of the service (what it read is kept).
+  const readHooks: ((serviceId: string) => Promise<void>)[] = [];
+  const serviceStore = createWorkerServiceStore(db);
+  const services = {
+    async findById(id: string) {
+      const found = await serviceStore.findById(id);
+      await readHooks.shift()?.(id);
+      return found;
+    },
+  };
   const processor = createDeployProcessor({
     deployments,
-    services: createWorkerServiceStore(db),
+    services,
     locks,
     deployTimeoutMs: 30_000,
     customerShare: 64,
@@ -127,6 +137,10 @@ export function createReleaseHarness(settings: {
     at(step: string, when: StepHook['when'], action: StepHook['action']) {
       hooks.push({ step, when, action });
     },
+    /** `action` runs once, right after the processor's next read of the service. */
+    afterServiceRead(action: (serviceId: string) => Promise<void>) {
+      readHooks.push(action);
+    },
     /** Runs the deploy job once; a thrown error is returned (the job would be retried or failed). */
     async run(deploymentId: string, attempt = 1, attempts = 3): Promise<{ status: string } | Error> {
       const job = {
@@ -144,6 +158,7 @@ export function createReleaseHarness(settings: {
         return error as Error;
       } finally {
         hooks.length = 0;
+        readHooks.length = 0;
       }
     },
     async deploy(compose: string): Promise<CreatedService> {

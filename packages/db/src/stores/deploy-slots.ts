@@ -17,9 +17,13 @@ export async function claimDeploymentSlot(
   share: number,
 ): Promise<'claimed' | 'unclaimed' | 'customer_busy'> {
   return db.$transaction(async (tx) => {
+    // The service row's key-share lock waits for a request that is joining this deployment while
+    // it is queued (queueRedeploy holds the row FOR UPDATE): the run then reads that request's
+    // definition, or, claimed first, the request queues a new deployment instead of joining.
     const rows = await tx.$queryRaw<{ customerId: string; status: DeploymentStatus }[]>`
       SELECT s.customer_id AS "customerId", d.status::text AS status
-      FROM deployments d JOIN services s ON s.id = d.service_id WHERE d.id = ${id}`;
+      FROM deployments d JOIN services s ON s.id = d.service_id WHERE d.id = ${id}
+      FOR KEY SHARE OF s`;
     const row = rows[0];
     if (!row || !IN_FLIGHT.includes(row.status)) return 'unclaimed';
     if (row.status === 'queued') {
