@@ -19,7 +19,18 @@ const app = await buildApp({
   audit: container.audit,
   plugins: container.plugins,
   routes: container.routes,
-});
+}).catch(didNotStart);
+
+/**
+ * Any other start failure (a port taken, a database down) may pass on a restart: exit so the
+ * supervisor starts the API again. The process guard would otherwise keep alive an API that never
+ * listens.
+ */
+function didNotStart(error: unknown): never {
+  logger.fatal({ err: String(error) }, 'the API did not start');
+  console.error('the API did not start:', error);
+  process.exit(1);
+}
 
 /** A key that does not open the data at rest stops the start with the reason (docs/secrets.md). */
 async function startContainer() {
@@ -28,7 +39,7 @@ async function startContainer() {
     await started.verifyKeys();
     return started;
   } catch (error) {
-    if (!(error instanceof SecretsKeyError)) throw error;
+    if (!(error instanceof SecretsKeyError)) didNotStart(error);
     logger.fatal({ reason: error.message }, 'cannot start: secrets key');
     console.error(error.message);
     process.exit(2);
@@ -50,4 +61,4 @@ async function shutdown(signal: string): Promise<void> {
 process.on('SIGTERM', () => void shutdown('SIGTERM'));
 process.on('SIGINT', () => void shutdown('SIGINT'));
 
-await app.listen({ host: config.API_HOST, port: config.API_PORT });
+await app.listen({ host: config.API_HOST, port: config.API_PORT }).catch(didNotStart);

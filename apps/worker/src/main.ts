@@ -27,14 +27,19 @@ try {
   // worker that cannot enforce the egress policy and so must not run tenant code, or keys that do
   // not open the data at rest: say why and stop.
   if (
-    !(error instanceof AllowlistError) &&
-    !(error instanceof SecretsKeyError) &&
-    !(error instanceof EgressPolicyError) &&
-    !(error instanceof ConfigError)
-  )
-    throw error;
-  console.error(error.message);
-  process.exit(2);
+    error instanceof AllowlistError ||
+    error instanceof SecretsKeyError ||
+    error instanceof EgressPolicyError ||
+    error instanceof ConfigError
+  ) {
+    console.error(error.message);
+    process.exit(2);
+  }
+  // Anything else (an engine that refused a network, a database down at start) may pass on a
+  // restart: exit so the supervisor starts it again. The process guard installed above would
+  // otherwise keep a worker alive that never started, never ready and never consuming.
+  console.error('the worker did not start:', error);
+  process.exit(1);
 }
 app.logger.info(
   { healthPort: app.healthPort, concurrency: config.WORKER_CONCURRENCY, prefix: config.QUEUE_PREFIX },

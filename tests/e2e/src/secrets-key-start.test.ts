@@ -1,10 +1,8 @@
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import path from 'node:path';
 import { createDatabase, keyringFromEnvironment } from '@hostctl/db';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { E2E_DATABASE_URL, REDIS_URL } from './env.js';
-import { ROOT } from './stack.js';
+import { runEntry } from './entry-process.js';
+import { E2E_DATABASE_URL } from './env.js';
 
 /**
  * Issue 30: the api and the worker, started as production starts them, refuse to run with a key
@@ -27,35 +25,6 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => database.db.$disconnect());
-
-function runEntry(
-  entry: string,
-  env: Record<string, string>,
-): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        NODE_ENV: 'test',
-        DATABASE_URL: E2E_DATABASE_URL,
-        REDIS_URL,
-        QUEUE_PREFIX: `e2e-key-${randomUUID().slice(0, 8)}`,
-        SESSION_SECRET: randomBytes(32).toString('hex'),
-        API_PORT: '0',
-        WORKER_HEALTH_PORT: '0',
-        EGRESS_POLICY: 'off',
-        LOG_LEVEL: 'fatal',
-        ...env,
-      },
-      stdio: 'pipe',
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.on('exit', (code) => resolve({ code, output }));
-  });
-}
 
 const wrongKey = {
   SECRETS_KEK: randomBytes(32).toString('base64'),

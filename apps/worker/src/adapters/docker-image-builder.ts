@@ -7,7 +7,7 @@ import { checkDockerfile, type ImageCheck } from '../sources/dockerfile-policy.j
 import { RepositoryContentError, readRepoFile } from '../sources/repo-files.js';
 import { createDockerClient, imageSegment } from './docker-client.js';
 import { ImageBuildError, type ImageBuilder } from './image-builder.js';
-import { fail, ignoreStatus } from './docker-errors.js';
+import { toRuntimeError } from './docker-errors.js';
 
 const MAX_DOCKERFILE_BYTES = 1024 * 1024;
 
@@ -49,19 +49,27 @@ export function createDockerImageBuilder(options: DockerImageBuilderOptions): Im
   const limits = options.limits ?? DEFAULT_CONTAINER_LIMITS;
   const cpuPeriod = 100_000;
 
-  const ensureNetwork = async () => {
+  const networkExists = async () => {
     const existing = await docker.listNetworks({ filters: JSON.stringify({ name: [network.name] }) });
-    if (existing.some((found) => found.Name === network.name)) return;
-    await docker
-      .createNetwork({
+    return existing.some((found) => found.Name === network.name);
+  };
+  const ensureNetwork = async () => {
+    if (await networkExists()) return;
+    try {
+      await docker.createNetwork({
         Name: network.name,
         Driver: 'bridge',
         CheckDuplicate: true,
         // No service label: the reconciler's orphan sweep only removes objects of a service.
         Labels: { [OWNER_LABEL]: 'true', 'io.hostctl.role': 'build' },
         Options: { 'com.docker.network.bridge.name': network.bridge },
-      })
-      .catch(ignoreStatus(409, fail(`cannot create the build network ${network.name}`)));
+      });
+    } catch (error) {
+      // Workers starting together on a new host race to create it: the engine answers the loser
+      // 409 (same name) or "networks have same bridge name" (500). Either way it exists now.
+      if (await networkExists()) return;
+      throw toRuntimeError(error, `cannot create the build network ${network.name}`);
+    }
   };
 
   /** Refuses, before the daemon sees it, a Dockerfile that would make the daemon fetch something. */
