@@ -101,10 +101,17 @@ export async function startFaultStack(options: {
     const port = new URL(worker.url).port;
     worker.child = launch(worker.name, 'apps/worker/src/main.ts', { WORKER_HEALTH_PORT: port });
     worker.generation += 1;
-    await waitReady(`${worker.url}/readyz`, worker.name);
+    await waitReady(`${worker.url}/readyz`, worker);
   };
-  await Promise.all(workers.map((_, index) => startWorker(index)));
-  await Promise.all(apis.map((api) => waitReady(`${api.url}/readyz`, api.name)));
+  try {
+    await Promise.all(workers.map((_, index) => startWorker(index)));
+    await Promise.all(apis.map((api) => waitReady(`${api.url}/readyz`, api)));
+  } catch (error) {
+    // The suite gets no stack to stop: the processes started so far must not outlive it (seen:
+    // a failed start left two apis and three workers running for the rest of the session).
+    for (const item of [...apis, ...workers]) item.child?.kill('SIGKILL');
+    throw error;
+  }
 
   return {
     env,
@@ -151,9 +158,14 @@ export async function startFaultStack(options: {
   };
 }
 
-async function waitReady(url: string, name: string, timeoutMs = 120_000): Promise<void> {
+/** Within the suite's hook timeout (120 s), so that the start's own error is the one reported. */
+async function waitReady(url: string, { name, child }: ManagedProcess, timeoutMs = 90_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(
+        `${name} exited (${child.exitCode ?? child.signalCode}) before it was ready (see ${LOG_DIR}/${name}.log)`,
+      );
     try {
       if ((await fetch(url, { signal: AbortSignal.timeout(2000) })).ok) return;
     } catch {
