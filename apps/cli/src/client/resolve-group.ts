@@ -2,7 +2,7 @@ import { must, type JsonResponse } from '@hostctl/api-client';
 import { CliError, EXIT } from '../exit-codes.js';
 import { ApiError, type ApiClient } from './api-client.js';
 
-export type GroupSummary = JsonResponse<'/api/variable-groups', 'get'>['data'][number];
+type GroupSummary = JsonResponse<'/api/variable-groups', 'get'>['data'][number];
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PER_PAGE = 100;

@@ -3,7 +3,7 @@ import { must, toProblem, type JsonBody, type JsonResponse } from '@hostctl/api-
 import { api } from '../api/client.ts';
 
 export type VariableGroup = JsonResponse<'/api/variable-groups/{id}', 'get'>;
-export type GroupChange = JsonBody<'/api/variable-groups/{id}', 'patch'>;
+type GroupChange = JsonBody<'/api/variable-groups/{id}', 'patch'>;
 
 /** Every query about variable groups starts with this key, so one invalidation refreshes them all. */
 export const GROUPS_KEY = 'variable-groups';
