@@ -10,6 +10,20 @@ import {
   restoreBackup,
 } from './commands/backups.commands.js';
 import { cancel, deploy, listDeployments, rollback } from './commands/deploy.commands.js';
+import {
+  attachGroup,
+  detachGroup,
+  setGroupVariables,
+  unsetGroupVariables,
+} from './commands/group-edits.commands.js';
+import {
+  createGroup,
+  deleteGroup,
+  getGroup,
+  listGroups,
+  redeployGroup,
+  revealGroupSecret,
+} from './commands/groups.commands.js';
 import { run } from './commands/run.commands.js';
 import { login, logout } from './commands/login.commands.js';
 import { events, logs } from './commands/logs.commands.js';
@@ -36,6 +50,16 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   'services start': startService,
   'services stop': stopService,
   'services restart': restartService,
+  'groups list': listGroups,
+  'groups get': getGroup,
+  'groups create': createGroup,
+  'groups set': setGroupVariables,
+  'groups unset': unsetGroupVariables,
+  'groups delete': deleteGroup,
+  'groups attach': attachGroup,
+  'groups detach': detachGroup,
+  'groups reveal': revealGroupSecret,
+  'groups redeploy': redeployGroup,
   'backups create': createBackup,
   'backups list': listBackups,
   'backups get': getBackup,

@@ -11,6 +11,14 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
                         | --method template --template ID [--var K=V]... [--secret K=V]...
                         | --method git --git-url URL [--git-branch B] | --method ai --ai-url URL
                         [--wait [--timeout S]] [--idempotency-key K]
+  hostctl groups list [--customer ID] [--page N] [--per-page N]      variable groups (docs/secrets.md)
+  hostctl groups get|redeploy GROUP                 redeploy: every service the group is attached to
+  hostctl groups create --name NAME [--customer ID] [--var K=V]... [--secret K=V]... [--secret-stdin K]
+  hostctl groups set GROUP [--var K=V]... [--secret K=V]... [--secret-stdin K] [--if-version N]
+  hostctl groups unset GROUP NAME... [--if-version N]
+  hostctl groups reveal GROUP NAME                  one secret value (audited)
+  hostctl groups attach GROUP SERVICE [--position N] | groups detach GROUP SERVICE
+  hostctl groups delete GROUP --yes
   hostctl deploy SERVICE [--wait [--timeout S]] [--idempotency-key K]   redeploy (latest image or commit)
   hostctl rollback SERVICE [--to DEPLOYMENT] [--wait [--timeout S]] [--idempotency-key K]
   hostctl cancel DEPLOYMENT
@@ -24,7 +32,7 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl backups get BACKUP
   hostctl backups verify BACKUP [--wait [--timeout S]]   restic check of the backup's repository
   hostctl restore BACKUP [--wait [--timeout S]]          the backup's volumes back into its service
-SERVICE is an id or a name. --wait streams the deployment log to stderr (default timeout 900 s).
+SERVICE and GROUP are an id or a name. --wait streams the deployment log to stderr (default timeout 900 s).
 Exit codes: 0 succeeded, 1 failed, 2 usage or configuration, 3 timed out waiting (the deployment
 goes on), 4 cancelled/superseded/rolled back, 5 authentication or permission. See docs/ci.md.
 

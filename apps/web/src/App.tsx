@@ -12,6 +12,8 @@ import { ServicesScreen } from './screens/Services.tsx';
 import { SignedOutScreen } from './screens/SignedOut.tsx';
 import { UsageScreen } from './screens/Usage.tsx';
 import { UsersScreen } from './screens/Users.tsx';
+import { VariableGroupScreen } from './groups/VariableGroupScreen.tsx';
+import { VariableGroupsScreen } from './groups/VariableGroupsScreen.tsx';
 import { ServiceScreen } from './service/ServiceScreen.tsx';
 import { allows } from './permissions.ts';
 import { useMe } from './session.ts';
@@ -53,6 +55,8 @@ const NEEDS: Partial<Record<Route['screen'], Permission>> = {
   customers: 'customers:read',
   usage: 'customers:read',
   users: 'users:manage',
+  'variable-groups': 'services:read',
+  'variable-group': 'services:read',
 };
 
 function Screen({ route, me }: { route: Route; me: Me }) {
@@ -77,6 +81,10 @@ function Screen({ route, me }: { route: Route; me: Me }) {
       return <UsageScreen customerId={route.customerId} />;
     case 'users':
       return <UsersScreen />;
+    case 'variable-groups':
+      return <VariableGroupsScreen me={me} />;
+    case 'variable-group':
+      return <VariableGroupScreen id={route.id} me={me} />;
     case 'signed-out':
     case 'not-found':
       return <Message title="Page not found">There is nothing at this address.</Message>;

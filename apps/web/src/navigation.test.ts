@@ -6,9 +6,24 @@ const labels = (role: 'admin' | 'operator' | 'viewer') => navFor({ role }).map((
 
 describe('navigation follows the role', () => {
   it('gives admins everything, operators no user admin, viewers nothing that creates', () => {
-    expect(labels('admin')).toEqual(['Overview', 'Services', 'Create', 'API keys', 'Customers', 'Users']);
-    expect(labels('operator')).toEqual(['Overview', 'Services', 'Create', 'API keys', 'Customers']);
-    expect(labels('viewer')).toEqual(['Overview', 'Services', 'API keys', 'Customers']);
+    expect(labels('admin')).toEqual([
+      'Overview',
+      'Services',
+      'Variable groups',
+      'Create',
+      'API keys',
+      'Customers',
+      'Users',
+    ]);
+    expect(labels('operator')).toEqual([
+      'Overview',
+      'Services',
+      'Variable groups',
+      'Create',
+      'API keys',
+      'Customers',
+    ]);
+    expect(labels('viewer')).toEqual(['Overview', 'Services', 'Variable groups', 'API keys', 'Customers']);
   });
 
   it('links only to addresses the router knows', () => {
@@ -27,6 +42,8 @@ describe('parseRoute', () => {
     expect(parseRoute('/services/abc/logs')).toEqual({ screen: 'service', id: 'abc', tab: 'logs' });
     expect(parseRoute('/signed-out')).toEqual({ screen: 'signed-out' });
     expect(parseRoute('/customers/c%2F1/usage')).toEqual({ screen: 'usage', customerId: 'c/1' });
+    expect(parseRoute('/variable-groups')).toEqual({ screen: 'variable-groups' });
+    expect(parseRoute('/variable-groups/g1')).toEqual({ screen: 'variable-group', id: 'g1' });
   });
 
   it('answers not-found for anything else, including undecodable ids', () => {
@@ -34,5 +51,7 @@ describe('parseRoute', () => {
     expect(parseRoute('/services/%E0%A4%A')).toEqual({ screen: 'not-found' });
     expect(parseRoute('/admin')).toEqual({ screen: 'not-found' });
     expect(parseRoute('/customers/%E0%A4%A/usage')).toEqual({ screen: 'not-found' });
+    expect(parseRoute('/variable-groups/g1/edit')).toEqual({ screen: 'not-found' });
+    expect(parseRoute('/variable-groups/%E0%A4%A')).toEqual({ screen: 'not-found' });
   });
 });

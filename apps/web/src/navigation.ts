@@ -13,6 +13,12 @@ const NAV: (NavItem & { visible: (me: Pick<Me, 'role'>) => boolean })[] = [
   { to: '/', label: 'Overview', screens: ['overview'], visible: () => true },
   { to: '/services', label: 'Services', screens: ['services', 'service'], visible: () => true },
   {
+    to: '/variable-groups',
+    label: 'Variable groups',
+    screens: ['variable-groups', 'variable-group'],
+    visible: (me) => allows(me, 'services:read'),
+  },
+  {
     to: '/services/new',
     label: 'Create',
     screens: ['create'],

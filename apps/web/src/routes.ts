@@ -10,6 +10,8 @@ export type Route =
   | { screen: 'api-keys' }
   | { screen: 'customers' }
   | { screen: 'usage'; customerId: string }
+  | { screen: 'variable-groups' }
+  | { screen: 'variable-group'; id: string }
   | { screen: 'users' }
   | { screen: 'signed-out' }
   | { screen: 'not-found' };
@@ -21,6 +23,7 @@ const FIXED: Record<string, Route> = {
   '/api-keys': { screen: 'api-keys' },
   '/customers': { screen: 'customers' },
   '/users': { screen: 'users' },
+  '/variable-groups': { screen: 'variable-groups' },
   '/signed-out': { screen: 'signed-out' },
 };
 
@@ -32,6 +35,11 @@ export function parseRoute(pathname: string): Route {
   if (usage?.[1]) {
     const customerId = decoded(usage[1]);
     return customerId === null ? { screen: 'not-found' } : { screen: 'usage', customerId };
+  }
+  const group = /^\/variable-groups\/([^/]+)$/.exec(path);
+  if (group?.[1]) {
+    const id = decoded(group[1]);
+    return id === null ? { screen: 'not-found' } : { screen: 'variable-group', id };
   }
   const match = /^\/services\/([^/]+)(?:\/([a-z]+))?$/.exec(path);
   if (match?.[1]) {
@@ -54,6 +62,11 @@ export function servicePath(id: string, tab: ServiceTab = 'overview'): string {
 /** A customer's usage and quota page. */
 export function usagePath(customerId: string): string {
   return `/customers/${encodeURIComponent(customerId)}/usage`;
+}
+
+/** A variable group's page (docs/secrets.md#variable-groups). */
+export function variableGroupPath(id: string): string {
+  return `/variable-groups/${encodeURIComponent(id)}`;
 }
 
 /** A path segment decoded, or null when it is not valid percent-encoding. */

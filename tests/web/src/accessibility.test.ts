@@ -2,7 +2,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { launchChromium } from '@hostctl/testing';
-import { deployedService } from './api.js';
+import { adminCall, deployedService, uniqueName } from './api.js';
 import { axeViolations, newContext, screenshot, sessionOf, settled, type ViewportName } from './browser.js';
 
 /**
@@ -12,11 +12,28 @@ import { axeViolations, newContext, screenshot, sessionOf, settled, type Viewpor
 let browser: Browser;
 let adminSession: string;
 let service: { id: string; name: string };
+let group: { id: string; name: string };
 
 beforeAll(async () => {
   browser = await launchChromium();
-  [adminSession, service] = await Promise.all([sessionOf(browser, 'admin'), deployedService('acme', 'a11y')]);
+  [adminSession, service, group] = await Promise.all([
+    sessionOf(browser, 'admin'),
+    deployedService('acme', 'a11y'),
+    variableGroup(),
+  ]);
 });
+
+/** A group with a plain and a secret variable, so its page shows both editors filled. */
+async function variableGroup(): Promise<{ id: string; name: string }> {
+  const created = await adminCall<{ id: string; name: string }>('POST', '/api/variable-groups', {
+    name: uniqueName('a11y-group'),
+    customer_id: inject('web').customers.acme,
+    variables: { LOG_LEVEL: 'info' },
+    secret_variables: { SMTP_PASSWORD: 'a11y-secret' },
+  });
+  if (created.status !== 201) throw new Error(`variable group: ${created.status}`);
+  return created.body;
+}
 afterAll(async () => browser?.close());
 
 /** Path and the h1 that names the screen (the accessibility contract). */
@@ -35,6 +52,8 @@ function screens(): [string, string, string | RegExp][] {
     ['customers', '/customers', 'Customers'],
     ['usage', `/customers/${inject('web').customers.acme}/usage`, 'Usage of acme'],
     ['users', '/users', 'Users'],
+    ['variable-groups', '/variable-groups', 'Variable groups'],
+    ['variable-group', `/variable-groups/${group.id}`, group.name],
   ];
 }
 

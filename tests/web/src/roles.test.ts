@@ -46,9 +46,9 @@ beforeAll(async () => {
 afterAll(async () => browser?.close());
 
 const NAV: Record<DevRole, string[]> = {
-  admin: ['Overview', 'Services', 'Create', 'API keys', 'Customers', 'Users'],
-  operator: ['Overview', 'Services', 'Create', 'API keys', 'Customers'],
-  viewer: ['Overview', 'Services', 'API keys', 'Customers'],
+  admin: ['Overview', 'Services', 'Variable groups', 'Create', 'API keys', 'Customers', 'Users'],
+  operator: ['Overview', 'Services', 'Variable groups', 'Create', 'API keys', 'Customers'],
+  viewer: ['Overview', 'Services', 'Variable groups', 'API keys', 'Customers'],
 };
 
 async function navLinks(page: Page): Promise<string[]> {

@@ -13,6 +13,7 @@ export interface Recorded {
   url: URL;
   authorization: string | null;
   idempotencyKey: string | null;
+  ifMatch: string | null;
   body: string | undefined;
 }
 
@@ -30,6 +31,7 @@ export function fakeApi(routes: Record<string, Handler>) {
       url,
       authorization: headers.get('authorization'),
       idempotencyKey: headers.get('idempotency-key'),
+      ifMatch: headers.get('if-match'),
       body: typeof init?.body === 'string' ? init.body : undefined,
     });
     const key = `${method} ${url.pathname}`;

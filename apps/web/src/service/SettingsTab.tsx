@@ -3,6 +3,8 @@ import { useState } from 'react';
 import { api } from '../api/client.ts';
 import { must, type Me, type Service } from '@hostctl/api-client';
 import { ProblemAlert } from '../components/feedback.tsx';
+import { TypeToConfirm } from '../components/TypeToConfirm.tsx';
+import { ServiceGroupsEditor } from '../groups/ServiceGroupsEditor.tsx';
 import { navigate } from '../router.tsx';
 import { allows } from '../permissions.ts';
 import { invalidateService } from './actions.ts';
@@ -10,13 +12,14 @@ import { DomainStatus, useDomainStates } from './DomainStatus.tsx';
 import { SecretVariablesEditor } from './SecretVariablesEditor.tsx';
 import { VariablesEditor } from './VariablesEditor.tsx';
 
-/** Variables, custom domains and the danger zone. Viewers see the values they may read, no controls. */
+/** Variables, variable groups, custom domains and the danger zone. Viewers see the values they may read, no controls. */
 export function SettingsTab({ service, me }: { service: Service; me: Me }) {
   const canOperate = allows(me, 'services:operate');
   return (
     <>
       <VariablesEditor service={service} canEdit={canOperate} />
       <SecretVariablesEditor service={service} canEdit={canOperate} />
+      <ServiceGroupsEditor service={service} canEdit={canOperate} />
       <DomainsEditor service={service} canEdit={canOperate} />
       {allows(me, 'services:delete') ? <DangerZone service={service} /> : null}
     </>
@@ -86,10 +89,9 @@ function DomainsEditor({ service, canEdit }: { service: Service; canEdit: boolea
   );
 }
 
-/** Deleting needs the service's name typed in: one misclick must not remove a service. */
+/** Deleting asks for the service's name typed in (TypeToConfirm). */
 function DangerZone({ service }: { service: Service }) {
   const queries = useQueryClient();
-  const [typed, setTyped] = useState('');
   const remove = useMutation({
     mutationFn: () => must(api.DELETE('/api/services/{id}', { params: { path: { id: service.id } } })),
     onSuccess: async () => {
@@ -102,21 +104,13 @@ function DangerZone({ service }: { service: Service }) {
     <section className="card danger-zone" aria-labelledby="danger-heading">
       <h2 id="danger-heading">Danger zone</h2>
       <p>Deleting removes the service&apos;s containers, volumes, routes and history. It cannot be undone.</p>
-      <form
-        className="form-row"
-        onSubmit={(event) => {
-          event.preventDefault();
-          if (typed === service.name) remove.mutate();
-        }}
-      >
-        <label>
-          Type the service name ({service.name}) to confirm
-          <input value={typed} onChange={(e) => setTyped(e.target.value)} autoComplete="off" />
-        </label>
-        <button type="submit" className="danger" disabled={typed !== service.name || remove.isPending}>
-          Delete service
-        </button>
-      </form>
+      <TypeToConfirm
+        noun="service"
+        name={service.name}
+        action="Delete service"
+        busy={remove.isPending}
+        onConfirm={() => remove.mutate()}
+      />
       <ProblemAlert error={remove.error} />
     </section>
   );
