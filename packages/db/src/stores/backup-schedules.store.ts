@@ -1,5 +1,6 @@
 import type { Db } from '../client.js';
 import type { BackupSchedule } from '../generated/client.ts';
+import { isUniqueViolation } from '../errors.js';
 import { insertNotifications } from './notification-outbox.js';
 import type { TimeDecision } from './scheduler.store.js';
 
@@ -46,13 +47,22 @@ export function createBackupSchedulesStore(db: Db) {
     },
 
     /** Creates or replaces the service's schedule; `nextRunAt` only when the times start again. */
-    put(serviceId: string, fields: BackupScheduleFields & { nextRunAt?: Date }): Promise<BackupSchedule> {
+    async put(
+      serviceId: string,
+      fields: BackupScheduleFields & { nextRunAt?: Date },
+    ): Promise<BackupSchedule> {
       const { nextRunAt, ...rest } = fields;
-      return db.backupSchedule.upsert({
-        where: { serviceId },
-        // A create always has a cursor: the service layer passes one when no schedule exists.
-        create: { serviceId, ...rest, nextRunAt: nextRunAt ?? new Date() },
-        update: { ...rest, ...(nextRunAt ? { nextRunAt } : {}) },
+      const upsert = () =>
+        db.backupSchedule.upsert({
+          where: { serviceId },
+          // A create always has a cursor: the service layer passes one when no schedule exists.
+          create: { serviceId, ...rest, nextRunAt: nextRunAt ?? new Date() },
+          update: { ...rest, ...(nextRunAt ? { nextRunAt } : {}) },
+        });
+      // Two first PUTs at once both try the create; the loser finds the row and updates it.
+      return upsert().catch((error: unknown) => {
+        if (isUniqueViolation(error)) return upsert();
+        throw error;
       });
     },
 

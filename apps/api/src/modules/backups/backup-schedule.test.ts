@@ -77,6 +77,15 @@ describe('PUT /api/services/:id/backup-schedule', () => {
     expect(new Date(on.next_run_at).getTime()).toBeGreaterThan(Date.now());
   });
 
+  it('answers 200 to first PUTs racing each other, and keeps one schedule', async () => {
+    const serviceId = await service();
+    const responses = await Promise.all(
+      [1, 2, 3, 4].map((keep) => request('PUT', serviceId, { ...NIGHTLY, retention: { keep_last: keep } })),
+    );
+    expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200, 200]);
+    expect(await h.container.db.backupSchedule.count({ where: { serviceId } })).toBe(1);
+  });
+
   it.each([
     ['an invalid cron expression', { cron: 'every night' }, '/body/cron'],
     ['times closer than the minimum interval', { cron: '*/5 * * * *' }, '/body/cron'],
