@@ -6,7 +6,7 @@ import { Id, Timestamp } from '../../http/schemas.js';
  * taken is kept, and no rule asks for more than a few years of snapshots. The table's CHECK
  * (migration 20261128140000) repeats them.
  */
-export const RETENTION_LIMITS = {
+const RETENTION_LIMITS = {
   keep_last: { minimum: 1, maximum: 1000 },
   keep_daily: { minimum: 0, maximum: 1000 },
   keep_weekly: { minimum: 0, maximum: 520 },

@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(async () => h.close());
 
-const service = async () => (await h.createService(operator.auth, { customer_id: customerId })).id as string;
+const service = async () => (await h.createService(operator.auth, { customer_id: customerId })).id;
 const request = (
   method: 'GET' | 'PUT' | 'DELETE',
   serviceId: string,
