@@ -20,6 +20,7 @@ import {
   createQuotasStore,
   createUsageStore,
   createBackupsStore,
+  createBackupSchedulesStore,
   createServicesStore,
   createVariableGroupsStore,
   createUsersStore,
@@ -67,6 +68,8 @@ import { registerScheduleRoutes } from './modules/schedules/schedules.routes.js'
 import { createSchedulesService } from './modules/schedules/schedules.service.js';
 import { registerBackupRoutes } from './modules/backups/backups.routes.js';
 import { createBackupsService } from './modules/backups/backups.service.js';
+import { registerBackupScheduleRoutes } from './modules/backups/backup-schedule.routes.js';
+import { createBackupScheduleService } from './modules/backups/backup-schedule.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerQuotaRoutes } from './modules/quotas/quotas.routes.js';
@@ -216,6 +219,11 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       else await producer.enqueue(run.kind, { backupId: run.backupId });
     },
   });
+  const backupSchedule = createBackupScheduleService({
+    store: createBackupSchedulesStore(db),
+    services: servicesStore,
+    minIntervalSeconds: config.BACKUP_SCHEDULE_MIN_INTERVAL_SECONDS,
+  });
   const webhooks = createWebhooksService({
     hooks: createWebhooksStore(db),
     services: servicesStore,
@@ -270,6 +278,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerRunRoutes(app, runs);
       registerScheduleRoutes(app, schedules);
       registerBackupRoutes(app, backups);
+      registerBackupScheduleRoutes(app, backupSchedule);
       registerWebhookRoutes(app, webhooks);
       registerCustomDomainRoutes(app, customDomains);
       registerCertificateRoutes(app, createTlsCertificatesStore(db));

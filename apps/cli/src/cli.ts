@@ -9,6 +9,7 @@ import {
   listBackups,
   restoreBackup,
 } from './commands/backups.commands.js';
+import { backupSchedule, removeBackupSchedule } from './commands/backup-schedule.commands.js';
 import { cancel, deploy, listDeployments, rollback } from './commands/deploy.commands.js';
 import {
   attachGroup,
@@ -64,6 +65,8 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   'backups list': listBackups,
   'backups get': getBackup,
   'backups verify': verifyBackup,
+  'backups schedule': backupSchedule,
+  'backups unschedule': removeBackupSchedule,
   restore: restoreBackup,
   deploy,
   rollback,

@@ -31,6 +31,9 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl backups list SERVICE [--page N] [--per-page N]
   hostctl backups get BACKUP
   hostctl backups verify BACKUP [--wait [--timeout S]]   restic check of the backup's repository
+  hostctl backups schedule SERVICE [--cron EXPR [--time-zone TZ] [--enabled true|false]
+          [--keep-last N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N]]   show or set
+  hostctl backups unschedule SERVICE                     remove the backup schedule (backups stay)
   hostctl restore BACKUP [--wait [--timeout S]]          the backup's volumes back into its service
 SERVICE and GROUP are an id or a name. --wait streams the deployment log to stderr (default timeout 900 s).
 Exit codes: 0 succeeded, 1 failed, 2 usage or configuration, 3 timed out waiting (the deployment

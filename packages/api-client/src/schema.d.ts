@@ -769,6 +769,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{id}/backup-schedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getServicesByIdBackupSchedule"];
+        put: operations["putServicesByIdBackupSchedule"];
+        post?: never;
+        delete: operations["deleteServicesByIdBackupSchedule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/webhook": {
         parameters: {
             query?: never;
@@ -4886,7 +4902,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
+                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                     customer_id?: string;
@@ -5164,7 +5180,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
+                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                 };
@@ -7396,7 +7412,7 @@ export interface operations {
                         data: {
                             id: string;
                             service_id: string;
-                            status: "queued" | "running" | "succeeded" | "failed" | "expired";
+                            status: "queued" | "running" | "succeeded" | "failed" | "expired" | "missed";
                             method: "stop" | "live";
                             target: string;
                             release_id: string | null;
@@ -7413,6 +7429,7 @@ export interface operations {
                             verify_status: ("queued" | "running" | "passed" | "failed") | null;
                             verify_error: string | null;
                             verified_at: string | null;
+                            scheduled_for: string | null;
                             /** Format: date-time */
                             created_at: string;
                             started_at: string | null;
@@ -7506,7 +7523,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         service_id: string;
-                        status: "queued" | "running" | "succeeded" | "failed" | "expired";
+                        status: "queued" | "running" | "succeeded" | "failed" | "expired" | "missed";
                         method: "stop" | "live";
                         target: string;
                         release_id: string | null;
@@ -7523,6 +7540,7 @@ export interface operations {
                         verify_status: ("queued" | "running" | "passed" | "failed") | null;
                         verify_error: string | null;
                         verified_at: string | null;
+                        scheduled_for: string | null;
                         /** Format: date-time */
                         created_at: string;
                         started_at: string | null;
@@ -7603,7 +7621,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         service_id: string;
-                        status: "queued" | "running" | "succeeded" | "failed" | "expired";
+                        status: "queued" | "running" | "succeeded" | "failed" | "expired" | "missed";
                         method: "stop" | "live";
                         target: string;
                         release_id: string | null;
@@ -7620,6 +7638,7 @@ export interface operations {
                         verify_status: ("queued" | "running" | "passed" | "failed") | null;
                         verify_error: string | null;
                         verified_at: string | null;
+                        scheduled_for: string | null;
                         /** Format: date-time */
                         created_at: string;
                         started_at: string | null;
@@ -7793,7 +7812,7 @@ export interface operations {
                     "application/json": {
                         id: string;
                         service_id: string;
-                        status: "queued" | "running" | "succeeded" | "failed" | "expired";
+                        status: "queued" | "running" | "succeeded" | "failed" | "expired" | "missed";
                         method: "stop" | "live";
                         target: string;
                         release_id: string | null;
@@ -7810,6 +7829,7 @@ export interface operations {
                         verify_status: ("queued" | "running" | "passed" | "failed") | null;
                         verify_error: string | null;
                         verified_at: string | null;
+                        scheduled_for: string | null;
                         /** Format: date-time */
                         created_at: string;
                         started_at: string | null;
@@ -7909,6 +7929,284 @@ export interface operations {
                         finished_at: string | null;
                     };
                 };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getServicesByIdBackupSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A service's backup schedule and retention policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service_id: string;
+                        cron: string;
+                        time_zone: string;
+                        enabled: boolean;
+                        retention: {
+                            keep_last: number | null;
+                            keep_daily: number | null;
+                            keep_weekly: number | null;
+                            keep_monthly: number | null;
+                        };
+                        /** @description The next scheduled time not yet recorded; null while disabled */
+                        next_run_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    putServicesByIdBackupSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Five fields (minute hour day month weekday) or six with seconds first; nicknames such as @daily. Read in time_zone. */
+                    cron: string;
+                    /** @description IANA time zone (default UTC), e.g. Europe/Berlin */
+                    time_zone?: string;
+                    /** @description Default true; false keeps the retention policy and takes no scheduled backup */
+                    enabled?: boolean;
+                    /** @description Overrides the compose labels and the operator's defaults rule by rule; a rule left out or null falls back to them */
+                    retention?: {
+                        keep_last?: number | null;
+                        keep_daily?: number | null;
+                        keep_weekly?: number | null;
+                        keep_monthly?: number | null;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description A service's backup schedule and retention policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service_id: string;
+                        cron: string;
+                        time_zone: string;
+                        enabled: boolean;
+                        retention: {
+                            keep_last: number | null;
+                            keep_daily: number | null;
+                            keep_weekly: number | null;
+                            keep_monthly: number | null;
+                        };
+                        /** @description The next scheduled time not yet recorded; null while disabled */
+                        next_run_at: string | null;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteServicesByIdBackupSchedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
             401: {

@@ -50,5 +50,6 @@ export * from './stores/scheduler.store.js';
 export * from './stores/custom-domains.store.js';
 export * from './stores/tls-certificates.store.js';
 export * from './stores/backups.store.js';
+export * from './stores/backup-schedules.store.js';
 export * from './stores/usage-meter.store.js';
 export * from './stores/usage.store.js';

@@ -165,6 +165,10 @@ export const NOTIFICATION_EVENTS = [
   'service.deleted',
   'job.failed',
   'job.missed',
+  // A service's backups (docs/backups.md#notifications).
+  'backup.failed',
+  'backup.missed',
+  'backup.verify_failed',
   ...PLATFORM_NOTIFICATION_EVENTS,
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];

@@ -24,6 +24,16 @@ const restoreOf = async (f: Fixtures) => {
   ).id;
 };
 
+/** A service of A with a backup schedule (a fresh one for the routes that remove it). */
+const scheduled = async (f: Fixtures, serviceId: string) => {
+  // Callers of one route run at once: the first insert wins, the others find it there.
+  await f.h.container.db.backupSchedule.createMany({
+    data: [{ serviceId, cron: '0 3 * * *', timeZone: 'UTC', nextRunAt: new Date(Date.now() + 3_600_000) }],
+    skipDuplicates: true,
+  });
+  return serviceId;
+};
+
 export const BACKUP_ROUTES: Record<string, RouteEntry> = {
   'POST /api/services/:id/backups': one('back up', writeA(202), async (f) => ({
     url: `/api/services/${await f.freshService()}/backups`,
@@ -39,6 +49,16 @@ export const BACKUP_ROUTES: Record<string, RouteEntry> = {
   })),
   'POST /api/backups/:id/verify': one('verify', writeA(202), async (f) => ({
     url: `/api/backups/${await backupOf(f, f.serviceA)}/verify`,
+  })),
+  'GET /api/services/:id/backup-schedule': one('backup schedule', readA(200), async (f) => ({
+    url: `/api/services/${await scheduled(f, f.serviceA)}/backup-schedule`,
+  })),
+  'PUT /api/services/:id/backup-schedule': one('set a backup schedule', writeA(200), async (f) => ({
+    url: `/api/services/${await f.freshService()}/backup-schedule`,
+    payload: { cron: '0 3 * * *', retention: { keep_last: 2 } },
+  })),
+  'DELETE /api/services/:id/backup-schedule': one('remove a backup schedule', writeA(204), async (f) => ({
+    url: `/api/services/${await scheduled(f, await f.freshService())}/backup-schedule`,
   })),
   'GET /api/restores/:id': one('restore run', readA(200), async (f) => ({
     url: `/api/restores/${await restoreOf(f)}`,

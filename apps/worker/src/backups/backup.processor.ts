@@ -17,7 +17,12 @@ export type BackupProcessorDeps = PauseDeps &
   VolumeRunDeps & {
     store: Pick<
       WorkerBackupsStore,
-      'findBackup' | 'startBackup' | 'appendBackupLog' | 'finishBackup' | 'expireBackups'
+      | 'findBackup'
+      | 'startBackup'
+      | 'appendBackupLog'
+      | 'finishBackup'
+      | 'expireBackups'
+      | 'retentionOverrides'
     >;
     engine: VolumeEngine;
     instance: string;
@@ -86,7 +91,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       deploymentId = last.id;
       if (plan.volumes.length === 0) throw new PermanentStepError('the service has no named volumes');
       method = backupMethodOf(plan);
-      const policy = retentionOf(plan, deps.retention);
+      const policy = retentionOf(plan, deps.retention, await deps.store.retentionOverrides(service.id));
       await log(`backing up ${plan.volumes.join(', ')} of release ${last.id} (method ${method})`);
       await deps.engine.ensureRepository(backupId, backup.customerId);
       const objects = serviceObjects(service.id, deps.instance);

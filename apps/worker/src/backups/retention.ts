@@ -1,5 +1,5 @@
 import type { Plan } from '@hostctl/compose';
-import type { WorkerBackupsStore } from '@hostctl/db';
+import type { RetentionOverrides, WorkerBackupsStore } from '@hostctl/db';
 import { PermanentStepError } from '../pipeline/step-errors.js';
 import {
   engineReason,
@@ -27,11 +27,26 @@ export interface RetentionDefaults {
 }
 
 /**
- * The service's policy: the operator's defaults, each overridden by a component's label. Two
+ * The service's policy, one precedence per rule (docs/backups.md#retention): what its backup
+ * schedule sets through the API, else a component's label, else the operator's default. Two
  * components that declare different values are refused (which one would win is not obvious), and
  * `keep-last` is at least 1, so the backup just taken is always kept.
  */
-export function retentionOf(plan: Plan, defaults: RetentionDefaults): RetentionPolicy {
+export function retentionOf(
+  plan: Plan,
+  defaults: RetentionDefaults,
+  overrides: RetentionOverrides | null = null,
+): RetentionPolicy {
+  const labelled = labelledRetention(plan, defaults);
+  return {
+    last: overrides?.keepLast ?? labelled.last,
+    daily: overrides?.keepDaily ?? labelled.daily,
+    weekly: overrides?.keepWeekly ?? labelled.weekly,
+    monthly: overrides?.keepMonthly ?? labelled.monthly,
+  };
+}
+
+function labelledRetention(plan: Plan, defaults: RetentionDefaults): RetentionPolicy {
   const policy: RetentionPolicy = {
     last: defaults.BACKUP_KEEP_LAST,
     daily: defaults.BACKUP_KEEP_DAILY,

@@ -47,6 +47,19 @@ describe('the retention policy of a plan', () => {
     ).toEqual({ last: 2, daily: 0, weekly: 8, monthly: 12 });
   });
 
+  it('takes a rule the backup schedule sets through the API over the label and the default', () => {
+    const labelled = plan(
+      container('web', { 'hostctl.backup.keep-last': '2', 'hostctl.backup.keep-daily': '3' }),
+    );
+    const overrides = { keepLast: 30, keepDaily: null, keepWeekly: 0, keepMonthly: null };
+    expect(retentionOf(labelled, defaults, overrides)).toEqual({
+      last: 30,
+      daily: 3,
+      weekly: 0,
+      monthly: 12,
+    });
+  });
+
   it.each([
     ['0', 'hostctl.backup.keep-last', 'from 1 to 9999, not "0"'],
     ['-1', 'hostctl.backup.keep-daily', 'from 0 to 9999, not "-1"'],

@@ -44,7 +44,8 @@ export async function runOnService(
   run: VolumeRun,
   body: (service: WorkerService, log: Log) => Promise<void>,
 ): Promise<void> {
-  if (run.status === 'succeeded' || run.status === 'failed') return;
+  // Only a run still to do: a finished one, or a `missed` record of a schedule, is left as it is.
+  if (run.status !== 'queued' && run.status !== 'running') return;
   const lease = await lockOrDelay(deps.locks, run.serviceId, job, token);
   let redact = (text: string) => text;
   const log: Log = async (line) => {

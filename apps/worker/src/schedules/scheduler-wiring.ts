@@ -1,17 +1,24 @@
 import type { WorkerConfig } from '@hostctl/config';
-import { createSchedulerStore, type Db } from '@hostctl/db';
+import { createBackupSchedulerStore, createSchedulerStore, type Db } from '@hostctl/db';
 import type { Producer } from '@hostctl/queue';
 import type { Logger } from 'pino';
+import { backupScheduleSource } from '../backups/backup-schedule-source.js';
+import { jobScheduleSource } from './job-source.js';
 import { createScheduler } from './scheduler.js';
 
-/** The scheduler of the composition root, from the worker's config (docs/jobs.md#schedules). */
+/**
+ * The scheduler of the composition root, from the worker's config: one tick fires both job
+ * schedules (docs/jobs.md#schedules) and backup schedules (docs/backups.md#schedules).
+ */
 export function schedulerOf(
   config: Pick<WorkerConfig, 'SCHEDULER_INTERVAL_MS' | 'SCHEDULE_MISSED_GRACE_MS'>,
   deps: { db: Db; producer: Pick<Producer, 'enqueue'>; logger: Logger },
 ) {
   return createScheduler({
-    store: createSchedulerStore(deps.db),
-    producer: deps.producer,
+    sources: [
+      jobScheduleSource({ store: createSchedulerStore(deps.db), producer: deps.producer }),
+      backupScheduleSource({ store: createBackupSchedulerStore(deps.db), producer: deps.producer }),
+    ],
     intervalMs: config.SCHEDULER_INTERVAL_MS,
     missedGraceMs: config.SCHEDULE_MISSED_GRACE_MS,
     logger: deps.logger,

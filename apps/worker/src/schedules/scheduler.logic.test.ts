@@ -7,6 +7,7 @@ import type { Db, SchedulerStore } from '@hostctl/db';
 import { createSchedulerStore } from '@hostctl/db';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDb, silentLogger } from '../testing/fixtures.js';
+import { jobScheduleSource } from './job-source.js';
 import { createScheduler } from './scheduler.js';
 
 const dbs = [createTestDb(), createTestDb()];
@@ -51,8 +52,12 @@ function replicas(clock: { now: Date }, graceMs = MINUTE) {
       },
     };
     return createScheduler({
-      store: racing,
-      producer: { enqueue: async (_name, payload) => void enqueued.add(payload.runId) },
+      sources: [
+        jobScheduleSource({
+          store: racing,
+          producer: { enqueue: async (_name, payload) => void enqueued.add(payload.runId) },
+        }),
+      ],
       intervalMs: 1000,
       missedGraceMs: graceMs,
       logger: silentLogger,

@@ -1,15 +1,18 @@
 import type { CustomerScope } from '@hostctl/auth-policy';
 import type { Db } from '../client.js';
 import type { Backup as BackupRow, BackupRestore as RestoreRow } from '../generated/client.ts';
+import type { RetentionOverrides } from './backup-schedules.store.js';
+import { insertNotifications } from './notification-outbox.js';
 import { customerWhere } from './scope-where.js';
 
 export type BackupsStore = ReturnType<typeof createBackupsStore>;
 
 /**
  * queued → running → succeeded | failed; a succeeded backup whose snapshots the retention policy
- * forgot becomes `expired`. Only `succeeded` backups can be restored.
+ * forgot becomes `expired`; a scheduled time no worker reached is recorded `missed`. Only
+ * `succeeded` backups can be restored.
  */
-export type BackupStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired';
+export type BackupStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'expired' | 'missed';
 /** The last repository check of a backup (docs/backups.md#verification). */
 export type VerifyStatus = 'queued' | 'running' | 'passed' | 'failed';
 
@@ -41,6 +44,8 @@ export interface BackupRun {
   verifyStatus: VerifyStatus | null;
   verifyError: string | null;
   verifiedAt: Date | null;
+  /** The time of the service's backup schedule it stands for; null: on demand. */
+  scheduledFor: Date | null;
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
@@ -51,7 +56,7 @@ export interface RestoreRun {
   backupId: string;
   serviceId: string;
   customerId: string;
-  status: Exclude<BackupStatus, 'expired'>;
+  status: Exclude<BackupStatus, 'expired' | 'missed'>;
   keptVolumes: string[];
   log: string;
   error: string | null;
@@ -191,20 +196,37 @@ export function createWorkerBackupsStore(db: Db) {
     },
     appendBackupLog: appendSql('backups'),
     appendRestoreLog: appendSql('backup_restores'),
+    /** Records the outcome; a failed run notifies backup.failed in the same transaction (the outbox). */
     async finishBackup(id: string, outcome: BackupOutcome) {
-      await db.backup.update({
-        where: { id },
-        data: {
-          status: outcome.status,
-          target: outcome.target,
-          method: outcome.method,
-          deploymentId: outcome.deploymentId,
-          volumes: outcome.volumes,
-          sizeBytes: outcome.sizeBytes === null ? null : BigInt(outcome.sizeBytes),
-          durationMs: outcome.durationMs,
-          error: outcome.error,
-          finishedAt: new Date(),
-        },
+      await db.$transaction(async (tx) => {
+        const row = await tx.backup.update({
+          where: { id },
+          data: {
+            status: outcome.status,
+            target: outcome.target,
+            method: outcome.method,
+            deploymentId: outcome.deploymentId,
+            volumes: outcome.volumes,
+            sizeBytes: outcome.sizeBytes === null ? null : BigInt(outcome.sizeBytes),
+            durationMs: outcome.durationMs,
+            error: outcome.error,
+            finishedAt: new Date(),
+          },
+        });
+        if (outcome.status === 'failed')
+          await insertNotifications(tx, {
+            event: 'backup.failed',
+            serviceId: row.serviceId,
+            backup: { id, status: 'failed', scheduledFor: row.scheduledFor, error: outcome.error },
+            message: `backup ${id} failed: ${outcome.error ?? 'no reason given'}`,
+          });
+      });
+    },
+    /** The retention the service's backup schedule sets through the API, null without a schedule. */
+    async retentionOverrides(serviceId: string): Promise<RetentionOverrides | null> {
+      return db.backupSchedule.findUnique({
+        where: { serviceId },
+        select: { keepLast: true, keepDaily: true, keepWeekly: true, keepMonthly: true },
       });
     },
     /**
@@ -243,10 +265,20 @@ export function createWorkerBackupsStore(db: Db) {
     async startVerify(id: string) {
       await db.backup.update({ where: { id }, data: { verifyStatus: 'running' } });
     },
+    /** Records the check's outcome; a failed check notifies backup.verify_failed in the same transaction. */
     async finishVerify(id: string, outcome: { status: 'passed' | 'failed'; error: string | null }) {
-      await db.backup.update({
-        where: { id },
-        data: { verifyStatus: outcome.status, verifyError: outcome.error, verifiedAt: new Date() },
+      await db.$transaction(async (tx) => {
+        const row = await tx.backup.update({
+          where: { id },
+          data: { verifyStatus: outcome.status, verifyError: outcome.error, verifiedAt: new Date() },
+        });
+        if (outcome.status === 'failed')
+          await insertNotifications(tx, {
+            event: 'backup.verify_failed',
+            serviceId: row.serviceId,
+            backup: { id, status: row.status, scheduledFor: row.scheduledFor, error: outcome.error },
+            message: `the check of backup ${id} failed: ${outcome.error ?? 'no reason given'}`,
+          });
       });
     },
     async markKept(id: string, volume: string) {

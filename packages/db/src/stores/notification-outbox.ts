@@ -21,6 +21,17 @@ export interface NotificationFact {
     exitCode?: number | null;
     missedTimes?: number;
   };
+  /**
+   * backup.failed / backup.missed / backup.verify_failed (docs/backups.md#notifications): the run
+   * (the last missed one for backup.missed) and its already-redacted reason; never a password or key.
+   */
+  backup?: {
+    id: string;
+    status: string;
+    scheduledFor: Date | null;
+    error?: string | null;
+    missedTimes?: number;
+  };
   /** Shown to the receiver: never put variable values here. */
   message: string;
 }
@@ -78,6 +89,7 @@ export async function insertNotifications(tx: OutboxTx, fact: NotificationFact):
         }
       : {}),
     ...(fact.job ? { job: jobBody(fact.job) } : {}),
+    ...(fact.backup ? { backup: backupBody(fact.backup) } : {}),
     message: fact.message,
   }));
 }
@@ -90,6 +102,16 @@ function jobBody(job: NonNullable<NotificationFact['job']>): Record<string, unkn
     ...(job.runId ? { run_id: job.runId } : {}),
     ...(job.exitCode !== undefined ? { exit_code: job.exitCode } : {}),
     ...(job.missedTimes !== undefined ? { missed_times: job.missedTimes } : {}),
+  };
+}
+
+function backupBody(backup: NonNullable<NotificationFact['backup']>): Record<string, unknown> {
+  return {
+    id: backup.id,
+    status: backup.status,
+    scheduled_for: backup.scheduledFor?.toISOString() ?? null,
+    ...(backup.error ? { error: backup.error } : {}),
+    ...(backup.missedTimes !== undefined ? { missed_times: backup.missedTimes } : {}),
   };
 }
 

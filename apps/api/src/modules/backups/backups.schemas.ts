@@ -7,8 +7,11 @@ const RunStatus = Type.Union([
   Type.Literal('succeeded'),
   Type.Literal('failed'),
 ]);
-/** `expired`: the retention policy forgot its snapshots; it can no longer be restored. */
-const BackupStatus = Type.Union([...RunStatus.anyOf, Type.Literal('expired')]);
+/**
+ * `expired`: the retention policy forgot its snapshots; it can no longer be restored. `missed`: a
+ * time of the backup schedule no worker reached within the grace (docs/backups.md#schedules).
+ */
+const BackupStatus = Type.Union([...RunStatus.anyOf, Type.Literal('expired'), Type.Literal('missed')]);
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
   Type.Union([schema, Type.Null()]);
 
@@ -46,6 +49,8 @@ export const Backup = Type.Object(
     ),
     verify_error: Nullable(Type.String()),
     verified_at: Nullable(Timestamp),
+    /** The time of the backup schedule this run stands for; null: taken on demand. */
+    scheduled_for: Nullable(Timestamp),
     created_at: Timestamp,
     started_at: Nullable(Timestamp),
     finished_at: Nullable(Timestamp),

@@ -35,6 +35,7 @@ function toBackup(row: BackupRun): Backup {
     verify_status: row.verifyStatus,
     verify_error: row.verifyError,
     verified_at: iso(row.verifiedAt),
+    scheduled_for: iso(row.scheduledFor),
     created_at: row.createdAt.toISOString(),
     started_at: iso(row.startedAt),
     finished_at: iso(row.finishedAt),
