@@ -1,48 +1,38 @@
-import { containerLimitPolicy } from '@hostctl/compose';
-import type { Worker } from 'bullmq';
 import type { WorkerConfig } from '@hostctl/config';
 import {
   createAdvisoryLocks,
   createWorkerDeploymentStore,
   createWorkerNotificationStore,
   createWorkerServiceStore,
-  createRunsStore,
   createCustomDomainsStore,
   createTlsCertificatesStore,
 } from '@hostctl/db';
-import { QUEUES, createProducer, createRedis, deploymentChannel, serviceLogStreamKey } from '@hostctl/queue';
+import { QUEUES, createProducer, createRedis, deploymentChannel } from '@hostctl/queue';
 import { pino, type Logger } from 'pino';
 import { createDockerRuntime } from './adapters/docker-runtime.js';
 import { createRuntimeWiring } from './runtime/runtime-wiring.js';
 import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
-import { createConsumerWatchdog } from './consumer-watchdog.js';
-import { startHealthServer } from './health-server.js';
 import { createObservers } from './health/observers.js';
 import { createNodes } from './nodes/node-wiring.js';
 import { registerCertificateMetrics } from './metrics/certificate-metrics.js';
 import { instrumentLocks } from './metrics/instrumented-locks.js';
 import { recordSweeps } from './metrics/sweep-metrics.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
-import { createDeleteProcessor } from './processors/delete.processor.js';
-import { createDeployProcessor } from './processors/deploy.processor.js';
-import { createLifecycleProcessor } from './processors/lifecycle.processor.js';
-import { createBackupProcessors } from './backups/backup-processors.js';
 import { createNetworkRouter } from './network/network-wiring.js';
 import { oneWriterPerZone } from './network/zone-writes.js';
-import { notificationProcessorOf } from './notifications/notification-wiring.js';
 import { createNotificationRelay } from './notifications/notification-relay.js';
-import { createRunProcessor } from './runs/run.processor.js';
 import { schedulerOf } from './schedules/scheduler-wiring.js';
 import { createReconciler } from './reconciler.js';
 import { createUsageMeter } from './metering/usage-meter.js';
 import { createCertificates } from './tls/tls-wiring.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
-import { createWorkers } from './workers.js';
 import { startParts, stopParts, type WorkerPart } from './worker-parts.js';
 import { openWorkerDatabase, startSecrets } from './secrets-startup.js';
-import { assertDockerNetworkNamespace } from './egress/egress-policy.js';
 import { createWorkerEgress } from './egress/worker-egress.js';
+import { createConsumers } from './wiring/consumer-wiring.js';
+import { egressPart, healthPart } from './wiring/guard-parts.js';
+import { createProcessors } from './wiring/processor-wiring.js';
 
 /**
  * Composition root: builds every dependency once from the validated config and wires them by
@@ -65,8 +55,6 @@ export interface WorkerAppOptions {
 }
 
 export type WorkerApp = ReturnType<typeof createWorkerApp>;
-
-const WATCHDOG_INTERVAL_MS = 5000;
 
 export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions = {}) {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { app: 'worker' } });
@@ -114,13 +102,8 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   };
 
   // The runtime, chosen here once from RUNTIME: nothing downstream asks which one it is.
-  const { driver, registryImages, updateFollower, egressReach } = createRuntimeWiring(config, {
-    release,
-    managerSocket,
-    services,
-    locks,
-    logger,
-  });
+  const runtimeWiring = createRuntimeWiring(config, { release, managerSocket, services, locks, logger });
+  const { driver, updateFollower, egressReach } = runtimeWiring;
   const egress = createWorkerEgress({
     config,
     runtime,
@@ -135,76 +118,35 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     locks,
     logger,
   });
-  const lifecycle = { deployments, driver };
-  const processors = {
-    deploy: createDeployProcessor({
-      deployments,
-      services,
-      locks,
-      logger,
-      notify,
-      deployTimeoutMs: config.DEPLOY_TIMEOUT_MS,
-      customerShare: config.DEPLOY_CUSTOMER_CONCURRENCY,
-      releasesKept: config.RELEASES_KEPT,
-      ...(registryImages ? { registryImages } : {}),
-      pipeline: {
-        runtime,
-        driver,
-        sources,
-        containerLimits: containerLimitPolicy(config),
-        images: { policy: sourcePolicy.imagePolicy },
-      },
-    }),
-    delete: createDeleteProcessor({
-      deployments,
-      services,
-      locks,
-      driver,
-      ...(registryImages ? { registryImages } : {}),
-      logger,
-      purgeLogs: async (serviceId) => {
-        await connection.del(serviceLogStreamKey(config.QUEUE_PREFIX, serviceId));
-      },
-    }),
-    lifecycle: createLifecycleProcessor({ ...lifecycle, services, locks, lockWaitMs: 5000, logger }),
-    ...createBackupProcessors({ config, db, locks, services, lifecycle, instance, logger }),
-    'node-availability': nodes.processor,
-    run: createRunProcessor({ runs: createRunsStore(db), deployments, release, driver, logger }),
-    notify: notificationProcessorOf(config, notifications, sourcePolicy, logger),
-  };
-  const busy = new Map<string, number>();
-  const workers: Worker[] = createWorkers({
+  const processors = createProcessors({
+    config,
+    db,
     connection,
-    prefix: config.QUEUE_PREFIX,
-    concurrency: config.WORKER_CONCURRENCY,
+    locks,
+    logger,
+    runtime,
+    release,
+    runtimeWiring,
+    deployments,
+    services,
+    notifications,
+    sourcePolicy,
+    sources,
+    nodes,
+    notify,
+  });
+  let closeGraceMs = 20_000;
+  const consumers = createConsumers({
+    config,
+    connection,
+    producer,
     processors,
-    logger,
-    observer: {
-      started: (queue) => {
-        busy.set(queue, (busy.get(queue) ?? 0) + 1);
-        metrics.jobStarted(queue);
-      },
-      finished: (queue, job, outcome, seconds) => {
-        busy.set(queue, (busy.get(queue) ?? 1) - 1);
-        metrics.jobFinished(queue, job, outcome, seconds);
-      },
-      stalled: (queue) => metrics.jobStalled(queue),
-    },
-  });
-  const watchdog = createConsumerWatchdog({
-    consumers: workers,
-    concurrency: config.WORKER_CONCURRENCY,
-    busy: (queue) => busy.get(queue) ?? 0,
-    oldestWaiting: async (queue) => {
-      const [oldest] = await producer
-        .queue(queue as (typeof QUEUES)[keyof typeof QUEUES])
-        .getJobs(['wait'], 0, 0, true);
-      return oldest?.id;
-    },
-    stuckAfterMs: options.stuckAfterMs ?? 30_000,
-    logger,
     metrics,
+    logger,
+    stuckAfterMs: options.stuckAfterMs ?? 30_000,
+    graceMs: () => closeGraceMs,
   });
+  const { watchdog } = consumers;
   const reconciler = createReconciler({
     driver,
     deployments,
@@ -237,75 +179,23 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   const certificates = createCertificates(config, { db, locks, logger });
   const meter = createUsageMeter(config, { db, logger });
   const scheduler = schedulerOf(config, { db, producer, logger });
-  let health: Awaited<ReturnType<typeof startHealthServer>> | undefined;
+  const health = healthPart({
+    config,
+    db,
+    connection,
+    runtime,
+    liveness: () => watchdog.liveness(),
+    metrics,
+    sourcePolicy,
+  });
 
-  let closeGraceMs = 20_000;
   // Started in this order and stopped in reverse: the health server answers before any job runs
   // and until the last one is done; the watchdog stops before the consumers it would restart.
   const parts: WorkerPart[] = [
     { name: 'secrets', start: () => startSecrets(db, vault, logger) },
-    {
-      name: 'egress',
-      // Before any job runs: tenant code must never run without the egress policy in enforce mode.
-      async start() {
-        if (config.EGRESS_POLICY === 'enforce') {
-          await sources.builder.prepare?.();
-          assertDockerNetworkNamespace();
-          await egress.ensure();
-          logger.info({ denyCidrs: config.EGRESS_DENY_CIDRS }, 'egress policy installed');
-        } else {
-          logger.warn('EGRESS_POLICY=off: tenant containers can reach the host and 169.254.0.0/16');
-        }
-      },
-    },
-    {
-      name: 'health server',
-      async start() {
-        health = await startHealthServer({
-          host: config.WORKER_HEALTH_HOST,
-          port: config.WORKER_HEALTH_PORT,
-          checks: {
-            postgres: async () => void (await db.$queryRaw`SELECT 1`),
-            redis: async () => void (await connection.ping()),
-            docker: () => runtime.ping(),
-          },
-          liveness: () => watchdog.liveness(),
-          metrics: async () => ({
-            contentType: metrics.registry.contentType,
-            body: await metrics.registry.metrics(),
-          }),
-        });
-        // The health port may be random (0): protected from git and registry targets once known.
-        sourcePolicy.protectedEndpoints.push({ host: config.WORKER_HEALTH_HOST, port: health.port });
-      },
-      stop: async () => health?.close(),
-    },
-    {
-      name: 'consumers',
-      async start() {
-        for (const worker of workers) void worker.run();
-        await Promise.all(workers.map((worker) => worker.waitUntilReady()));
-      },
-      async stop() {
-        const graceful = Promise.all(workers.map((worker) => worker.close()));
-        const isClean = await Promise.race([
-          graceful.then(() => true),
-          new Promise<boolean>((resolve) => setTimeout(() => resolve(false), closeGraceMs).unref()),
-        ]);
-        if (!isClean) {
-          logger.warn(
-            { graceMs: closeGraceMs },
-            'jobs still running at shutdown; closing anyway (they will be retried)',
-          );
-          await Promise.all(workers.map((worker) => worker.close(true)));
-        }
-      },
-    },
-    {
-      name: 'watchdog',
-      start: () => watchdog.start(WATCHDOG_INTERVAL_MS),
-      stop: () => watchdog.stop(),
-    },
+    egressPart({ config, egress, builder: sources.builder, logger }),
+    health.part,
+    ...consumers.parts,
     {
       name: 'reconciler',
       enabled: options.reconcile !== false,
@@ -375,7 +265,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     meter,
     scheduler,
     get healthPort(): number {
-      return health?.port ?? 0;
+      return health.port();
     },
 
     async start(): Promise<void> {
