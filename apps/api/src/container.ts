@@ -20,6 +20,7 @@ import {
   createQuotasStore,
   createUsageStore,
   createBackupsStore,
+  createBackupCloneStore,
   createBackupSchedulesStore,
   createServicesStore,
   createVariableGroupsStore,
@@ -68,6 +69,7 @@ import { registerScheduleRoutes } from './modules/schedules/schedules.routes.js'
 import { createSchedulesService } from './modules/schedules/schedules.service.js';
 import { registerBackupRoutes } from './modules/backups/backups.routes.js';
 import { createBackupsService } from './modules/backups/backups.service.js';
+import { createBackupClone } from './modules/backups/backup-clone.js';
 import { registerBackupScheduleRoutes } from './modules/backups/backup-schedule.routes.js';
 import { createBackupScheduleService } from './modules/backups/backup-schedule.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
@@ -211,9 +213,18 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     minIntervalSeconds: config.SCHEDULE_MIN_INTERVAL_SECONDS,
   });
 
+  const backupsStore = createBackupsStore(db);
   const backups = createBackupsService({
-    store: createBackupsStore(db),
+    store: backupsStore,
     services: servicesStore,
+    clone: createBackupClone({
+      backups: backupsStore,
+      services: servicesStore,
+      groups: variableGroupsStore,
+      clones: createBackupCloneStore(db),
+      prepareCreate: (principal, body) => services.prepareCreate(principal, body),
+      enqueueRestore: async (restoreId) => void (await producer.enqueue('restore', { restoreId })),
+    }),
     enqueue: async (run) => {
       if (run.kind === 'restore') await producer.enqueue('restore', { restoreId: run.restoreId });
       else await producer.enqueue(run.kind, { backupId: run.backupId });

@@ -134,6 +134,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     sources,
     nodes,
     notify,
+    enqueueDeploy: async (deploymentId) => void (await producer.enqueue('deploy', { deploymentId })),
   });
   let closeGraceMs = 20_000;
   const consumers = createConsumers({

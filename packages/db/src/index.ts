@@ -51,5 +51,6 @@ export * from './stores/custom-domains.store.js';
 export * from './stores/tls-certificates.store.js';
 export * from './stores/backups.store.js';
 export * from './stores/backup-schedules.store.js';
+export * from './stores/backup-clone.store.js';
 export * from './stores/usage-meter.store.js';
 export * from './stores/usage.store.js';

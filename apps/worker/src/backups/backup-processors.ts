@@ -1,5 +1,11 @@
 import type { WorkerConfig } from '@hostctl/config';
-import { createWorkerBackupsStore, type AdvisoryLocks, type Db, type WorkerServiceStore } from '@hostctl/db';
+import {
+  createWorkerBackupsStore,
+  createWorkerCloneStore,
+  type AdvisoryLocks,
+  type Db,
+  type WorkerServiceStore,
+} from '@hostctl/db';
 import type { Logger } from 'pino';
 import { createBackupContainers } from '../adapters/backup-containers.js';
 import type { LifecycleProcessorDeps } from '../processors/lifecycle.processor.js';
@@ -32,6 +38,8 @@ export function createBackupProcessors(options: {
   };
   instance: string;
   logger: Logger;
+  /** Queues the first deployment of a service cloned from a backup, once its volumes are filled. */
+  enqueueDeploy: (deploymentId: string) => Promise<void>;
 }) {
   const { config } = options;
   const target = createBackupTarget(config);
@@ -43,6 +51,8 @@ export function createBackupProcessors(options: {
   const deps = {
     ...options.lifecycle,
     store: createWorkerBackupsStore(options.db),
+    clones: createWorkerCloneStore(options.db),
+    enqueueDeploy: options.enqueueDeploy,
     services: options.services,
     locks: options.locks,
     engine,

@@ -3,12 +3,14 @@ import type { BackupRun, WorkerBackupsStore, WorkerService } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
+import { failClone, restoreIntoClone, type CloneRestoreDeps } from './clone-restore.js';
 import { withServiceStopped, type PauseDeps } from './service-pause.js';
 import type { VolumeEngine } from './volume-engine.js';
 import { runOnService, type VolumeRunDeps } from './volume-run.js';
 
 export type RestoreProcessorDeps = PauseDeps &
-  VolumeRunDeps & {
+  VolumeRunDeps &
+  Omit<CloneRestoreDeps, 'engine' | 'services'> & {
     store: Pick<
       WorkerBackupsStore,
       'findBackup' | 'findRestore' | 'startRestore' | 'appendRestoreLog' | 'markKept' | 'finishRestore'
@@ -33,6 +35,9 @@ export function createRestoreProcessor(deps: RestoreProcessorDeps) {
     const { restoreId } = job.data;
     const restore = await deps.store.findRestore(restoreId);
     if (!restore) return;
+    // Into a new service cloned from the backup: the run's service is not the backup's.
+    const source = await deps.store.findBackup(restore.backupId);
+    const isClone = source !== null && source.serviceId !== restore.serviceId;
     const run = {
       kind: 'restore' as const,
       id: restoreId,
@@ -40,16 +45,20 @@ export function createRestoreProcessor(deps: RestoreProcessorDeps) {
       status: restore.status,
       appendLog: (line: string) => deps.store.appendRestoreLog(restoreId, line),
       start: () => deps.store.startRestore(restoreId),
-      fail: (reason: string) => deps.store.finishRestore(restoreId, { status: 'failed', error: reason }),
+      fail: async (reason: string) => {
+        await deps.store.finishRestore(restoreId, { status: 'failed', error: reason });
+        if (isClone) await failClone(deps, restore.serviceId, reason);
+      },
     };
     await runOnService(deps, job, token, run, async (service, log) => {
       const backup = await deps.store.findBackup(restore.backupId);
-      if (!backup || backup.status !== 'succeeded' || backup.serviceId !== service.id)
+      if (!backup || backup.status !== 'succeeded' || (!isClone && backup.serviceId !== service.id))
         throw new PermanentStepError('the backup is not a successful backup of this service');
       if (backup.target !== deps.target)
         throw new PermanentStepError(
           `the backup is on the ${backup.target} target and this worker opens the ${deps.target} target (BACKUP_TARGET)`,
         );
+      if (isClone) return restoreIntoClone(deps, restoreId, backup, service, log);
       await restoreBackup(deps, { id: restoreId, kept: restore.keptVolumes }, backup, service, log);
       await deps.store.finishRestore(restoreId, { status: 'succeeded', error: null });
       await log('restore succeeded');

@@ -42,6 +42,8 @@ export interface ProcessorParts {
   nodes: Pick<ReturnType<typeof createNodes>, 'processor'>;
   /** Wakes the API's followers of a deployment (deploymentChannel). */
   notify: (deploymentId: string) => void;
+  /** Queues a deployment the worker created (a service cloned from a backup, once restored). */
+  enqueueDeploy: (deploymentId: string) => Promise<void>;
 }
 
 /** One handler per job of the catalog (workers.ts types it: a job without a handler does not compile). */
@@ -82,7 +84,16 @@ export function createProcessors(parts: ProcessorParts): Processors {
       },
     }),
     lifecycle: createLifecycleProcessor({ ...lifecycle, services, locks, lockWaitMs: 5000, logger }),
-    ...createBackupProcessors({ config, db, locks, services, lifecycle, instance, logger }),
+    ...createBackupProcessors({
+      config,
+      db,
+      locks,
+      services,
+      lifecycle,
+      instance,
+      logger,
+      enqueueDeploy: parts.enqueueDeploy,
+    }),
     'node-availability': parts.nodes.processor,
     run: createRunProcessor({
       runs: createRunsStore(db),

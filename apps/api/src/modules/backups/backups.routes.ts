@@ -2,7 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { IdParams, problemResponses } from '../../http/schemas.js';
 import { principalOf } from '../../plugins/access.js';
-import { Backup, BackupList, BackupListQuery, Restore } from './backups.schemas.js';
+import { Backup, BackupList, BackupListQuery, CloneBody, Restore } from './backups.schemas.js';
 import type { BackupsService } from './backups.service.js';
 
 /**
@@ -43,6 +43,22 @@ export function registerBackupRoutes(instance: FastifyInstance, service: Backups
     schema: { params: IdParams, response: { 202: Restore, ...problemResponses(404, 409) } },
     handler: async (request, reply) =>
       reply.status(202).send(await service.restore(principalOf(request), request.params.id)),
+  });
+
+  // A restore into a new service creates a service: the create permission, the create's
+  // Idempotency-Key rules. Deploy tokens are refused it (no service in the path, and a token may
+  // not create services). 202: the service exists at once, its data and first deployment follow.
+  app.post('/api/backups/:id/clone', {
+    config: { permission: 'services:create', idempotent: true },
+    schema: {
+      params: IdParams,
+      body: CloneBody,
+      response: { 202: Restore, ...problemResponses(400, 404, 409, 422) },
+    },
+    handler: async (request, reply) =>
+      reply
+        .status(202)
+        .send(await service.clone(principalOf(request), request.params.id, request.body.name)),
   });
 
   // A check reads the repository and changes nothing: `operate`, like taking a backup.

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Id, PageQuery, Timestamp } from '../../http/schemas.js';
+import { CreateServiceBody } from '../services/services.schemas.js';
 
 const RunStatus = Type.Union([
   Type.Literal('queued'),
@@ -80,6 +81,15 @@ export const Restore = Type.Object(
     started_at: Nullable(Timestamp),
     finished_at: Nullable(Timestamp),
   },
-  { description: 'A restore of a backup into its service' },
+  {
+    description:
+      'A restore of a backup into its own service, or (POST /api/backups/:id/clone) into a new one: then service_id is the new service',
+  },
 );
 export type Restore = Static<typeof Restore>;
+
+/** POST /api/backups/:id/clone: the new service's name, checked as a create's (docs/backups.md). */
+export const CloneBody = Type.Object(
+  { name: CreateServiceBody.properties.name },
+  { additionalProperties: false, description: 'A restore into a new service cloned from the backup' },
+);

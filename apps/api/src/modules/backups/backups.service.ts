@@ -1,6 +1,7 @@
 import { customerScope, type Principal } from '@hostctl/auth-policy';
 import type { BackupRun, BackupsStore, RestoreRun, ServicesStore } from '@hostctl/db';
 import { DomainError } from '@hostctl/domain';
+import { checkRestorable } from './backup-clone.js';
 import type { Backup, Restore } from './backups.schemas.js';
 
 export type BackupsService = ReturnType<typeof createBackupsService>;
@@ -10,6 +11,8 @@ interface BackupsServiceDeps {
   services: Pick<ServicesStore, 'findById'>;
   /** Hands a committed run to a worker; rejects when the queue is unreachable. */
   enqueue: (run: HandOff) => Promise<void>;
+  /** Restores into a new service (backup-clone.ts); answers its restore run. */
+  clone: (principal: Principal, backupId: string, name: string) => Promise<RestoreRun>;
 }
 
 type HandOff =
@@ -134,16 +137,7 @@ export function createBackupsService(deps: BackupsServiceDeps) {
       const service = await visibleService(principal, backup.serviceId).catch(() => {
         throw new DomainError('not_found', `backup ${backupId} not found`);
       });
-      if (backup.status === 'expired')
-        throw new DomainError(
-          'conflict',
-          `backup ${backupId} is expired and cannot be restored: ${backup.error ?? 'the retention policy removed its snapshots'}`,
-        );
-      if (backup.status !== 'succeeded')
-        throw new DomainError(
-          'conflict',
-          `backup ${backupId} is ${backup.status}: only a succeeded backup can be restored`,
-        );
+      checkRestorable(backup);
       const row = await deps.store.createRestore({
         backupId: backup.id,
         serviceId: service.id,
@@ -151,6 +145,10 @@ export function createBackupsService(deps: BackupsServiceDeps) {
       });
       await handOver({ kind: 'restore', restoreId: row.id });
       return toRestore(row);
+    },
+
+    async clone(principal: Principal, backupId: string, name: string): Promise<Restore> {
+      return toRestore(await deps.clone(principal, backupId, name));
     },
 
     async getRestore(principal: Principal, id: string): Promise<Restore> {

@@ -13,6 +13,7 @@ import {
   isUniqueViolation,
   type CustomersStore,
   type EventsStore,
+  type NewService,
   type ServiceChanges,
   type ServicesStore,
   type VariableGroupsStore,
@@ -131,6 +132,44 @@ export function createServicesService(deps: ServicesServiceDeps) {
     return customerId;
   }
 
+  /**
+   * Checks a create request and says what it would store, refusing what a create refuses (the
+   * method's fields, the compose policy, the customer's scope, groups of another customer). A
+   * restore into a new service (backups/backup-clone.ts) stores it its own way.
+   */
+  async function prepareCreate(principal: Principal, body: CreateServiceBody) {
+    checkMethodFields(body);
+    // Secret variables are deployed like variables: one map of values, and which names are secret.
+    const given = combineOnCreate(body.variables, body.secret_variables, new Date());
+    // Attached groups give values the compose may interpolate: their customer is checked first.
+    const early = body.variable_groups?.length
+      ? await resolveCustomer(principal, body.customer_id)
+      : undefined;
+    const variableGroups =
+      early && body.variable_groups ? await checkGroups(early, body.variable_groups) : [];
+    const groups = await deps.groups.environmentOf(variableGroups);
+    const policy = { ...deps.sourcePolicy, groupVariables: groups.variables };
+    const { capacity, ...source } = withSecretsHidden(
+      given,
+      () => resolveDeploySource({ ...body, variables: given.variables }, deps.catalog, policy),
+      groups.secretValues,
+    );
+    const customerId = early ?? (await resolveCustomer(principal, body.customer_id));
+    const input: NewService = {
+      name: body.name,
+      customerId,
+      deployMethod: body.deploy_method,
+      ...source,
+      secretNames: given.secretNames,
+      gitUrl: body.git_url ?? null,
+      gitBranch: body.git_branch ?? null,
+      aiUrl: body.ai_url ?? null,
+      url: deps.publicUrl(body.name),
+      variableGroups,
+    };
+    return { input, capacity };
+  }
+
   return {
     async list(principal: Principal, query: ServiceListQuery) {
       const page = query.page ?? 1;
@@ -154,40 +193,12 @@ export function createServicesService(deps: ServicesServiceDeps) {
       return deps.placement ? { ...detail, placement: await deps.placement(id) } : detail;
     },
 
+    prepareCreate,
+
     async create(principal: Principal, body: CreateServiceBody) {
-      checkMethodFields(body);
-      // Secret variables are deployed like variables: one map of values, and which names are secret.
-      const given = combineOnCreate(body.variables, body.secret_variables, new Date());
-      // Attached groups give values the compose may interpolate: their customer is checked first.
-      const early = body.variable_groups?.length
-        ? await resolveCustomer(principal, body.customer_id)
-        : undefined;
-      const variableGroups =
-        early && body.variable_groups ? await checkGroups(early, body.variable_groups) : [];
-      const groups = await deps.groups.environmentOf(variableGroups);
-      const policy = { ...deps.sourcePolicy, groupVariables: groups.variables };
-      const { capacity, ...source } = withSecretsHidden(
-        given,
-        () => resolveDeploySource({ ...body, variables: given.variables }, deps.catalog, policy),
-        groups.secretValues,
-      );
-      const customerId = early ?? (await resolveCustomer(principal, body.customer_id));
+      const { input, capacity } = await prepareCreate(principal, body);
       try {
-        const { service, deployment } = await services.createWithDeployment(
-          {
-            name: body.name,
-            customerId,
-            deployMethod: body.deploy_method,
-            ...source,
-            secretNames: given.secretNames,
-            gitUrl: body.git_url ?? null,
-            gitBranch: body.git_branch ?? null,
-            aiUrl: body.ai_url ?? null,
-            url: deps.publicUrl(body.name),
-            variableGroups,
-          },
-          capacity,
-        );
+        const { service, deployment } = await services.createWithDeployment(input, capacity);
         await jobs.enqueueDeploy(deployment.id);
         return {
           id: service.id,
