@@ -47,6 +47,11 @@ export const BACKUP_ROUTES: Record<string, RouteEntry> = {
   'POST /api/backups/:id/restore': one('restore', writeA(202), async (f) => ({
     url: `/api/backups/${await backupOf(f, await f.freshService())}/restore`,
   })),
+  // A restore into a new service is a create: viewers 403, another scope finds no backup (404).
+  'POST /api/backups/:id/clone': one('clone into a new service', writeA(202), async (f) => ({
+    url: `/api/backups/${await backupOf(f, f.serviceA)}/clone`,
+    payload: { name: `clone-${Math.random().toString(36).slice(2, 10)}` },
+  })),
   'POST /api/backups/:id/verify': one('verify', writeA(202), async (f) => ({
     url: `/api/backups/${await backupOf(f, f.serviceA)}/verify`,
   })),
