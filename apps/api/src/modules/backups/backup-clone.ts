@@ -58,7 +58,9 @@ async function cloneRequest(
   source: SourceService,
   name: string,
 ): Promise<CreateServiceBody> {
-  const release = backup.deploymentId ? await deps.clones.releaseSource(source.id, backup.deploymentId) : null;
+  const release = backup.deploymentId
+    ? await deps.clones.releaseSource(source.id, backup.deploymentId)
+    : null;
   const variables = release?.variables ?? asStrings(source.variables);
   const secretNames = release?.variables
     ? (release.secretNames ?? asStrings(source.secretNames))

@@ -56,9 +56,7 @@ export function registerBackupRoutes(instance: FastifyInstance, service: Backups
       response: { 202: Restore, ...problemResponses(400, 404, 409, 422) },
     },
     handler: async (request, reply) =>
-      reply
-        .status(202)
-        .send(await service.clone(principalOf(request), request.params.id, request.body.name)),
+      reply.status(202).send(await service.clone(principalOf(request), request.params.id, request.body.name)),
   });
 
   // A check reads the repository and changes nothing: `operate`, like taking a backup.
