@@ -35,6 +35,7 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
           [--keep-last N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N]]   show or set
   hostctl backups unschedule SERVICE                     remove the backup schedule (backups stay)
   hostctl restore BACKUP [--wait [--timeout S]]          the backup's volumes back into its service
+  hostctl restore BACKUP --into-new NAME [--wait]        a new service NAME cloned from the backup
 SERVICE and GROUP are an id or a name. --wait streams the deployment log to stderr (default timeout 900 s).
 Exit codes: 0 succeeded, 1 failed, 2 usage or configuration, 3 timed out waiting (the deployment
 goes on), 4 cancelled/superseded/rolled back, 5 authentication or permission. See docs/ci.md.

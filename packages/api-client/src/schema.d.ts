@@ -737,6 +737,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/backups/{id}/clone": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post: operations["postBackupsByIdClone"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/backups/{id}/verify": {
         parameters: {
             query?: never;
@@ -7710,7 +7726,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A restore of a backup into its service */
+            /** @description A restore of a backup into its own service, or (POST /api/backups/:id/clone) into a new one: then service_id is the new service */
             202: {
                 headers: {
                     [name: string]: unknown;
@@ -7761,6 +7777,131 @@ export interface operations {
             };
             /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postBackupsByIdClone: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Makes the request safe to retry: the first 2xx response for this key is replayed (with `Idempotent-Replayed: true`) for 24 hours. Scoped to your user and this route; reusing it with a different request is a 422. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description A restore into a new service cloned from the backup */
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description A restore of a backup into its own service, or (POST /api/backups/:id/clone) into a new one: then service_id is the new service */
+            202: {
+                headers: {
+                    /** @description `true` when this is a stored response replayed for a repeated Idempotency-Key. */
+                    "Idempotent-Replayed"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: string;
+                        backup_id: string;
+                        service_id: string;
+                        status: "queued" | "running" | "succeeded" | "failed";
+                        error: string | null;
+                        log: string;
+                        /** Format: date-time */
+                        created_at: string;
+                        started_at: string | null;
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Image unavailable. Problem details; `code` is one of: `image_unavailable`, `idempotency_key_reused`, `variable_kind_conflict`. */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -7910,7 +8051,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description A restore of a backup into its service */
+            /** @description A restore of a backup into its own service, or (POST /api/backups/:id/clone) into a new one: then service_id is the new service */
             200: {
                 headers: {
                     [name: string]: unknown;

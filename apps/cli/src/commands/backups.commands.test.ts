@@ -34,6 +34,20 @@ describe('hostctl backups and restore', () => {
     expect(result.stderr).toContain(`${RESTORE} failed: restic restore of snapshot 9c6d33e0 failed`);
   });
 
+  it('restores into a new service with --into-new NAME and waits for the restore', async () => {
+    const clone = '5c1c2a4e-1111-4222-8333-444455556666';
+    const api = fakeApi({
+      [`POST /api/backups/${BACKUP}/clone`]: [202, { ...runOf(RESTORE, 'queued'), service_id: clone }],
+      [`GET /api/restores/${RESTORE}`]: [200, { ...runOf(RESTORE, 'succeeded'), service_id: clone }],
+    });
+    const result = await run(['restore', BACKUP, '--into-new', 'shop-monday', '--wait'], api.fetchImpl);
+    expect(result).toMatchObject({ code: 0 });
+    expect(result.stdout).toContain(`new service shop-monday: ${clone}`);
+    expect(result.stdout).toContain(`${RESTORE}: succeeded`);
+    const sent = api.requests.find((r) => r.url.pathname.endsWith('/clone'));
+    expect(JSON.parse(sent?.body ?? '{}')).toEqual({ name: 'shop-monday' });
+  });
+
   it('verifies a backup and exits 1 with the reason when the check failed', async () => {
     const checked = (status: string, error: string | null = null) => ({
       ...runOf(BACKUP, 'succeeded'),

@@ -1,5 +1,5 @@
 import { must, type Backup, type Restore } from '@hostctl/api-client';
-import { assertKnownFlags, integerFlag, operands } from '../args.js';
+import { assertKnownFlags, integerFlag, operands, optionalFlag } from '../args.js';
 import {
   cellText,
   formatTable,
@@ -97,13 +97,22 @@ export const getBackup: ClientCommand = async (context) => {
   return EXIT.ok;
 };
 
-/** `restore BACKUP [--wait [--timeout S]]`: the backup's volumes back into its own service. */
+/**
+ * `restore BACKUP [--into-new NAME] [--wait [--timeout S]]`: the backup's volumes back into its own
+ * service, or with --into-new into a new service NAME cloned from the backup (its id is the run's
+ * service_id; --wait waits for the restore, the clone's first deployment follows it).
+ */
 export const restoreBackup: ClientCommand = async (context) => {
-  assertKnownFlags(context.args, WAIT_FLAGS);
+  assertKnownFlags(context.args, [...WAIT_FLAGS, 'into-new']);
   const [id = ''] = operands(context.args, 1, ['BACKUP']);
+  const intoNew = optionalFlag(context.args, 'into-new');
+  const api = context.client().api;
   const accepted = await must(
-    context.client().api.POST('/api/backups/{id}/restore', { params: { path: { id } } }),
+    intoNew === undefined
+      ? api.POST('/api/backups/{id}/restore', { params: { path: { id } } })
+      : api.POST('/api/backups/{id}/clone', { params: { path: { id } }, body: { name: intoNew } }),
   );
+  if (intoNew !== undefined && !context.json) context.out(`new service ${intoNew}: ${accepted.service_id}`);
   return waitIfAsked(
     context,
     (restoreId) =>
