@@ -33,7 +33,7 @@ const asStrings = (value: unknown): Record<string, string> =>
     ? (value as Record<string, string>)
     : {};
 
-export interface BackupCloneDeps {
+interface BackupCloneDeps {
   backups: Pick<BackupsStore, 'findBackup'>;
   services: Pick<ServicesStore, 'findById'>;
   groups: Pick<VariableGroupsStore, 'groupIdsOf'>;
