@@ -8,7 +8,7 @@ import {
   type ServicesStore,
   type VariableGroupsStore,
 } from '@hostctl/db';
-import { DomainError, type DeployMethod } from '@hostctl/domain';
+import { DomainError } from '@hostctl/domain';
 import type { CreateServiceBody } from '../services/services.schemas.js';
 import type { BackupsStore } from '@hostctl/db';
 
@@ -68,7 +68,7 @@ async function cloneRequest(
   const plain = Object.fromEntries(Object.entries(variables).filter(([key]) => !(key in secretNames)));
   const secret = Object.fromEntries(Object.entries(variables).filter(([key]) => key in secretNames));
   const groups = release?.groupIds ?? (await deps.groups.groupIdsOf(source.id));
-  const method = source.deployMethod as DeployMethod;
+  const method = source.deployMethod;
   return {
     name,
     customer_id: source.customerId,
