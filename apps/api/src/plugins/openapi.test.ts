@@ -211,6 +211,8 @@ describe('every /api route', () => {
   it('documents the Idempotency-Key header and its 409/422 on the idempotent routes', () => {
     const idempotent = routes.filter((route) => route.config?.idempotent === true);
     expect(idempotent.map((route) => route.url).sort()).toEqual([
+      // A restore into a new service creates one: the create's Idempotency-Key rules.
+      '/api/backups/:id/clone',
       '/api/services',
       '/api/services/:id/redeploy',
       '/api/services/:id/rollback',

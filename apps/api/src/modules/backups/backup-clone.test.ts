@@ -113,6 +113,25 @@ describe('POST /api/backups/:id/clone', () => {
     expect(await h.container.db.service.count({ where: { customerId } })).toBe(before + 1);
   });
 
+  it('replays the first answer for the same Idempotency-Key and creates one service', async () => {
+    const { backupId } = await backedUpService();
+    const name = unique('replay');
+    const send = () =>
+      h.app.inject({
+        method: 'POST',
+        url: `/api/backups/${backupId}/clone`,
+        headers: { authorization: operator.auth, 'idempotency-key': `clone-${name}` },
+        payload: { name },
+      });
+    const first = await send();
+    const second = await send();
+    expect(first.statusCode, first.body).toBe(202);
+    expect(second.statusCode).toBe(202);
+    expect(second.headers['idempotent-replayed']).toBe('true');
+    expect(json<{ id: string }>(second).id).toBe(json<{ id: string }>(first).id);
+    expect(await h.container.db.service.count({ where: { name } })).toBe(1);
+  });
+
   it("answers another customer's backup with the body of an unknown one", async () => {
     const other = await h.customer();
     const otherOperator = await h.user('operator', other.id);
