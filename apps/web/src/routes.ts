@@ -1,6 +1,13 @@
 /** The dashboard's screens, parsed from the location path (one place decides what a URL shows). */
-export type ServiceTab = 'overview' | 'deployments' | 'logs' | 'events' | 'settings';
-export const SERVICE_TABS: readonly ServiceTab[] = ['overview', 'deployments', 'logs', 'events', 'settings'];
+export type ServiceTab = 'overview' | 'deployments' | 'logs' | 'jobs' | 'events' | 'settings';
+export const SERVICE_TABS: readonly ServiceTab[] = [
+  'overview',
+  'deployments',
+  'logs',
+  'jobs',
+  'events',
+  'settings',
+];
 
 export type Route =
   | { screen: 'overview' }

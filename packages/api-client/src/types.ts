@@ -40,6 +40,11 @@ export type DeploymentLogLine = NonNullable<DeploymentDetail['logs']>[number];
 export type ServiceEvent = JsonResponse<'/api/services/{id}/events', 'get'>['data'][number];
 export type LogEntry = JsonResponse<'/api/services/{id}/logs', 'get'>['logs'][number];
 export type JobRun = JsonResponse<'/api/runs/{id}', 'get'>;
+/** A row of a run history (service or schedule): a run without its output. */
+export type JobRunSummary = JsonResponse<'/api/services/{id}/runs', 'get'>['data'][number];
+export type Schedule = JsonResponse<'/api/schedules/{id}', 'get'>;
+export type NewSchedule = JsonBody<'/api/services/{id}/schedules', 'post'>;
+export type ScheduleChange = JsonBody<'/api/schedules/{id}', 'patch'>;
 export type Backup = JsonResponse<'/api/backups/{id}', 'get'>;
 export type Restore = JsonResponse<'/api/restores/{id}', 'get'>;
 export type ApiKey = JsonResponse<'/api/auth/api-keys', 'get'>['data'][number];

@@ -64,6 +64,10 @@ const STATUS_CLASS: Record<string, string> = {
   failed: 'bad',
   unhealthy: 'bad',
   rolled_back: 'bad',
+  // Runs of jobs (docs/jobs.md): a time that never ran is a failure to look at; a skipped one was asked for.
+  timed_out: 'bad',
+  missed: 'bad',
+  skipped: 'idle',
 };
 
 /** A status as text with a colour cue (the word carries the meaning, never the colour alone). */

@@ -2,6 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api/client.ts';
 import { must, type Me, type Service } from '@hostctl/api-client';
+import { ConfirmQuestion } from '../components/ConfirmQuestion.tsx';
 import { ProblemAlert, StatusBadge } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { SERVICE_TABS, servicePath, type ServiceTab } from '../routes.ts';
@@ -10,6 +11,7 @@ import { allows } from '../permissions.ts';
 import { useServiceAction, type LifecycleAction } from './actions.ts';
 import { DeploymentsTab } from './DeploymentsTab.tsx';
 import { EventsTab } from './EventsTab.tsx';
+import { JobsTab } from '../jobs/JobsTab.tsx';
 import { LogsTab } from './LogsTab.tsx';
 import { OverviewTab } from './OverviewTab.tsx';
 import { SettingsTab } from './SettingsTab.tsx';
@@ -18,6 +20,7 @@ const TAB_LABELS: Record<ServiceTab, string> = {
   overview: 'Overview',
   deployments: 'Deployments',
   logs: 'Logs',
+  jobs: 'Jobs',
   events: 'Events',
   settings: 'Settings',
 };
@@ -76,6 +79,8 @@ function TabContent({ tab, service, me }: { tab: ServiceTab; service: Service; m
       return <DeploymentsTab service={service} canOperate={allows(me, 'services:operate')} />;
     case 'logs':
       return <LogsTab serviceId={service.id} />;
+    case 'jobs':
+      return <JobsTab service={service} canOperate={allows(me, 'services:operate')} />;
     case 'events':
       return <EventsTab serviceId={service.id} />;
     case 'settings':
@@ -140,23 +145,16 @@ function Actions({ service }: { service: Service }) {
         </span>
       ) : null}
       {asking && question ? (
-        <div className="confirm" role="group" aria-label={`Confirm ${ACTION_LABELS[asking].toLowerCase()}`}>
-          <p>{question.question(service.name)}</p>
-          <button
-            type="button"
-            className="danger"
-            autoFocus
-            onClick={() => {
-              action.mutate(asking);
-              setAsking(null);
-            }}
-          >
-            {question.confirm}
-          </button>
-          <button type="button" onClick={() => setAsking(null)}>
-            Cancel
-          </button>
-        </div>
+        <ConfirmQuestion
+          label={`Confirm ${ACTION_LABELS[asking].toLowerCase()}`}
+          question={question.question(service.name)}
+          confirm={question.confirm}
+          onConfirm={() => {
+            action.mutate(asking);
+            setAsking(null);
+          }}
+          onCancel={() => setAsking(null)}
+        />
       ) : null}
       <div className="action-result">
         <ProblemAlert error={action.error} />

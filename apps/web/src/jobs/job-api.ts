@@ -1,0 +1,63 @@
+import { keepPreviousData, useQuery, type QueryClient } from '@tanstack/react-query';
+import { must, type JobRunSummary, type Schedule } from '@hostctl/api-client';
+import { api } from '../api/client.ts';
+import { isFinalRun } from './job-format.ts';
+
+// The Jobs tab's reads (docs/jobs.md). Every key starts with ['jobs', serviceId], so one
+// invalidation after a change refreshes the schedules, their last runs and the histories.
+
+export const RUNS_PER_PAGE = 20;
+/** The runs shown: the whole service's (one-off and scheduled), or one schedule's. */
+export type RunsFilter = { kind: 'service' } | { kind: 'schedule'; schedule: Schedule };
+
+const jobsKey = (serviceId: string) => ['jobs', serviceId] as const;
+
+export function refreshJobs(queries: QueryClient, serviceId: string): Promise<void> {
+  return queries.invalidateQueries({ queryKey: jobsKey(serviceId) });
+}
+
+export function useSchedules(serviceId: string) {
+  return useQuery({
+    queryKey: [...jobsKey(serviceId), 'schedules'],
+    queryFn: () => must(api.GET('/api/services/{id}/schedules', { params: { path: { id: serviceId } } })),
+    refetchInterval: 15_000,
+  });
+}
+
+/** A schedule's latest record (its last run's outcome, or a missed or skipped time). */
+export function useLastRun(schedule: Schedule) {
+  return useQuery({
+    queryKey: [...jobsKey(schedule.service_id), 'last-run', schedule.id],
+    queryFn: async (): Promise<JobRunSummary | null> => {
+      const page = await must(
+        api.GET('/api/schedules/{id}/runs', {
+          params: { path: { id: schedule.id }, query: { page: 1, per_page: 1 } },
+        }),
+      );
+      return page.data[0] ?? null;
+    },
+    refetchInterval: 15_000,
+  });
+}
+
+export function useRuns(serviceId: string, filter: RunsFilter, page: number) {
+  const query = { page, per_page: RUNS_PER_PAGE };
+  return useQuery({
+    queryKey: [...jobsKey(serviceId), 'runs', filter.kind === 'service' ? null : filter.schedule.id, page],
+    queryFn: () =>
+      filter.kind === 'service'
+        ? must(api.GET('/api/services/{id}/runs', { params: { path: { id: serviceId }, query } }))
+        : must(api.GET('/api/schedules/{id}/runs', { params: { path: { id: filter.schedule.id }, query } })),
+    placeholderData: keepPreviousData,
+    refetchInterval: 5_000,
+  });
+}
+
+/** One run with its output, read again every 2 s until it is final. */
+export function useRun(serviceId: string, runId: string) {
+  return useQuery({
+    queryKey: [...jobsKey(serviceId), 'run', runId],
+    queryFn: () => must(api.GET('/api/runs/{id}', { params: { path: { id: runId } } })),
+    refetchInterval: (query) => (query.state.data && isFinalRun(query.state.data.status) ? false : 2_000),
+  });
+}
