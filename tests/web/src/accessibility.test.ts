@@ -21,6 +21,14 @@ beforeAll(async () => {
     deployedService('acme', 'a11y'),
     variableGroup(),
   ]);
+  // A schedule, so the Jobs tab is checked with its table and controls rather than its empty state.
+  const schedule = await adminCall('POST', `/api/services/${service.id}/schedules`, {
+    name: 'a11y-nightly',
+    cron: '30 2 * * *',
+    time_zone: 'Europe/Berlin',
+    command: ['sh', '-c', 'echo report'],
+  });
+  if (schedule.status !== 201) throw new Error(`schedule: ${schedule.status}`);
 });
 
 /** A group with a plain and a secret variable, so its page shows both editors filled. */
@@ -46,6 +54,7 @@ function screens(): [string, string, string | RegExp][] {
     ['service-overview', base, service.name],
     ['service-deployments', `${base}/deployments`, service.name],
     ['service-logs', `${base}/logs`, service.name],
+    ['service-jobs', `${base}/jobs`, service.name],
     ['service-events', `${base}/events`, service.name],
     ['service-settings', `${base}/settings`, service.name],
     ['api-keys', '/api-keys', 'API keys'],

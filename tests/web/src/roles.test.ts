@@ -126,7 +126,7 @@ describe('viewer of acme', () => {
   it('sees no mutating control on any screen of a service, and cannot create one', async () => {
     const { appUrl } = inject('web');
     const shown: Record<string, string[]> = {};
-    for (const tab of ['', '/deployments', '/logs', '/events', '/settings']) {
+    for (const tab of ['', '/deployments', '/logs', '/jobs', '/events', '/settings']) {
       await page.goto(`${appUrl}/services/${services.acme.id}${tab}`);
       await settled(page, services.acme.name);
       const found = await visibleMutating(page);

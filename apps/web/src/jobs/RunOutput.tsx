@@ -1,6 +1,8 @@
+import { useQueryClient } from '@tanstack/react-query';
+import { useEffect } from 'react';
 import { ProblemAlert, StatusBadge } from '../components/feedback.tsx';
 import { dateTime } from '../format.ts';
-import { useRun } from './job-api.ts';
+import { refreshJobLists, useRun } from './job-api.ts';
 import { commandText, duration, isFinalRun } from './job-format.ts';
 
 /**
@@ -19,6 +21,12 @@ export function RunOutput({
   const run = useRun(serviceId, runId);
   const short = runId.slice(0, 8);
   const data = run.data;
+  const queries = useQueryClient();
+  const ended = data !== undefined && isFinalRun(data.status);
+  // The lists show the run's outcome as soon as this panel sees it, not at their next poll.
+  useEffect(() => {
+    if (ended) void refreshJobLists(queries, serviceId);
+  }, [ended, queries, serviceId]);
   return (
     <section className="card run-output" aria-labelledby="run-output-heading">
       <div className="page-heading">

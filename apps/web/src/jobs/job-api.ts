@@ -16,6 +16,14 @@ export function refreshJobs(queries: QueryClient, serviceId: string): Promise<vo
   return queries.invalidateQueries({ queryKey: jobsKey(serviceId) });
 }
 
+/** The lists only (schedules, last runs, histories): after a run ended, its own read is current. */
+export function refreshJobLists(queries: QueryClient, serviceId: string): Promise<void> {
+  return queries.invalidateQueries({
+    queryKey: jobsKey(serviceId),
+    predicate: (query) => query.queryKey[2] !== 'run',
+  });
+}
+
 export function useSchedules(serviceId: string) {
   return useQuery({
     queryKey: [...jobsKey(serviceId), 'schedules'],
