@@ -26,6 +26,14 @@ import {
   revealGroupSecret,
 } from './commands/groups.commands.js';
 import { run } from './commands/run.commands.js';
+import { listScheduleRuns, runSchedule } from './commands/schedule-runs.commands.js';
+import {
+  createSchedule,
+  deleteSchedule,
+  getSchedule,
+  listSchedules,
+  updateSchedule,
+} from './commands/schedules.commands.js';
 import { login, logout } from './commands/login.commands.js';
 import { events, logs } from './commands/logs.commands.js';
 import {
@@ -61,6 +69,13 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   'groups detach': detachGroup,
   'groups reveal': revealGroupSecret,
   'groups redeploy': redeployGroup,
+  'schedules list': listSchedules,
+  'schedules get': getSchedule,
+  'schedules create': createSchedule,
+  'schedules update': updateSchedule,
+  'schedules delete': deleteSchedule,
+  'schedules run': runSchedule,
+  'schedules runs': listScheduleRuns,
   'backups create': createBackup,
   'backups list': listBackups,
   'backups get': getBackup,

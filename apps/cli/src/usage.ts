@@ -27,6 +27,15 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl events SERVICE
   hostctl run SERVICE [--component C] [--timeout S] -- CMD ARGS…
                                                  run once in the current release; exits with its code
+  hostctl schedules list SERVICE | schedules get SERVICE SCHEDULE      scheduled jobs (docs/jobs.md)
+  hostctl schedules create SERVICE --name N --cron EXPR [--time-zone TZ] [--component C] [--timeout S]
+                        [--retries N] [--overlap forbid|replace|allow] [--catch-up one|none] [--disable]
+                        [--idempotency-key K] -- CMD ARGS…
+  hostctl schedules update SERVICE SCHEDULE [--name N] [--cron EXPR] [...as create] [--enable|--disable]
+                        [-- CMD ARGS…]
+  hostctl schedules delete SERVICE SCHEDULE --yes
+  hostctl schedules run SERVICE SCHEDULE [--wait]   run now; --wait: exits with the command's code
+  hostctl schedules runs SERVICE [SCHEDULE] [--page N] [--per-page N]   without SCHEDULE: every run
   hostctl backups create SERVICE [--wait [--timeout S]]   back up every named volume (docs/backups.md)
   hostctl backups list SERVICE [--page N] [--per-page N]
   hostctl backups get BACKUP
@@ -36,7 +45,7 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl backups unschedule SERVICE                     remove the backup schedule (backups stay)
   hostctl restore BACKUP [--wait [--timeout S]]          the backup's volumes back into its service
   hostctl restore BACKUP --into-new NAME [--wait]        a new service NAME cloned from the backup
-SERVICE and GROUP are an id or a name. --wait streams the deployment log to stderr (default timeout 900 s).
+SERVICE and GROUP are an id or a name; SCHEDULE, an id or a name of one of SERVICE's schedules. --wait streams the deployment log to stderr (default timeout 900 s).
 Exit codes: 0 succeeded, 1 failed, 2 usage or configuration, 3 timed out waiting (the deployment
 goes on), 4 cancelled/superseded/rolled back, 5 authentication or permission. See docs/ci.md.
 

@@ -1,6 +1,7 @@
 import { must, type JobRun } from '@hostctl/api-client';
 import { assertKnownFlags, integerFlag, optionalFlag, UsageError } from '../args.js';
-import { printJson, type ClientCommand } from '../client/context.js';
+import type { ApiClient } from '../client/api-client.js';
+import { printJson, type ClientCommand, type CommandContext } from '../client/context.js';
 import { resolveService } from '../client/resolve-service.js';
 import { EXIT } from '../exit-codes.js';
 
@@ -31,7 +32,7 @@ export const run: ClientCommand = async (context) => {
   if (timeout === 0) throw new UsageError('--timeout must be at least 1');
   const client = context.client();
   const service = await resolveService(client, ref);
-  let current: JobRun = await must(
+  const current: JobRun = await must(
     client.api.POST('/api/services/{id}/runs', {
       params: { path: { id: service.id } },
       // Absent flags are undefined, which JSON leaves out: the API's defaults apply.
@@ -39,7 +40,23 @@ export const run: ClientCommand = async (context) => {
     }),
   );
   context.err(`hostctl: run ${current.id} of ${service.name} ${current.status}`);
-  const deadline = Date.now() + ((timeout ?? DEFAULT_RUN_TIMEOUT_S) + WAIT_GRACE_S) * 1000;
+  return followRun(context, client, current, timeout ?? DEFAULT_RUN_TIMEOUT_S);
+};
+
+/**
+ * Waits for a run to be final (its timeout and a grace), prints its output on stdout (or the run
+ * with --json) and its outcome on stderr, and returns the command's own exit code; 3 when the run
+ * was stopped at its timeout or the waiting ran out, 4 when it was cancelled, 1 when it could not
+ * start. Shared by `run` and `schedules run --wait`.
+ */
+export async function followRun(
+  context: CommandContext,
+  client: ApiClient,
+  started: JobRun,
+  timeoutSeconds: number,
+): Promise<number> {
+  let current = started;
+  const deadline = Date.now() + (timeoutSeconds + WAIT_GRACE_S) * 1000;
   while (!isFinal(current) && Date.now() < deadline) {
     const wait = Math.max(1, Math.min(WAIT_PER_REQUEST_S, Math.ceil((deadline - Date.now()) / 1000)));
     current = await must(
@@ -59,5 +76,7 @@ export const run: ClientCommand = async (context) => {
     `hostctl: run ${current.id} ${current.status}${current.exit_code === null ? '' : ` (exit code ${current.exit_code})`}${took}${current.error ? `: ${current.error}` : ''}`,
   );
   if (current.status === 'timed_out') return EXIT.timedOut;
+  // Only a schedule's run is cancelled (a newer one replaced it, or its schedule was deleted).
+  if (current.status === 'cancelled') return EXIT.notApplied;
   return current.exit_code ?? EXIT.failed;
-};
+}
