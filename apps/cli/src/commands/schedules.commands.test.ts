@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fakeApi, problemBody, run } from '../test-support/fake-api.js';
+import { fakeApi, problemBody, run, type Handler } from '../test-support/fake-api.js';
 
 const S = '3f1c2a4e-1111-4222-8333-444455556666';
 const J = '9b1c2a4e-1111-4222-8333-444455556666';
@@ -46,10 +46,10 @@ const jobRun = (extra: object = {}) => ({
   ...extra,
 });
 /** The routes every command walks: SERVICE by name, then the service's schedules. */
-const base = {
+const base: Record<string, Handler> = {
   'GET /api/services': [200, { data: [service], total: 1, page: 1, per_page: 100 }],
   [`GET /api/services/${S}/schedules`]: [200, { data: [schedule()] }],
-} as const;
+};
 const bodyOf = (api: ReturnType<typeof fakeApi>, method: string) =>
   JSON.parse(api.requests.find((request) => request.method === method)?.body ?? '{}') as unknown;
 

@@ -33,7 +33,7 @@ const OVERLAP = ['forbid', 'replace', 'allow'] as const;
 const CATCH_UP = ['one', 'none'] as const;
 
 /** An argv as one line, each argument quoted when a reader could not tell where it ends. */
-export function commandText(command: readonly string[]): string {
+function commandText(command: readonly string[]): string {
   return command.map((arg) => (arg === '' || /[\s"'\\]/.test(arg) ? JSON.stringify(arg) : arg)).join(' ');
 }
 

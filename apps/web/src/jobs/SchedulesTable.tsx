@@ -5,7 +5,7 @@ import { useLastRun } from './job-api.ts';
 import { commandText, runTime } from './job-format.ts';
 
 /** What a row's controls do; absent for viewers (no control is shown). */
-export interface ScheduleControls {
+interface ScheduleControls {
   busy: boolean;
   onEdit: (schedule: Schedule) => void;
   onToggle: (schedule: Schedule) => void;
