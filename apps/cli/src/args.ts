@@ -19,9 +19,6 @@ export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set([
   'timestamps',
   'token-stdin',
   'help',
-  // schedules create|update: on or off (docs/jobs.md#schedules).
-  'enable',
-  'disable',
   // Allows a token over plain http:// to a host other than loopback (client-config.ts tokenUrl).
   'insecure',
 ]);

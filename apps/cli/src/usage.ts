@@ -29,9 +29,10 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
                                                  run once in the current release; exits with its code
   hostctl schedules list SERVICE | schedules get SERVICE SCHEDULE      scheduled jobs (docs/jobs.md)
   hostctl schedules create SERVICE --name N --cron EXPR [--time-zone TZ] [--component C] [--timeout S]
-                        [--retries N] [--overlap forbid|replace|allow] [--catch-up one|none] [--disable]
+                        [--retries N] [--overlap forbid|replace|allow] [--catch-up one|none]
+                        [--enabled true|false]
                         [--idempotency-key K] -- CMD ARGS…
-  hostctl schedules update SERVICE SCHEDULE [--name N] [--cron EXPR] [...as create] [--enable|--disable]
+  hostctl schedules update SERVICE SCHEDULE [--name N] [--cron EXPR] [...as create]
                         [-- CMD ARGS…]
   hostctl schedules delete SERVICE SCHEDULE --yes
   hostctl schedules run SERVICE SCHEDULE [--wait]   run now; --wait: exits with the command's code

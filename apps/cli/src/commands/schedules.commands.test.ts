@@ -127,7 +127,8 @@ describe('schedules: changing', () => {
         '1',
         '--overlap',
         'replace',
-        '--disable',
+        '--enabled',
+        'false',
         '--idempotency-key',
         'k1',
         '--',
@@ -160,10 +161,7 @@ describe('schedules: changing', () => {
       ['schedules', 'create', 'shop', '--name', 'x', '--cron', '@daily', '--overlap', 'queue', '--', 'true'],
       '--overlap must be one of forbid, replace, allow',
     ],
-    [
-      ['schedules', 'update', 'shop', 'nightly', '--enable', '--disable'],
-      '--enable and --disable exclude each other',
-    ],
+    [['schedules', 'update', 'shop', 'nightly', '--enabled', 'no'], '--enabled must be one of true, false'],
     [['schedules', 'update', 'shop', 'nightly'], 'nothing to change'],
     [
       ['schedules', 'update', 'shop', 'nightly', '--retries', '9'],
@@ -188,7 +186,7 @@ describe('schedules: changing', () => {
       ],
     });
     const result = await run(
-      ['schedules', 'update', 'shop', J, '--cron', '0 * * * *', '--component', '', '--disable'],
+      ['schedules', 'update', 'shop', J, '--cron', '0 * * * *', '--component', '', '--enabled', 'false'],
       api.fetchImpl,
     );
     expect(result).toMatchObject({ code: 0, stdout: `schedule nightly (${J}) saved; disabled` });

@@ -26,8 +26,7 @@ const FIELD_FLAGS = [
   'retries',
   'overlap',
   'catch-up',
-  'enable',
-  'disable',
+  'enabled',
 ];
 const OVERLAP = ['forbid', 'replace', 'allow'] as const;
 const CATCH_UP = ['one', 'none'] as const;
@@ -51,9 +50,8 @@ function oneOf<T extends string>(args: ParsedArgs, flag: string, allowed: readon
 function fieldsFrom(args: ParsedArgs, command: string[]) {
   const timeout = integerFlag(args, 'timeout', 3600);
   if (timeout === 0) throw new UsageError('--timeout must be at least 1');
-  const enable = args.flags.get('enable') === true;
-  const disable = args.flags.get('disable') === true;
-  if (enable && disable) throw new UsageError('--enable and --disable exclude each other');
+  // --enabled true|false, as `backups schedule` takes it.
+  const enabled = oneOf(args, 'enabled', ['true', 'false'] as const);
   return {
     cron: optionalFlag(args, 'cron'),
     time_zone: optionalFlag(args, 'time-zone'),
@@ -61,7 +59,7 @@ function fieldsFrom(args: ParsedArgs, command: string[]) {
     retries: integerFlag(args, 'retries', 5),
     overlap_policy: oneOf(args, 'overlap', OVERLAP),
     catch_up: oneOf(args, 'catch-up', CATCH_UP),
-    enabled: enable ? true : disable ? false : undefined,
+    enabled: enabled === undefined ? undefined : enabled === 'true',
     command: command.length > 0 ? command : undefined,
   };
 }
@@ -147,7 +145,7 @@ export const updateSchedule: ClientCommand = async (context) => {
     component: component === '' ? null : component,
   };
   if (Object.values(change).every((value) => value === undefined))
-    throw new UsageError('nothing to change: give a flag (--cron, --disable…) or a command after --');
+    throw new UsageError('nothing to change: give a flag (--cron, --enabled false…) or a command after --');
   const client = context.client();
   const schedule = await resolveSchedule(client, await resolveService(client, serviceRef), ref);
   const saved = await must(
