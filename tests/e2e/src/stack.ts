@@ -3,10 +3,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from '@hostctl/testing';
+import { inject } from 'vitest';
+import { appBundles } from './app-bundles.js';
 import { E2E_DATABASE_URL, REDIS_URL, runtimeEnv } from './env.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
-const TSX = path.join(ROOT, 'node_modules/.bin/tsx');
 
 export interface Stack {
   apiUrl: string;
@@ -24,11 +25,10 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
+/** The app's bundle, run by node itself (no wrapper process: killWorkers' SIGKILL reaches the app). */
 function start(entry: string, env: Record<string, string>, logs: string[]): ChildProcess {
-  // `node --import tsx`, not the tsx binary: that one runs the app in a child process of its own,
-  // so killWorkers' SIGKILL killed only the wrapper and left the worker running as an orphan (seen:
-  // a worker of an earlier run still sweeping the e2e database an hour later).
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, entry)], {
+  const bundle = appBundles(inject('bundles')).entryOf(entry);
+  const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
     cwd: ROOT,
     env: { ...process.env, ...env },
     stdio: 'pipe',
@@ -42,7 +42,7 @@ function start(entry: string, env: Record<string, string>, logs: string[]): Chil
   return child;
 }
 
-// A ceiling, not a measurement: a cold tsx start of the API takes ~50 s on a loaded 2-core machine.
+// A ceiling, not a measurement: a bundle starts in about a second, far longer under load.
 async function waitFor(url: string, logs: string[], timeoutMs = 180_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
@@ -122,7 +122,8 @@ export async function startStack(
       return running.length;
     },
     async cli(...args) {
-      const child = spawn(TSX, [path.join(ROOT, 'apps/cli/src/main.ts'), ...args, '--json'], {
+      const cliBundle = appBundles(inject('bundles')).entryOf('apps/cli/src/main.ts');
+      const child = spawn(process.execPath, [cliBundle, ...args, '--json'], {
         cwd: ROOT,
         env: { ...process.env, ...env },
       });
