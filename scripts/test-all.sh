@@ -127,13 +127,8 @@ if ((${#all_projects[@]} == 0)); then
   echo "0 1 vitest could not list the workspace's projects" >"$results/projects"
 fi
 
-# The swarm engine is free once the Docker lane is past the projects that use it (worker, e2e-swarm):
-# only then may the fault suite under Swarm restart it. The Docker lane writes this file then.
-swarm_free="$DATA/test-swarm-free"
-rm -f "$swarm_free"
-
 limit=${VITEST_TIMEOUT:-1800}
-say "two lanes at once: static checks, $((${#rest_args[@]} / 2)) projects, ${late_projects[*]}, fault-swarm | ${docker_lane[*]}"
+say "two lanes at once: static checks, $((${#rest_args[@]} / 2)) projects, ${late_projects[*]} | ${docker_lane[*]}, fault-swarm"
 (
   check typecheck pnpm -s typecheck
   check lint pnpm -s lint
@@ -146,17 +141,15 @@ say "two lanes at once: static checks, $((${#rest_args[@]} / 2)) projects, ${lat
   for project in "${late_projects[@]}"; do
     suite "$project" "$limit" --config vitest.workspace.ts --project "$project"
   done
-  # Its own database, Redis, workers; it restarts the swarm engine, so only once nothing else uses it.
-  wait_for_file "$swarm_free" "$limit"
-  FAULT_RUNTIME=swarm FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} \
-    suite fault-swarm "${FAULT_TIMEOUT:-900}" --config tests/fault/vitest.config.ts
 ) &
 (
   for project in "${docker_lane[@]}"; do
     suite "$project" "$limit" --config vitest.workspace.ts --project "$project"
-    [[ $project != e2e-swarm ]] || touch "$swarm_free"
   done
-  touch "$swarm_free"
+  # Its own database, Redis, workers; it restarts the swarm engine, so it runs once this lane's
+  # projects that use that engine (worker, e2e-swarm) are done; the other lane never uses it.
+  FAULT_RUNTIME=swarm FAULT_RESTART_DOCKER=${FAULT_RESTART_DOCKER:-1} \
+    suite fault-swarm "${FAULT_TIMEOUT:-900}" --config tests/fault/vitest.config.ts
 ) &
 wait
 
