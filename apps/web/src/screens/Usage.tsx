@@ -3,30 +3,10 @@ import { api } from '../api/client.ts';
 import { must } from '@hostctl/api-client';
 import { ListState, ProblemAlert } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
+import { QuotaBars } from '../components/QuotaBars.tsx';
 import { dateTime } from '../format.ts';
 
-/** What the quotas count, as a person reads it (docs/quotas.md). */
-const QUOTA_LABELS: Record<string, string> = {
-  services: 'Services',
-  containers: 'Containers',
-  memory_mb: 'Memory limits (MiB)',
-  cpus: 'CPU limits (CPUs)',
-  deploys_per_hour: 'Deploys in the last hour',
-  notification_subscriptions: 'Notification subscriptions',
-};
-
-type Quota = Awaited<ReturnType<typeof fetchQuota>>;
 const fetchQuota = (id: string) => must(api.GET('/api/customers/{id}/quota', { params: { path: { id } } }));
-
-/** Each quota with its effective limit (null: unlimited) and the customer's usage of it. */
-function quotaRows(quota: Quota | undefined) {
-  if (!quota) return [];
-  return (Object.keys(quota.limits) as (keyof Quota['limits'])[]).map((name) => ({
-    name,
-    limit: quota.limits[name],
-    used: quota.usage[name],
-  }));
-}
 
 const HOUR = 3600;
 const hours = (seconds: number) => (seconds / HOUR).toLocaleString(undefined, { maximumFractionDigits: 1 });
@@ -73,35 +53,7 @@ export function UsageScreen({ customerId }: { customerId: string }) {
       <section aria-labelledby="quota-heading" className="card">
         <h2 id="quota-heading">Quotas{quota.data ? ` (plan ${quota.data.plan})` : ''}</h2>
         <ListState noun="quotas" isPending={quota.isPending} error={quota.error} isEmpty={false}>
-          <ul className="plain quota-list">
-            {quotaRows(quota.data).map(({ name, limit, used }) => {
-              const label = QUOTA_LABELS[name] ?? name;
-              return (
-                <li key={name} className="quota-row">
-                  <span id={`quota-${name}`}>{label}</span>
-                  {limit === null ? (
-                    <span>
-                      {used.toLocaleString()} <span className="muted">(unlimited)</span>
-                    </span>
-                  ) : (
-                    <>
-                      <meter
-                        aria-labelledby={`quota-${name}`}
-                        min={0}
-                        max={Math.max(limit, 1)}
-                        value={Math.min(used, Math.max(limit, 1))}
-                        high={limit * 0.8}
-                        optimum={0}
-                      />
-                      <span>
-                        {used.toLocaleString()} of {limit.toLocaleString()}
-                      </span>
-                    </>
-                  )}
-                </li>
-              );
-            })}
-          </ul>
+          {quota.data ? <QuotaBars quota={quota.data} /> : null}
         </ListState>
       </section>
       <section aria-labelledby="month-heading" className="card">

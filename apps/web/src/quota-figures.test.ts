@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { quotaFigure, quotaFigures } from './quota-figures.ts';
+
+describe('quota figures', () => {
+  it('reads a limited quota as "used of limit" with its bar at the usage', () => {
+    expect(quotaFigure('services', 3, 5)).toMatchObject({
+      label: 'Services',
+      state: 'within',
+      text: '3 of 5 services',
+      flag: null,
+      bar: { value: 3, max: 5, low: 4 },
+    });
+  });
+
+  it('flags near, at and over the limit in words', () => {
+    expect(quotaFigure('containers', 4, 5)).toMatchObject({ state: 'near', flag: 'near the limit' });
+    expect(quotaFigure('containers', 5, 5)).toMatchObject({
+      state: 'at',
+      text: '5 of 5 containers',
+      flag: 'at the limit',
+    });
+    // Lowering a quota below usage leaves usage over it: the bar is full, the text says how far.
+    expect(quotaFigure('memory_mb', 1536, 1024)).toMatchObject({
+      state: 'over',
+      text: `${(1536).toLocaleString()} of ${(1024).toLocaleString()} MiB of memory`,
+      flag: 'over the limit',
+      bar: { value: 1024, max: 1024 },
+    });
+  });
+
+  it('shows a limit of 0 as a full bar: nothing may be added', () => {
+    expect(quotaFigure('deploys_per_hour', 0, 0)).toMatchObject({
+      state: 'at',
+      text: '0 of 0 deploys in the last hour',
+      flag: 'at the limit',
+      bar: { value: 1, max: 1 },
+    });
+  });
+
+  it('says "unlimited" and draws no bar for a null limit', () => {
+    expect(quotaFigure('services', 1, null)).toMatchObject({
+      state: 'unlimited',
+      text: '1 service, unlimited',
+      flag: null,
+      bar: null,
+    });
+  });
+
+  it('keeps decimals of CPUs and names quotas it does not know by their key', () => {
+    expect(quotaFigure('cpus', 0.5, 2).text).toBe(`${(0.5).toLocaleString()} of 2 CPUs`);
+    expect(quotaFigure('api_keys', 2, 10)).toMatchObject({ label: 'Api keys', text: '2 of 10 api keys' });
+  });
+
+  it('lists every quota the API reports, a missing usage as 0', () => {
+    const figures = quotaFigures({ limits: { services: 2, webhooks: null }, usage: { services: 2 } });
+    expect(figures.map((row) => [row.name, row.text])).toEqual([
+      ['services', '2 of 2 services'],
+      ['webhooks', '0 webhooks, unlimited'],
+    ]);
+  });
+});
