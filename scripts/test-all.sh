@@ -47,12 +47,6 @@ results="$DATA/test-results"
 rm -rf "$results"
 mkdir -p "$results"
 
-# wait_for_file FILE SECONDS: until FILE exists (another lane's signal), at most SECONDS.
-wait_for_file() {
-  local deadline=$((SECONDS + $2))
-  until [[ -e $1 ]] || ((SECONDS > deadline)); do sleep 2; done
-}
-
 # bounded SECONDS CMD...: CMD under a time limit (TERM, then KILL 30s later).
 bounded() {
   local limit=$1
