@@ -5,3 +5,4 @@ export * from './hostile-yaml.js';
 export * from './chromium.js';
 export * from './git-server.js';
 export * from './dashboard-build.js';
+export * from './app-bundles.js';

@@ -1,12 +1,12 @@
 import type { TestProject } from 'vitest/node';
 import { ensureDatabase, migrate, MIGRATIONS_DIR } from '@hostctl/db';
-import { buildAppBundles } from './app-bundles.js';
+import { buildAppBundles } from '@hostctl/testing';
 import { e2eDatabaseUrl } from './env.js';
 import { ROOT } from './stack.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    /** Where this run's app bundles are (app-bundles.ts): every stack of the run starts from them. */
+    /** Where this run's app bundles are (@hostctl/testing app-bundles.ts): every stack of the run starts from them. */
     bundles: string;
   }
 }

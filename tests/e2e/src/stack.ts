@@ -2,9 +2,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort } from '@hostctl/testing';
+
 import { inject } from 'vitest';
-import { appBundles } from './app-bundles.js';
+import { appBundles, freePort } from '@hostctl/testing';
 import { E2E_DATABASE_URL, REDIS_URL, runtimeEnv } from './env.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');

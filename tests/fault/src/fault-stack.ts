@@ -3,17 +3,16 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { freePort } from '@hostctl/testing';
+import { appBundles, freePort } from '@hostctl/testing';
+import { inject } from 'vitest';
 import { CADDY_ADMIN_URL, LOG_DIR, ROOT } from './fault-env.js';
 
 /**
- * Real api and worker processes (tsx, as in production) sharing one installation. Each process
- * logs to .data/logs/fault/<name>.log for the post-mortem of a failed run. Workers can be
- * SIGKILLed or SIGTERMed and started again on the same health port.
+ * Real api and worker processes, run from the bundles production images run, by node itself (no
+ * wrapper process: a SIGKILL reaches the app), sharing one installation. Each process logs to
+ * .data/logs/fault/<name>.log for the post-mortem of a failed run. Workers can be SIGKILLed or
+ * SIGTERMed and started again on the same health port.
  */
-// `node --import tsx`, not the tsx binary: that one runs the app in a child process, so a SIGKILL
-// would kill only the wrapper and leave the app running as an orphan.
-const NODE_ARGS = ['--import', 'tsx'];
 
 export interface ManagedProcess {
   name: string;
@@ -64,7 +63,8 @@ export async function startFaultStack(options: {
     // A fresh log per run; a restarted process appends to its predecessor's.
     const log = createWriteStream(path.join(LOG_DIR, `${name}.log`), { flags: opened.has(name) ? 'a' : 'w' });
     opened.add(name);
-    const child = spawn(process.execPath, [...NODE_ARGS, path.join(ROOT, entry)], {
+    const bundle = appBundles(inject('bundles')).entryOf(entry);
+    const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
       cwd: ROOT,
       env: { ...process.env, ...env, ...own },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -129,7 +129,7 @@ export async function startFaultStack(options: {
     async cli(...args) {
       const child = spawn(
         process.execPath,
-        [...NODE_ARGS, path.join(ROOT, 'apps/cli/src/main.ts'), ...args, '--json'],
+        [appBundles(inject('bundles')).entryOf('apps/cli/src/main.ts'), ...args, '--json'],
         {
           cwd: ROOT,
           env: { ...process.env, ...env, DATABASE_URL: options.cliDatabaseUrl },

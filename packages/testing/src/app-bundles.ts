@@ -35,7 +35,7 @@ export function appBundles(dir: string): AppBundles {
     dir,
     entryOf(source) {
       const bundled = ENTRIES[source];
-      if (!bundled) throw new Error(`no bundle for ${source}: add it to app-bundles.ts`);
+      if (!bundled) throw new Error(`no bundle for ${source}: add it to packages/testing/src/app-bundles.ts`);
       return path.join(dir, bundled);
     },
   };
