@@ -12,6 +12,7 @@ import { createAcmeClient } from './acme-client.js';
 import { createAcmeHttp } from './acme-http.js';
 import { createCaddyChallenges } from './caddy-challenges.js';
 import { createCaddyTls } from './caddy-tls.js';
+import { createChallengeSweep } from './challenge-sweep.js';
 import { createCertificateKeeper, wildcardName, type KeeperOutcome } from './certificate-keeper.js';
 import { createDomainCertificates, type DomainRound } from './domain-certificates.js';
 import { createPowerDnsChallenges } from './powerdns-challenges.js';
@@ -37,6 +38,8 @@ export interface Certificates {
   runOnce(): Promise<KeeperOutcome | null>;
   /** The custom domains' round (http-01 through Caddy); null when TLS is off. */
   runDomainsOnce(): Promise<DomainRound | null>;
+  /** Removes challenge routes left by an interrupted order (challenge-sweep.ts); their @ids. */
+  sweepChallengesOnce(): Promise<string[]>;
   start(): void;
   stop(): Promise<void>;
 }
@@ -52,7 +55,13 @@ export function createCertificates(
   deps: { db: Db; locks: AdvisoryLocks; logger: Logger },
 ): Certificates {
   if (config.ACME_DIRECTORY_URL === '') {
-    return { runOnce: async () => null, runDomainsOnce: async () => null, start() {}, async stop() {} };
+    return {
+      runOnce: async () => null,
+      runDomainsOnce: async () => null,
+      sweepChallengesOnce: async () => [],
+      start() {},
+      async stop() {},
+    };
   }
   const hasCaddy = config.CADDY_ADMIN_URL !== '';
   const caddySettings = {
@@ -63,6 +72,10 @@ export function createCertificates(
   const store = createTlsCertificatesStore(deps.db, {
     platformCustomerId: config.PLATFORM_NOTIFICATIONS_CUSTOMER_ID,
   });
+  const challenges = hasCaddy ? createCaddyChallenges(caddySettings) : undefined;
+  const sweep = challenges
+    ? createChallengeSweep({ challenges, locks: deps.locks, logger: deps.logger })
+    : { runOnce: async (): Promise<string[]> => [] };
   const acme = createAcmeClient({
     directoryUrl: config.ACME_DIRECTORY_URL,
     http: createAcmeHttp(
@@ -73,7 +86,7 @@ export function createCertificates(
       apiKey: config.PDNS_API_KEY,
       zone: config.PDNS_ZONE || config.APPS_DOMAIN,
     }),
-    ...(hasCaddy ? { challenges: createCaddyChallenges(caddySettings) } : {}),
+    ...(challenges ? { challenges } : {}),
   });
   const caddy = hasCaddy
     ? { caddy: createCaddyTls({ ...caddySettings, httpsListen: config.CADDY_HTTPS_LISTEN }) }
@@ -103,6 +116,8 @@ export function createCertificates(
       .runOnce()
       // The wildcard first: it makes the ACME account the domains' orders use.
       .then(() => domains.runOnce())
+      // After the domains' orders, so this replica's own finished ones are gone already.
+      .then(() => sweep.runOnce())
       .catch((error: unknown) => {
         deps.logger.warn({ err: messageOf(error) }, 'tls: certificate round failed; the next one retries');
       })
@@ -111,6 +126,7 @@ export function createCertificates(
   return {
     runOnce: () => keeper.runOnce(),
     runDomainsOnce: () => domains.runOnce(),
+    sweepChallengesOnce: () => sweep.runOnce(),
     start() {
       round();
       timer = setInterval(round, config.TLS_CHECK_INTERVAL_MS);
