@@ -6,6 +6,7 @@ import { parseRoute, type Route } from './routes.ts';
 import { useLocation } from './router.tsx';
 import { ApiKeysScreen } from './screens/ApiKeys.tsx';
 import { CreateServiceScreen } from './screens/CreateService.tsx';
+import { CertificatesScreen } from './screens/Certificates.tsx';
 import { CustomersScreen } from './screens/Customers.tsx';
 import { OverviewScreen } from './screens/Overview.tsx';
 import { ServicesScreen } from './screens/Services.tsx';
@@ -15,7 +16,7 @@ import { UsersScreen } from './screens/Users.tsx';
 import { VariableGroupScreen } from './groups/VariableGroupScreen.tsx';
 import { VariableGroupsScreen } from './groups/VariableGroupsScreen.tsx';
 import { ServiceScreen } from './service/ServiceScreen.tsx';
-import { allows } from './permissions.ts';
+import { allows, platformWide } from './permissions.ts';
 import { useMe } from './session.ts';
 import { Shell } from './Shell.tsx';
 
@@ -59,10 +60,19 @@ const NEEDS: Partial<Record<Route['screen'], Permission>> = {
   'variable-group': 'services:read',
 };
 
+/** Screens of the platform itself: the role's permission and no customer scope (the API's rule). */
+const PLATFORM_WIDE: Partial<Record<Route['screen'], Permission>> = {
+  certificates: 'certificates:read',
+};
+
 function Screen({ route, me }: { route: Route; me: Me }) {
   const needed = NEEDS[route.screen];
   if (needed && !allows(me, needed)) {
     return <Message title="Not allowed">Your role ({me.role}) cannot open this page.</Message>;
+  }
+  const platform = PLATFORM_WIDE[route.screen];
+  if (platform && !platformWide(me, platform)) {
+    return <Message title="Not allowed">This page is for the platform’s own operators.</Message>;
   }
   switch (route.screen) {
     case 'overview':
@@ -81,6 +91,8 @@ function Screen({ route, me }: { route: Route; me: Me }) {
       return <UsageScreen customerId={route.customerId} />;
     case 'users':
       return <UsersScreen />;
+    case 'certificates':
+      return <CertificatesScreen />;
     case 'variable-groups':
       return <VariableGroupsScreen me={me} />;
     case 'variable-group':

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { navFor } from './navigation.ts';
 import { parseRoute } from './routes.ts';
 
-const labels = (role: 'admin' | 'operator' | 'viewer') => navFor({ role }).map((item) => item.label);
+const labels = (role: 'admin' | 'operator' | 'viewer', customer_id: string | null = null) =>
+  navFor({ role, customer_id }).map((item) => item.label);
 
 describe('navigation follows the role', () => {
   it('gives admins everything, operators no user admin, viewers nothing that creates', () => {
@@ -14,6 +15,7 @@ describe('navigation follows the role', () => {
       'API keys',
       'Customers',
       'Users',
+      'Certificates',
     ]);
     expect(labels('operator')).toEqual([
       'Overview',
@@ -22,12 +24,19 @@ describe('navigation follows the role', () => {
       'Create',
       'API keys',
       'Customers',
+      'Certificates',
     ]);
     expect(labels('viewer')).toEqual(['Overview', 'Services', 'Variable groups', 'API keys', 'Customers']);
   });
 
+  it("hides the platform's certificates from a customer's own admins and operators (the API refuses them)", () => {
+    expect(labels('admin', 'c1')).not.toContain('Certificates');
+    expect(labels('operator', 'c1')).not.toContain('Certificates');
+    expect(labels('operator', 'c1')).toContain('Customers');
+  });
+
   it('links only to addresses the router knows', () => {
-    for (const item of navFor({ role: 'admin' })) {
+    for (const item of navFor({ role: 'admin', customer_id: null })) {
       expect(item.screens).toContain(parseRoute(item.to).screen);
     }
   });
@@ -45,6 +54,7 @@ describe('parseRoute', () => {
     expect(parseRoute('/customers/c%2F1/usage')).toEqual({ screen: 'usage', customerId: 'c/1' });
     expect(parseRoute('/variable-groups')).toEqual({ screen: 'variable-groups' });
     expect(parseRoute('/variable-groups/g1')).toEqual({ screen: 'variable-group', id: 'g1' });
+    expect(parseRoute('/certificates')).toEqual({ screen: 'certificates' });
   });
 
   it('answers not-found for anything else, including undecodable ids', () => {

@@ -1,6 +1,6 @@
 import type { Me } from '@hostctl/api-client';
 import type { Route } from './routes.ts';
-import { allows } from './permissions.ts';
+import { allows, platformWide } from './permissions.ts';
 
 export interface NavItem {
   to: string;
@@ -9,7 +9,9 @@ export interface NavItem {
   screens: Route['screen'][];
 }
 
-const NAV: (NavItem & { visible: (me: Pick<Me, 'role'>) => boolean })[] = [
+type Caller = Pick<Me, 'role' | 'customer_id'>;
+
+const NAV: (NavItem & { visible: (me: Caller) => boolean })[] = [
   { to: '/', label: 'Overview', screens: ['overview'], visible: () => true },
   { to: '/services', label: 'Services', screens: ['services', 'service'], visible: () => true },
   {
@@ -37,9 +39,15 @@ const NAV: (NavItem & { visible: (me: Pick<Me, 'role'>) => boolean })[] = [
     visible: (me) => allows(me, 'customers:read'),
   },
   { to: '/users', label: 'Users', screens: ['users'], visible: (me) => allows(me, 'users:manage') },
+  {
+    to: '/certificates',
+    label: 'Certificates',
+    screens: ['certificates'],
+    visible: (me) => platformWide(me, 'certificates:read'),
+  },
 ];
 
 /** The main navigation for a caller: only what their role may open. */
-export function navFor(me: Pick<Me, 'role'>): NavItem[] {
+export function navFor(me: Caller): NavItem[] {
   return NAV.filter((item) => item.visible(me)).map(({ to, label, screens }) => ({ to, label, screens }));
 }

@@ -20,6 +20,7 @@ export type Route =
   | { screen: 'variable-groups' }
   | { screen: 'variable-group'; id: string }
   | { screen: 'users' }
+  | { screen: 'certificates' }
   | { screen: 'signed-out' }
   | { screen: 'not-found' };
 
@@ -30,6 +31,7 @@ const FIXED: Record<string, Route> = {
   '/api-keys': { screen: 'api-keys' },
   '/customers': { screen: 'customers' },
   '/users': { screen: 'users' },
+  '/certificates': { screen: 'certificates' },
   '/variable-groups': { screen: 'variable-groups' },
   '/signed-out': { screen: 'signed-out' },
 };

@@ -1,8 +1,10 @@
+import pg from 'pg';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import { launchChromium } from '@hostctl/testing';
 import { adminCall, deployedService, uniqueName } from './api.js';
+import { WEB_DATABASE_URL } from './env.js';
 import { axeViolations, newContext, screenshot, sessionOf, settled, type ViewportName } from './browser.js';
 
 /**
@@ -13,6 +15,8 @@ let browser: Browser;
 let adminSession: string;
 let service: { id: string; name: string };
 let group: { id: string; name: string };
+/** A certificate whose renewal failed, so the certificates screen is checked with its table and reason. */
+const certificateName = uniqueName('a11y-cert') + '.test';
 
 beforeAll(async () => {
   browser = await launchChromium();
@@ -29,7 +33,24 @@ beforeAll(async () => {
     command: ['sh', '-c', 'echo report'],
   });
   if (schedule.status !== 201) throw new Error(`schedule: ${schedule.status}`);
+  await withPool((pool) =>
+    pool.query(
+      `INSERT INTO tls_certificates (name, issuer, not_before, not_after, renew_after, last_error, last_attempt_at)
+       VALUES ($1, 'CN=Pebble Intermediate CA', now() - interval '80 days', now() + interval '10 days',
+               now() - interval '20 days', 'urn:ietf:params:acme:error:connection: refused', now())`,
+      [certificateName],
+    ),
+  );
 });
+
+async function withPool(use: (pool: pg.Pool) => Promise<unknown>): Promise<void> {
+  const pool = new pg.Pool({ connectionString: WEB_DATABASE_URL, max: 1 });
+  try {
+    await use(pool);
+  } finally {
+    await pool.end();
+  }
+}
 
 /** A group with a plain and a secret variable, so its page shows both editors filled. */
 async function variableGroup(): Promise<{ id: string; name: string }> {
@@ -42,7 +63,10 @@ async function variableGroup(): Promise<{ id: string; name: string }> {
   if (created.status !== 201) throw new Error(`variable group: ${created.status}`);
   return created.body;
 }
-afterAll(async () => browser?.close());
+afterAll(async () => {
+  await withPool((pool) => pool.query('DELETE FROM tls_certificates WHERE name = $1', [certificateName]));
+  await browser?.close();
+});
 
 /** Path and the h1 that names the screen (the accessibility contract). */
 function screens(): [string, string, string | RegExp][] {
@@ -61,6 +85,7 @@ function screens(): [string, string, string | RegExp][] {
     ['customers', '/customers', 'Customers'],
     ['usage', `/customers/${inject('web').customers.acme}/usage`, 'Usage of acme'],
     ['users', '/users', 'Users'],
+    ['certificates', '/certificates', 'Certificates'],
     ['variable-groups', '/variable-groups', 'Variable groups'],
     ['variable-group', `/variable-groups/${group.id}`, group.name],
   ];
