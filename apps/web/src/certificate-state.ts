@@ -6,14 +6,14 @@ export const EXPIRING_DAYS = 14;
 
 const DAY_MS = 86_400_000;
 
-export interface CertificateFields {
+interface CertificateFields {
   not_after: string | null;
   last_error: string | null;
 }
 
-export type CertificateKind = 'valid' | 'expiring' | 'expired' | 'failed' | 'not_issued';
+type CertificateKind = 'valid' | 'expiring' | 'expired' | 'failed' | 'not_issued';
 
-export interface CertificateState {
+interface CertificateState {
   kind: CertificateKind;
   /** The state in words (the badge's text): never the colour alone. */
   label: string;

@@ -2,7 +2,7 @@ import { useQuery } from '@tanstack/react-query';
 import { useState } from 'react';
 import { api } from '../api/client.ts';
 import { must } from '@hostctl/api-client';
-import { ListState, Pager, ProblemAlert } from '../components/feedback.tsx';
+import { ListState, Pager } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { certificateState, EXPIRING_DAYS } from '../certificate-state.ts';
 import { dateTime, timeAgo } from '../format.ts';
