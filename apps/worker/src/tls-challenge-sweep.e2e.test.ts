@@ -58,8 +58,8 @@ describe('the challenge route sweep', () => {
     const fresh = await plant(prefix, 'fresh.sweep.test', 'fresh-token', new Date());
     // An old route whose domain is being ordered right now (a slow CA): its lock is held.
     const busy = await plant(prefix, 'busy.sweep.test', 'busy-token', ago(STALE_AGE));
-    // Another installation sharing this Caddy (another QUEUE_PREFIX): never ours to remove.
-    const foreign = await plant(`${prefix}x`, 'other.sweep.test', 'other-token', ago(STALE_AGE));
+    // Another installation sharing this Caddy, whose QUEUE_PREFIX starts with ours: never ours to remove.
+    const foreign = await plant(`${prefix}-b`, 'other.sweep.test', 'other-token', ago(STALE_AGE));
     // This process's own order, in flight.
     await challenges.add('own.sweep.test', 'own-token', 'own-token.thumbprint');
     const own = (await caddy.json<{ '@id'?: string }[]>(routes)) ?? [];

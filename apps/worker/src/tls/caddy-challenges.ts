@@ -75,9 +75,10 @@ export function createCaddyChallenges(options: CaddyChallengeOptions): CaddyChal
       for (const route of current) {
         const id = route['@id'];
         if (typeof id !== 'string' || !id.startsWith(prefix) || ours.has(id)) continue;
+        // No time right after the prefix: another installation whose QUEUE_PREFIX starts with ours
+        // ("foo-bar" for "foo"), or a route from before the sweep existed; neither is ours to judge.
         const addedAt = addedAtOf(id.slice(prefix.length));
-        // No time in the @id: added by a version before the sweep, so by a worker since replaced.
-        if (addedAt !== null && now().getTime() - addedAt < sweep.olderThanMs) continue;
+        if (addedAt === null || now().getTime() - addedAt < sweep.olderThanMs) continue;
         const domain = hostOf(route);
         if (domain !== null && (await sweep.inFlight(domain))) continue;
         await caddy.removeId(id);
