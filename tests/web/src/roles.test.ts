@@ -45,9 +45,19 @@ beforeAll(async () => {
 });
 afterAll(async () => browser?.close());
 
+// The platform's certificates are for platform-wide roles only: the dev viewer belongs to acme.
 const NAV: Record<DevRole, string[]> = {
-  admin: ['Overview', 'Services', 'Variable groups', 'Create', 'API keys', 'Customers', 'Users'],
-  operator: ['Overview', 'Services', 'Variable groups', 'Create', 'API keys', 'Customers'],
+  admin: [
+    'Overview',
+    'Services',
+    'Variable groups',
+    'Create',
+    'API keys',
+    'Customers',
+    'Users',
+    'Certificates',
+  ],
+  operator: ['Overview', 'Services', 'Variable groups', 'Create', 'API keys', 'Customers', 'Certificates'],
   viewer: ['Overview', 'Services', 'Variable groups', 'API keys', 'Customers'],
 };
 
