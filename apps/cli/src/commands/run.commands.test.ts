@@ -1,30 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fakeApi, run } from '../test-support/fake-api.js';
+import { jobRunBody } from '../test-support/job-runs.js';
 
 const S = '3f1c2a4e-1111-4222-8333-444455556666';
 const R = '5d1c2a4e-1111-4222-8333-444455556666';
 
-const jobRun = (extra: object = {}) => ({
-  id: R,
-  service_id: S,
-  command: ['sh', '-c', 'exit 3'],
-  component: null,
-  timeout: 600,
-  status: 'queued',
-  exit_code: null,
-  duration_ms: null,
-  output_truncated: false,
-  error: null,
-  deployment_id: null,
-  created_at: '2026-11-28T00:00:00Z',
-  started_at: null,
-  finished_at: null,
-  schedule_id: null,
-  scheduled_for: null,
-  attempt: 1,
-  output: '',
-  ...extra,
-});
+const jobRun = (extra: object = {}) => jobRunBody({ id: R, serviceId: S }, ['sh', '-c', 'exit 3'], extra);
 
 // `hostctl run` shares its waiting with `schedules run --wait` (followRun); the e2e suite runs it
 // against a real worker, these pin the exit codes without one.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fakeApi, problemBody, run, type Handler } from '../test-support/fake-api.js';
+import { jobRunBody } from '../test-support/job-runs.js';
 
 const S = '3f1c2a4e-1111-4222-8333-444455556666';
 const J = '9b1c2a4e-1111-4222-8333-444455556666';
@@ -24,27 +25,8 @@ const schedule = (extra: object = {}) => ({
   updated_at: '2026-11-28T00:00:00Z',
   ...extra,
 });
-const jobRun = (extra: object = {}) => ({
-  id: R,
-  service_id: S,
-  command: ['sh', '-c', 'echo report && exit 0'],
-  component: null,
-  timeout: 600,
-  status: 'queued',
-  exit_code: null,
-  duration_ms: null,
-  output_truncated: false,
-  error: null,
-  deployment_id: null,
-  created_at: '2026-11-28T00:00:00Z',
-  started_at: null,
-  finished_at: null,
-  schedule_id: J,
-  scheduled_for: null,
-  attempt: 1,
-  output: '',
-  ...extra,
-});
+const jobRun = (extra: object = {}) =>
+  jobRunBody({ id: R, serviceId: S }, ['sh', '-c', 'echo report && exit 0'], { schedule_id: J, ...extra });
 /** The routes every command walks: SERVICE by name, then the service's schedules. */
 const base: Record<string, Handler> = {
   'GET /api/services': [200, { data: [service], total: 1, page: 1, per_page: 100 }],
