@@ -20,6 +20,7 @@ import { createTestDb, silentLogger } from '../testing/fixtures.js';
 import { backupScheduleSource } from './backup-schedule-source.js';
 import { createBackupProcessor, type BackupProcessorDeps } from './backup.processor.js';
 import { createVerifyProcessor } from './verify.processor.js';
+import { barrier } from '../testing/barrier.js';
 
 const dbs = [createTestDb(), createTestDb()];
 const db = dbs[0]!;
@@ -34,17 +35,6 @@ beforeEach(async () => {
 const T0 = new Date('2032-03-01T10:00:00Z');
 const MINUTE = 60_000;
 const at = (ms: number) => new Date(T0.getTime() + ms);
-
-/** Resolves for everyone once `parties` have arrived: both replicas read the same due schedules. */
-function barrier(parties: number) {
-  let arrived = 0;
-  let release!: () => void;
-  const all = new Promise<void>((resolve) => (release = resolve));
-  return async () => {
-    if (++arrived === parties) release();
-    await all;
-  };
-}
 
 /** Two replicas firing backup schedules; each its own pool and producer, one clock. */
 function replicas(clock: { now: Date }, graceMs = MINUTE) {

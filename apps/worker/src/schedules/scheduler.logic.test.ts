@@ -9,6 +9,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDb, silentLogger } from '../testing/fixtures.js';
 import { jobScheduleSource } from './job-source.js';
 import { createScheduler } from './scheduler.js';
+import { barrier } from '../testing/barrier.js';
 
 const dbs = [createTestDb(), createTestDb()];
 const db = dbs[0]!;
@@ -23,17 +24,6 @@ beforeEach(async () => {
 const T0 = new Date('2031-06-01T10:00:00Z');
 const MINUTE = 60_000;
 const at = (ms: number) => new Date(T0.getTime() + ms);
-
-/** Resolves for everyone once `parties` have arrived: both replicas read the same due schedules. */
-function barrier(parties: number) {
-  let arrived = 0;
-  let release!: () => void;
-  const all = new Promise<void>((resolve) => (release = resolve));
-  return async () => {
-    if (++arrived === parties) release();
-    await all;
-  };
-}
 
 /** Two replicas: each its own pool, producer and view of the clock; `together` makes them read at once. */
 function replicas(clock: { now: Date }, graceMs = MINUTE) {
