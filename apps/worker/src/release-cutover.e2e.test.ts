@@ -13,7 +13,8 @@ import { useWorkerApp } from './testing/worker-fixture.js';
 // of its own, each answering as its own release, and a release that fails its health check is
 // removed while the old one keeps answering.
 const fixture = useWorkerApp('cutover', {
-  env: { RELEASE_STABILIZATION_MS: '3000', RELEASE_DRAIN_MS: '1000' },
+  // A fixed window (its shortest is its longest): the test looks at both sets while it lasts.
+  env: { RELEASE_STABILIZATION_MS: '3000', RELEASE_STABILIZATION_MIN_MS: '3000', RELEASE_DRAIN_MS: '1000' },
   app: { readiness: { timeoutMs: 20_000, stableMs: 500 } },
 });
 const { db, runtime, app } = fixture;

@@ -88,6 +88,11 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     readiness,
     stabilizationMs: config.RELEASE_STABILIZATION_MS,
     drainMs: config.RELEASE_DRAIN_MS,
+    evidence: {
+      stabilizationMinMs: config.RELEASE_STABILIZATION_MIN_MS,
+      drainMinMs: config.RELEASE_DRAIN_MIN_MS,
+      healthPasses: config.RELEASE_HEALTH_PASSES,
+    },
   };
   const sourcePolicy = workerSourcePolicy(config);
   const sources = createRepositorySources(config, sourcePolicy);

@@ -35,20 +35,20 @@ export function requireCaddy(): void {
     throw new Error('CADDY_ADMIN_URL is empty: load .data/env.test (scripts/setup-services.sh writes it)');
 }
 
-export async function viaCaddy(host: string, timeoutMs = 5000): Promise<Answer> {
-  const first = await attempt(host, timeoutMs);
+export async function viaCaddy(host: string, timeoutMs = 5000, path = '/'): Promise<Answer> {
+  const first = await attempt(host, timeoutMs, path);
   if (first.status !== 0 || !/^(read|write|connect) ECONNRESET\b/.test(first.error ?? '')) return first;
-  return { ...(await attempt(host, timeoutMs)), wasRetried: true };
+  return { ...(await attempt(host, timeoutMs, path)), wasRetried: true };
 }
 
-function attempt(host: string, timeoutMs: number): Promise<Answer> {
+function attempt(host: string, timeoutMs: number, path: string): Promise<Answer> {
   const at = Date.now();
   return new Promise((resolve) => {
     const request = http.get(
       {
         host: CADDY.hostname,
         port: Number(CADDY.port || 80),
-        path: '/',
+        path,
         headers: { host },
         timeout: timeoutMs,
         agent: false,

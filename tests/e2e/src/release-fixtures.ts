@@ -10,6 +10,7 @@ import { unitsOf } from './workloads.js';
  * release it needs: VERSION is what the page says, FAIL=1 makes the health check fail,
  * CRASH_AFTER=n makes the main process exit n seconds after start (Docker's restart policy then
  * restarts it: a crash loop), READY_AFTER/HEALTH_GRACE make the health check pass only late.
+ * `/cgi-bin/slow` answers the page after 20 s: a request still running when a release switches.
  */
 export const RELEASE_COMPOSE = `services:
   web:
@@ -18,7 +19,10 @@ export const RELEASE_COMPOSE = `services:
       - sh
       - -c
       - |
-        mkdir -p /tmp/site && echo release-\${VERSION} > /tmp/site/index.html
+        mkdir -p /tmp/site/cgi-bin && echo release-\${VERSION} > /tmp/site/index.html
+        echo '#!/bin/sh' > /tmp/site/cgi-bin/slow
+        echo 'echo Content-Type: text/plain; echo; sleep 20; cat /tmp/site/index.html' >> /tmp/site/cgi-bin/slow
+        chmod +x /tmp/site/cgi-bin/slow
         httpd -p 8080 -h /tmp/site
         (sleep \${READY_AFTER}; touch /tmp/ready) &
         if [ \${CRASH_AFTER} -gt 0 ]; then sleep \${CRASH_AFTER}; exit 3; fi

@@ -34,7 +34,15 @@ let serviceId = '';
 beforeAll(async () => {
   requireCaddy();
   stack = await startStack({
-    extraEnv: { RELEASE_STABILIZATION_MS: '1500', RELEASE_DRAIN_MS: '1500', HEALTH_INTERVAL_MS: '2000' },
+    // The windows may end on evidence (issue 29) from 500 ms on: the switch and the retire then
+    // come as soon as the checks pass and Caddy has nothing in flight to the previous release.
+    extraEnv: {
+      RELEASE_STABILIZATION_MS: '1500',
+      RELEASE_STABILIZATION_MIN_MS: '500',
+      RELEASE_DRAIN_MS: '1500',
+      RELEASE_DRAIN_MIN_MS: '500',
+      HEALTH_INTERVAL_MS: '2000',
+    },
   });
   ({ api, customerId } = await operatorApi(stack, 'zdt'));
 });

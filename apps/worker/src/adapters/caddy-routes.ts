@@ -19,6 +19,11 @@ export interface CaddyRoute {
    * Swarm task's published port.
    */
   upstreams: string[];
+  /**
+   * The previous release's upstreams while it drains (Route.draining): never sent a request, only
+   * kept known to Caddy so that its count of their requests in flight survives the switch.
+   */
+  draining?: string[];
   /** list(): installed by an older version without HOST_ONLY_COOKIES; the reconciler applies it again. */
   outdated?: boolean;
   /** Redirect and HSTS (docs/tls.md#https-and-plain-http); absent: the route proxies every request as is. */
@@ -44,6 +49,8 @@ export interface CaddyRoutes {
   remove(serviceId: string): Promise<void>;
   /** Routes of this installation currently in Caddy. */
   list(): Promise<CaddyRoute[]>;
+  /** Requests Caddy is proxying to these upstreams now (GET /reverse_proxy/upstreams). */
+  inFlight(upstreams: string[]): Promise<number>;
 }
 
 export interface CaddyOptions {
@@ -87,6 +94,18 @@ interface RouteJson {
   '@id'?: string;
   match?: { host?: string[] }[];
   handle?: HandlerJson[];
+}
+
+/**
+ * Caddy counts a proxy's requests in flight per upstream, but forgets an upstream, count and all,
+ * as soon as no handler names it: after the switch the previous release's requests would be
+ * invisible (seen with Caddy 2.6: the old address left /reverse_proxy/upstreams while a request to
+ * it was still running). A second proxy naming it keeps it known; it never runs, since the first
+ * proxy answers every request and calls no handler after it.
+ */
+function drainingHandler(draining: string[] | undefined): HandlerJson[] {
+  if (!draining?.length) return [];
+  return [{ handler: 'reverse_proxy', upstreams: draining.map((dial) => ({ dial })) }];
 }
 
 /**
@@ -191,6 +210,7 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
             // during an update, before the route follows) is retried on another, not a 502.
             ...(route.upstreams.length > 1 ? { load_balancing: RETRY_ANOTHER_UPSTREAM } : {}),
           },
+          ...drainingHandler(route.draining),
         ],
         terminal: true,
       };
@@ -212,6 +232,18 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
       throw new DomainError('runtime_error', `route ${id} is still present after 10 removals`);
     },
 
+    async inFlight(upstreams) {
+      const result = await call('GET', '/reverse_proxy/upstreams');
+      expectOk(result, 'report its upstreams');
+      const known = (JSON.parse(result.text) as { address?: string; num_requests?: number }[] | null) ?? [];
+      const wanted = new Set(upstreams);
+      return known.reduce(
+        (sum, upstream) =>
+          sum + (upstream.address && wanted.has(upstream.address) ? (upstream.num_requests ?? 0) : 0),
+        0,
+      );
+    },
+
     async list() {
       const result = await call('GET', routesPath);
       if (result.status === 404 || result.status === 400) return [];
@@ -219,7 +251,11 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
       const routes = (JSON.parse(result.text) as RouteJson[] | null) ?? [];
       return routes.flatMap((route): CaddyRoute[] => {
         const marker = route.handle?.find((handler) => handler.handler === 'vars');
-        const proxy = route.handle?.find((handler) => handler.handler === 'reverse_proxy');
+        // The first proxy serves; a second one is a drain's (drainingHandler), left by a deploy
+        // that stopped mid-drain: applying the route again drops it.
+        const [proxy, draining] = (route.handle ?? []).filter(
+          (handler) => handler.handler === 'reverse_proxy',
+        );
         if (marker?.hostctl_instance !== options.instance || !marker.hostctl_service) return [];
         if (route['@id'] !== routeId(marker.hostctl_service)) return [];
         const https = readHttps(route.handle);
@@ -228,7 +264,7 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
             serviceId: marker.hostctl_service,
             hosts: route.match?.[0]?.host ?? [],
             upstreams: (proxy?.upstreams ?? []).flatMap((upstream) => (upstream.dial ? [upstream.dial] : [])),
-            ...(isDeepStrictEqual(proxy?.headers, HOST_ONLY_COOKIES) ? {} : { outdated: true }),
+            ...(isDeepStrictEqual(proxy?.headers, HOST_ONLY_COOKIES) && !draining ? {} : { outdated: true }),
             ...(https ? { https } : {}),
           },
         ];

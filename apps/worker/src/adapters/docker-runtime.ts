@@ -317,7 +317,8 @@ function toCreateOptions(spec: ContainerSpec): Docker.ContainerCreateOptions {
 function toState(info: Docker.ContainerInspectInfo): ContainerState {
   const networks = Object.values(info.NetworkSettings?.Networks ?? {});
   const ip = networks.map((network) => network.IPAddress).find((address) => address);
-  const health = (info.State as { Health?: { Status?: string } }).Health?.Status;
+  const checks = (info.State as { Health?: DockerHealth }).Health;
+  const health = checks?.Status;
   return {
     id: info.Id,
     name: info.Name.replace(/^\//, ''),
@@ -327,10 +328,25 @@ function toState(info: Docker.ContainerInspectInfo): ContainerState {
     isRestarting: info.State.Restarting,
     exitCode: info.State.ExitCode,
     restartCount: info.RestartCount ?? 0,
-    ...(health === 'starting' || health === 'healthy' || health === 'unhealthy' ? { health } : {}),
+    ...(health === 'starting' || health === 'healthy' || health === 'unhealthy'
+      ? { health, healthyStreak: passingStreak(checks?.Log ?? []) }
+      : {}),
     ...(ip ? { ip } : {}),
     ...(info.State.Error ? { error: info.State.Error } : {}),
   };
+}
+
+interface DockerHealth {
+  Status?: string;
+  /** The latest results, oldest first (the engine keeps 5). */
+  Log?: { ExitCode?: number }[] | null;
+}
+
+/** How many of the latest health check results passed in a row. */
+function passingStreak(log: NonNullable<DockerHealth['Log']>): number {
+  let streak = 0;
+  for (let index = log.length - 1; index >= 0 && log[index]?.ExitCode === 0; index -= 1) streak += 1;
+  return streak;
 }
 
 /** Non-TTY container output is multiplexed in 8-byte-header frames (byte 0: 1 stdout, 2 stderr). */

@@ -12,6 +12,11 @@ export interface Route {
    * port (Swarm); the proxy balances over them and retries another when one refuses a connection.
    */
   targets: RouteTarget[];
+  /**
+   * The previous release's addresses while it drains: they get no new request, but the proxy keeps
+   * counting the requests still in flight to them (inFlight), which is how a drain knows it is over.
+   */
+  draining?: RouteTarget[];
 }
 
 export interface RouteTarget {
@@ -48,6 +53,11 @@ export interface ServiceRouter {
   remove(serviceId: string): Promise<void>;
   /** This installation's routes, for the reconciler; routers without state omit it. */
   list?(): Promise<RoutedService[]>;
+  /**
+   * Requests the proxy has in flight to these addresses (a route's `draining` ones included);
+   * routers that cannot tell omit it, and a drain then lasts its longest window.
+   */
+  inFlight?(targets: RouteTarget[]): Promise<number>;
 }
 
 export const noopRouter: ServiceRouter = {

@@ -57,6 +57,12 @@ export interface ContainerState {
   restartCount: number;
   /** Only for containers with a health check. */
   health?: 'starting' | 'healthy' | 'unhealthy';
+  /**
+   * Only for containers with a health check: how many of its latest checks passed in a row (the
+   * engine keeps the last 5 results, so never more than 5). The release engine's evidence that a
+   * new release keeps working (release/set-watch.ts).
+   */
+  healthyStreak?: number;
   /** Address on the service network, when running. */
   ip?: string;
   /**

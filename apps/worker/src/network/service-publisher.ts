@@ -41,6 +41,7 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
         serviceId: route.serviceId,
         hosts,
         upstreams: route.targets.map(dialAddress),
+        ...(route.draining?.length ? { draining: route.draining.map(dialAddress) } : {}),
         ...(https ? { https } : {}),
       });
       const report = await deps.dns.upsertRecords(route.serviceId, hosts);
@@ -48,6 +49,8 @@ export function createServicePublisher(deps: PublisherDeps): ServiceRouter {
       for (const note of notes) deps.logger.info({ serviceId: route.serviceId }, note);
       return notes;
     },
+
+    inFlight: (targets) => deps.routes.inFlight(targets.map(dialAddress)),
 
     async remove(serviceId) {
       await deps.routes.remove(serviceId);

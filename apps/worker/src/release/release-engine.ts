@@ -1,5 +1,5 @@
 import type { Plan } from '@hostctl/compose';
-import type { ServiceRouter } from '../adapters/router.js';
+import type { RouteTarget, ServiceRouter } from '../adapters/router.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import type { ReadinessOptions } from '../pipeline/readiness.js';
@@ -16,7 +16,8 @@ import {
   verifySet,
   webAddress,
 } from './container-sets.js';
-import { watchSet } from './set-watch.js';
+import { describeWindow, drainWindow, stabilizationWindow, type ReleaseEvidence } from './release-windows.js';
+import { describeWatchEnd, watchSet } from './set-watch.js';
 import { chooseUpdateOrder, type UpdateOrder } from './update-order.js';
 
 /**
@@ -45,9 +46,14 @@ export interface ReleaseDeps {
   router: ServiceRouter;
   instance: string;
   readiness: Omit<ReadinessOptions, 'signal'>;
-  /** RELEASE_STABILIZATION_MS and RELEASE_DRAIN_MS. */
+  /** RELEASE_STABILIZATION_MS and RELEASE_DRAIN_MS: the longest each window lasts. */
   stabilizationMs: number;
   drainMs: number;
+  /**
+   * RELEASE_STABILIZATION_MIN_MS, RELEASE_DRAIN_MIN_MS and RELEASE_HEALTH_PASSES: when a window may
+   * end on evidence (release/set-watch.ts). Absent: every window lasts its longest.
+   */
+  evidence?: ReleaseEvidence;
 }
 
 export interface ServiceRef {
@@ -136,27 +142,57 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     // routed once verified. Stop-first has stopped the previous release already: holding the new
     // one back would only lengthen the gap, so it is routed at once and watched after the switch
     // instead (a failure there still starts the stopped release again and routes back to it).
+    const stabilizing = stabilizationWindow(deps.stabilizationMs, deps.evidence);
     if (previous && !state.stopped) {
-      await log.info(`Watching the new release for ${deps.stabilizationMs} ms before it receives traffic`);
-      await watchSet(runtime, plan, ids, deps.stabilizationMs, signal, 'while stabilising');
+      await log.info(`Watching the new release before it receives traffic (${describeWindow(stabilizing)})`);
+      const end = await watchSet(runtime, plan, ids, stabilizing, signal, 'while stabilising');
+      await log.info(`The new release held ${describeWatchEnd(end)}`);
     }
+    // Still running (start-first): the proxy goes on counting its requests in flight after the
+    // switch, when the drain may end once they are over.
+    const previousWeb = previous?.plan?.web;
+    const countsInFlight = deps.evidence !== undefined && router.inFlight !== undefined;
+    const previousAddress =
+      previous && !state.stopped && previousWeb && countsInFlight
+        ? await webAddress(runtime, previous.set, previousWeb)
+        : undefined;
+    const draining =
+      previousWeb && previousAddress ? [{ host: previousAddress, port: previousWeb.port }] : [];
     await run.checkpoint('route');
     if (plan.web && webIp) {
       state.switched = true;
-      await route(router, run.service, webIp, plan.web.port, log);
+      await route(router, run.service, webIp, plan.web.port, log, { draining });
     }
     if (previous) {
       await run.checkpoint('drain');
-      const watchMs = state.stopped ? deps.stabilizationMs : deps.drainMs;
+      const window = state.stopped
+        ? stabilizing
+        : drainWindow({
+            longestMs: deps.drainMs,
+            evidence: deps.evidence,
+            previous: previous.plan,
+            draining,
+            inFlight: router.inFlight?.bind(router),
+          });
       await log.info(
         state.stopped
-          ? `Watching the new release for ${watchMs} ms after the switch; the stopped previous release is kept until then`
-          : `Draining the previous release for ${watchMs} ms; still watching the new one`,
+          ? `Watching the new release after the switch; the stopped previous release is kept until then (${describeWindow(window)})`
+          : `Draining the previous release until its requests in flight end (${describeWindow(window)}); still watching the new one`,
       );
-      await watchSet(runtime, plan, ids, watchMs, signal, 'after the switch');
+      const end = await watchSet(runtime, plan, ids, window, signal, 'after the switch');
+      await log.info(`${state.stopped ? 'The new release held' : 'Drained'} ${describeWatchEnd(end)}`);
     }
     await run.checkpoint('retire');
     state.retiring = true;
+    if (draining.length > 0 && plan.web && webIp)
+      // The proxy may forget the previous release now; if it cannot be told, the reconciler re-applies the route.
+      await route(router, run.service, webIp, plan.web.port, log, { quiet: true }).catch(
+        async (error: unknown) => {
+          await log.error(
+            `Could not update the route yet (${(error as Error).message}); the reconciler does`,
+          );
+        },
+      );
     if (previous) {
       await log.info(`Retiring the previous release ${previous.deploymentId}`);
       // The new release serves already: a removal that fails must not fail it. Once it is the
@@ -244,14 +280,27 @@ export async function restoreRelease(deps: ReleaseDeps, run: RestoreRun): Promis
   if (web && address) await route(deps.router, run.service, address, web.port, run.log);
 }
 
-async function route(router: ServiceRouter, service: ServiceRef, host: string, port: number, log: DeployLog) {
+/**
+ * Points the service's route at one address. `draining`: the previous release's, kept known to
+ * the proxy so it counts their requests in flight; `quiet`: an update the log already told.
+ */
+async function route(
+  router: ServiceRouter,
+  service: ServiceRef,
+  host: string,
+  port: number,
+  log: DeployLog,
+  options: { draining?: RouteTarget[]; quiet?: boolean } = {},
+) {
+  const draining = options.draining ?? [];
   const notes = await router.upsert({
     serviceId: service.id,
     serviceName: service.name,
     url: service.url,
     targets: [{ host, port }],
+    ...(draining.length > 0 ? { draining } : {}),
   });
-  await log.info(`Routing ${service.url} to ${host}:${port}`);
+  if (!options.quiet) await log.info(`Routing ${service.url} to ${host}:${port}`);
   for (const note of notes ?? []) await log.info(note);
 }
 

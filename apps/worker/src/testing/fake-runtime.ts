@@ -43,6 +43,7 @@ interface FakeContainer {
   output: string[];
   listeners: net.Server[];
   timer?: NodeJS.Timeout;
+  startedAt?: number;
 }
 
 const newId = () => randomBytes(32).toString('hex');
@@ -137,6 +138,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
     container.listeners = await Promise.all(container.spec.exposedPorts.map((port) => listen(ip, port)));
     container.ip = ip;
     container.running = true;
+    container.startedAt = Date.now();
     container.exitCode = 0;
     const later = container.spec.env.find((entry) => entry.startsWith('FAKE_EXIT_AFTER_MS='));
     if (later) {
@@ -245,11 +247,7 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
         isRestarting: false,
         exitCode: c.exitCode,
         restartCount: 0,
-        ...(c.spec.healthcheck && c.running
-          ? {
-              health: c.spec.env.includes('FAKE_UNHEALTHY=1') ? ('unhealthy' as const) : ('healthy' as const),
-            }
-          : {}),
+        ...(c.spec.healthcheck && c.running ? fakeHealth(c, c.spec.healthcheck) : {}),
         ...(c.ip ? { ip: c.ip } : {}),
       };
     },
@@ -303,4 +301,17 @@ export function createFakeRuntime(options: { images?: string[] } = {}): FakeRunt
         if (image.id === id || reference === id) images.delete(reference);
     },
   };
+}
+
+/**
+ * A fake container's checks: one passes right at start (so it is healthy at once) and one more at
+ * every interval since, as the engine would run them; with FAKE_UNHEALTHY every check fails.
+ */
+function fakeHealth(
+  container: FakeContainer,
+  check: NonNullable<ContainerSpec['healthcheck']>,
+): Pick<ContainerState, 'health' | 'healthyStreak'> {
+  if (container.spec.env.includes('FAKE_UNHEALTHY=1')) return { health: 'unhealthy', healthyStreak: 0 };
+  const ran = Math.floor((Date.now() - (container.startedAt ?? Date.now())) / Math.max(1, check.intervalMs));
+  return { health: 'healthy', healthyStreak: Math.min(5, ran + 1) };
 }

@@ -6,9 +6,10 @@ import {
   type Db,
 } from '@hostctl/db';
 import { COMPONENT_LABEL, DEPLOYMENT_LABEL, SERVICE_LABEL } from '@hostctl/domain';
-import type { Route, ServiceRouter } from '../adapters/router.js';
+import type { Route, RouteTarget, ServiceRouter } from '../adapters/router.js';
 import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
 import { createDeployProcessor } from '../processors/deploy.processor.js';
+import type { ReleaseEvidence } from '../release/release-windows.js';
 import { createDockerDriver } from '../runtime/docker/docker-driver.js';
 import { workerSourcePolicy } from '../sources/source-wiring.js';
 import { createFakeRuntime, type FakeRuntime } from './fake-runtime.js';
@@ -52,6 +53,8 @@ export function createReleaseHarness(settings: {
   stabilizationMs: number;
   drainMs: number;
   releasesKept?: number;
+  /** The windows may end on evidence; the proxy then reports `inFlight` requests (below). */
+  evidence?: ReleaseEvidence;
 }) {
   const db: Db = createTestDb();
   const runtime: FakeRuntime = createFakeRuntime({ images: [TEST_IMAGE] });
@@ -69,6 +72,8 @@ export function createReleaseHarness(settings: {
       (await runtime.listContainers({ [SERVICE_LABEL]: serviceId })).map((c) => c.labels[DEPLOYMENT_LABEL]),
     );
 
+  // What the proxy answers when asked how many requests are in flight (evidence only).
+  const proxy = { inFlight: async (_targets: RouteTarget[]): Promise<number> => 0 };
   const router: ServiceRouter = {
     async upsert(route) {
       switches.push({ route, sets: (await setsOf(route.serviceId)).size });
@@ -77,6 +82,7 @@ export function createReleaseHarness(settings: {
     async remove(serviceId) {
       routes.delete(serviceId);
     },
+    ...(settings.evidence ? { inFlight: (targets: RouteTarget[]) => proxy.inFlight(targets) } : {}),
   };
   const runHooks = async (deploymentId: string, step: string, when: 'before' | 'after') => {
     for (const hook of hooks.filter((item) => item.step === step && item.when === when))
@@ -119,6 +125,7 @@ export function createReleaseHarness(settings: {
         readiness: { timeoutMs: 5000, stableMs: 200 },
         stabilizationMs: settings.stabilizationMs,
         drainMs: settings.drainMs,
+        ...(settings.evidence ? { evidence: settings.evidence } : {}),
         // Never read by a deploy (only the observers read it); a client, no connection.
         telemetry: createDockerTelemetry({ socketPath: '/var/run/docker.sock' }),
       }),
@@ -132,6 +139,8 @@ export function createReleaseHarness(settings: {
     instance,
     routes,
     switches,
+    /** Replace `inFlight` to play the proxy's count of requests in flight. */
+    proxy,
     hooks,
     setsOf,
     at(step: string, when: StepHook['when'], action: StepHook['action']) {

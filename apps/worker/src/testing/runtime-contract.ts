@@ -97,6 +97,31 @@ export function runtimeContract(name: string, make: () => { runtime: ContainerRu
       expect((await runtime.listContainers(labels))[0]?.state).toBe('running');
     });
 
+    it('counts the health checks a container passed in a row, growing while it keeps passing', async () => {
+      const id = await runtime.createContainer({
+        ...spec('checked'),
+        mounts: [],
+        healthcheck: {
+          test: ['CMD', 'true'],
+          intervalMs: 200,
+          timeoutMs: 1000,
+          retries: 1,
+          startPeriodMs: 0,
+        },
+      });
+      expect((await runtime.inspectContainer(id))?.healthyStreak).toBeUndefined();
+      await runtime.startContainer(id);
+      let state = await runtime.inspectContainer(id);
+      for (let i = 0; i < 100 && (state?.healthyStreak ?? 0) < 2; i++) {
+        await sleep(100);
+        state = await runtime.inspectContainer(id);
+      }
+      expect(state).toMatchObject({ health: 'healthy' });
+      expect(state?.healthyStreak).toBeGreaterThanOrEqual(2);
+      expect(state?.healthyStreak).toBeLessThanOrEqual(5);
+      await runtime.removeContainer(id);
+    });
+
     it('finds an image by its id and creates a container from the id (a rollback pins local images so)', async () => {
       const { id: imageId } = (await runtime.inspectImage(image))!;
       expect((await runtime.inspectImage(imageId))?.id).toBe(imageId);
