@@ -41,10 +41,18 @@ const LIST_COLUMNS = `s.id, s.name, s.status, s.url, s.customer_id AS "customerI
 /**
  * One statement for a list page and its `total`: the total row LEFT JOINed to the page, so an empty
  * page (past the end) still carries the total. Without a search the total is a sum over
- * service_counts (kept by a trigger), so it costs the same at 100k services as at 1k; a search
- * counts its matches (trigram index). Returns null when the scope can see nothing of the query.
+ * service_counts (kept by a trigger), so it costs the same at 100k services as at 1k. A search
+ * counts its matches, and its statement also returns `version`: the sum of service_counts.changes
+ * over the rows in scope, which moves whenever a live service those rows count is added, removed,
+ * moved or renamed. With `countMatches: false` it returns `total` NULL and only the version, for a
+ * caller that holds the total counted at that version (services.store.ts). Returns null when the
+ * scope can see nothing of the query.
  */
-export function servicesListStatement(scope: CustomerScope, query: ServiceListQuery): SqlStatement | null {
+export function servicesListStatement(
+  scope: CustomerScope,
+  query: ServiceListQuery,
+  options: { countMatches?: boolean } = {},
+): SqlStatement | null {
   const tenant = customerWhere(scope);
   if (tenant === null) return null;
   const asked = query.customerId;
@@ -59,18 +67,23 @@ export function servicesListStatement(scope: CustomerScope, query: ServiceListQu
   const search = query.search ? `s.name ILIKE ${param(`%${escapeLike(query.search)}%`)}` : null;
 
   const serviceWhere = ['s.deleted_at IS NULL', ...filters.map((f) => `s.${f}`), ...(search ? [search] : [])];
+  const countsWhere = filters.length > 0 ? `WHERE ${filters.map((f) => `c.${f}`).join(' AND ')}` : '';
+  const matches =
+    options.countMatches === false
+      ? 'NULL::int'
+      : `(SELECT count(*)::int FROM services s WHERE ${serviceWhere.join(' AND ')})`;
   const total =
     search === null
-      ? `SELECT COALESCE(sum(c.live), 0)::int AS total FROM service_counts c
-         ${filters.length > 0 ? `WHERE ${filters.map((f) => `c.${f}`).join(' AND ')}` : ''}`
-      : `SELECT count(*)::int AS total FROM services s WHERE ${serviceWhere.join(' AND ')}`;
+      ? `SELECT COALESCE(sum(c.live), 0)::int AS total FROM service_counts c ${countsWhere}`
+      : `SELECT COALESCE(sum(c.changes), 0)::text AS version, ${matches} AS total
+         FROM service_counts c ${countsWhere}`;
 
   const { column, output } = SORT_COLUMNS[query.sort];
   const direction = query.order === 'asc' ? 'ASC' : 'DESC';
   // id breaks ties so pages stay stable; the outer ORDER BY repeats the order for the joined rows.
   const limit = param(query.perPage);
   const offset = param((query.page - 1) * query.perPage);
-  const text = `SELECT t.total, p.* FROM (${total}) t
+  const text = `SELECT t.*, p.* FROM (${total}) t
     LEFT JOIN LATERAL (
       SELECT ${LIST_COLUMNS} FROM services s WHERE ${serviceWhere.join(' AND ')}
       ORDER BY ${column} ${direction}, s.id ${direction} LIMIT ${limit} OFFSET ${offset}

@@ -16,12 +16,12 @@ import {
 } from './quota-ledger.js';
 import { requestRollback, supersedeQueued, type RollbackOutcome, type Tx } from './release-rollback.js';
 import { setServiceGroups } from './variable-groups.store.js';
-import { serviceByIdStatement, servicesListStatement, type ServiceListQuery } from './services.sql.js';
+import { serviceByIdStatement, type ServiceListQuery } from './services.sql.js';
+import { createServicesList, type ServiceListRow } from './services-list.js';
 
 export type { ServiceListQuery, ServiceSort } from './services.sql.js';
+export type { ServiceListRow } from './services-list.js';
 export type { RollbackOutcome, RollbackRefusal } from './release-rollback.js';
-
-type ListResultRow = { total: number } & (ServiceListRow | { [K in keyof ServiceListRow]: null });
 
 export type ServiceWithCustomer = Service & { customer: { name: string } };
 
@@ -57,23 +57,6 @@ export interface ServiceChanges {
 }
 
 export type ServicesStore = ReturnType<typeof createServicesStore>;
-
-/** A list item's columns (selected by servicesListStatement). */
-export type ServiceListRow = Pick<
-  Service,
-  | 'id'
-  | 'name'
-  | 'status'
-  | 'url'
-  | 'customerId'
-  | 'templateId'
-  | 'deployMethod'
-  | 'createdAt'
-  | 'updatedAt'
-  | 'cpuUsage'
-  | 'memoryUsageMb'
-  | 'memoryLimitMb'
->;
 
 /**
  * Queues a redeploy in the caller's transaction. `commit` pins it to one sha (a push webhook): the
@@ -144,18 +127,7 @@ export async function retryOnceOnConflict<T>(run: () => Promise<T>): Promise<T> 
 export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'openAll'>) {
   return {
     /** The hot read of the dashboard and CI: one SQL statement on the pg pool (page + total). */
-    async list(
-      scope: CustomerScope,
-      query: ServiceListQuery,
-    ): Promise<{ rows: ServiceListRow[]; total: number }> {
-      const statement = servicesListStatement(scope, query);
-      if (statement === null) return { rows: [], total: 0 };
-      const result = await sql.query<ListResultRow>(statement);
-      const total = result.rows[0]?.total ?? 0;
-      // An empty page still returns the total, as one row of NULL columns.
-      const rows = result.rows.filter((row): row is ListResultRow & ServiceListRow => row.id !== null);
-      return { rows: rows.map(({ total: _total, ...row }) => row), total };
-    },
+    list: createServicesList(sql),
 
     async findById(scope: CustomerScope, id: string): Promise<ServiceWithCustomer | null> {
       const statement = serviceByIdStatement(scope, id);

@@ -29,10 +29,16 @@ export async function createFreshDatabase(prefix: string): Promise<FreshDatabase
   };
 }
 
-/** One connection for the duration of `run`. */
-export async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+/** One connection, which the caller ends. */
+export async function connectClient(url: string): Promise<pg.Client> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
+  return client;
+}
+
+/** One connection for the duration of `run`. */
+export async function withClient<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = await connectClient(url);
   try {
     return await run(client);
   } finally {
