@@ -27,6 +27,12 @@ function startApp(name: string, app: 'api' | 'worker', env: Record<string, strin
   });
 }
 
+/** The dev stack's key-encryption key, which the bench's API and workers both need. */
+const secretsKey = () => ({
+  SECRETS_KEK: process.env.SECRETS_KEK ?? '',
+  SECRETS_KEK_ID: process.env.SECRETS_KEK_ID ?? 'k1',
+});
+
 /** The API process as production starts it (apps/api/src/main.ts), configured for the bench. */
 export async function startApi(): Promise<Proc> {
   const unlimited = '100000000';
@@ -36,8 +42,7 @@ export async function startApi(): Promise<Proc> {
     REDIS_URL: BENCH.redisUrl,
     QUEUE_PREFIX: BENCH.queuePrefix,
     SESSION_SECRET: BENCH.sessionSecret,
-    SECRETS_KEK: process.env.SECRETS_KEK ?? '',
-    SECRETS_KEK_ID: process.env.SECRETS_KEK_ID ?? 'k1',
+    ...secretsKey(),
     API_HOST: '127.0.0.1',
     API_PORT: String(BENCH.ports.api),
     PUBLIC_URL: `http://127.0.0.1:${BENCH.ports.api}`,
@@ -73,6 +78,8 @@ export async function startWorker(
     DATABASE_URL: BENCH.databaseUrl,
     REDIS_URL: BENCH.redisUrl,
     QUEUE_PREFIX: BENCH.queuePrefix,
+    // The worker opens the data keys the API sealed variables with (docs/secrets.md).
+    ...secretsKey(),
     LOG_LEVEL: 'warn',
     WORKER_HEALTH_PORT: String(port),
     DOCKER_SOCKET: BENCH.dockerSocket,

@@ -17,7 +17,7 @@ import { createServicesStore } from './services.store.js';
 // services come, go, move and are renamed, however many times the same search is repeated (the
 // store keeps a search's total with the version of service_counts it was counted at).
 
-const STATUSES = ['running', 'stopped', 'deploying', 'failed'] as const;
+type Status = 'running' | 'stopped' | 'deploying' | 'failed';
 let fresh: FreshDatabase;
 let database: Database;
 /** A connection that reads without the index settings below: the reference answers. */
@@ -84,10 +84,7 @@ async function expected(search: string, filters: { customerId?: string; status?:
     .map((row) => row.name);
 }
 
-async function search(
-  term: string,
-  filters: { customerId?: string; status?: (typeof STATUSES)[number] } = {},
-) {
+async function search(term: string, filters: { customerId?: string; status?: Status } = {}) {
   const { rows, total } = await store.list(
     { kind: 'all' },
     { page: 1, perPage: 100, sort: 'created_at', order: 'desc', search: term, ...filters },
@@ -159,7 +156,7 @@ describe('a repeated search keeps an exact total', () => {
     const first = await insert('cart-1', acme);
     const second = await insert('cart-2', globex, 'stopped');
     await insert('other', acme);
-    const cases: { term: string; filters: { customerId?: string; status?: (typeof STATUSES)[number] } }[] = [
+    const cases: { term: string; filters: { customerId?: string; status?: Status } }[] = [
       { term: 'CART', filters: {} },
       { term: 'cart', filters: { customerId: acme } },
       { term: 'cart', filters: { status: 'running' } },

@@ -16,8 +16,8 @@ import {
 } from './quota-ledger.js';
 import { requestRollback, supersedeQueued, type RollbackOutcome, type Tx } from './release-rollback.js';
 import { setServiceGroups } from './variable-groups.store.js';
-import { serviceByIdStatement, type ServiceListQuery } from './services.sql.js';
-import { createServicesList, type ServiceListRow } from './services-list.js';
+import { serviceByIdStatement } from './services.sql.js';
+import { createServicesList } from './services-list.js';
 
 export type { ServiceListQuery, ServiceSort } from './services.sql.js';
 export type { ServiceListRow } from './services-list.js';
