@@ -1,10 +1,11 @@
 /** The dashboard's screens, parsed from the location path (one place decides what a URL shows). */
-export type ServiceTab = 'overview' | 'deployments' | 'logs' | 'jobs' | 'events' | 'settings';
+export type ServiceTab = 'overview' | 'deployments' | 'logs' | 'jobs' | 'backups' | 'events' | 'settings';
 export const SERVICE_TABS: readonly ServiceTab[] = [
   'overview',
   'deployments',
   'logs',
   'jobs',
+  'backups',
   'events',
   'settings',
 ];

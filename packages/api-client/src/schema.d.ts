@@ -7445,6 +7445,15 @@ export interface operations {
                             verify_status: ("queued" | "running" | "passed" | "failed") | null;
                             verify_error: string | null;
                             verified_at: string | null;
+                            last_restore: {
+                                id: string;
+                                service_id: string;
+                                status: "queued" | "running" | "succeeded" | "failed";
+                                error: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                finished_at: string | null;
+                            } | null;
                             scheduled_for: string | null;
                             /** Format: date-time */
                             created_at: string;
@@ -7556,6 +7565,15 @@ export interface operations {
                         verify_status: ("queued" | "running" | "passed" | "failed") | null;
                         verify_error: string | null;
                         verified_at: string | null;
+                        last_restore: {
+                            id: string;
+                            service_id: string;
+                            status: "queued" | "running" | "succeeded" | "failed";
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            finished_at: string | null;
+                        } | null;
                         scheduled_for: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -7654,6 +7672,15 @@ export interface operations {
                         verify_status: ("queued" | "running" | "passed" | "failed") | null;
                         verify_error: string | null;
                         verified_at: string | null;
+                        last_restore: {
+                            id: string;
+                            service_id: string;
+                            status: "queued" | "running" | "succeeded" | "failed";
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            finished_at: string | null;
+                        } | null;
                         scheduled_for: string | null;
                         /** Format: date-time */
                         created_at: string;
@@ -7970,6 +7997,15 @@ export interface operations {
                         verify_status: ("queued" | "running" | "passed" | "failed") | null;
                         verify_error: string | null;
                         verified_at: string | null;
+                        last_restore: {
+                            id: string;
+                            service_id: string;
+                            status: "queued" | "running" | "succeeded" | "failed";
+                            error: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            finished_at: string | null;
+                        } | null;
                         scheduled_for: string | null;
                         /** Format: date-time */
                         created_at: string;

@@ -33,6 +33,14 @@ beforeAll(async () => {
     command: ['sh', '-c', 'echo report'],
   });
   if (schedule.status !== 201) throw new Error(`schedule: ${schedule.status}`);
+  // A backup schedule and two backups (one verified, one failed), so the Backups tab is checked
+  // with its table, its controls and the schedule's facts.
+  const backupSchedule = await adminCall('PUT', `/api/services/${service.id}/backup-schedule`, {
+    cron: '0 3 * * *',
+    time_zone: 'Europe/Berlin',
+    retention: { keep_last: 3 },
+  });
+  if (backupSchedule.status !== 200) throw new Error(`backup schedule: ${backupSchedule.status}`);
   await withPool((pool) =>
     pool.query(
       `INSERT INTO tls_certificates (name, issuer, not_before, not_after, renew_after, last_error, last_attempt_at)
@@ -41,6 +49,25 @@ beforeAll(async () => {
       [certificateName],
     ),
   );
+  await withPool(async (pool) => {
+    const customer = inject('web').customers.acme;
+    await pool.query(
+      `INSERT INTO backups (id, service_id, customer_id, status, method, volumes, size_bytes, duration_ms,
+                            verify_status, verified_at, finished_at)
+       VALUES (gen_random_uuid(), $1, $2, 'succeeded', 'stop', $3, 4096, 2500, 'passed', now(), now())`,
+      [
+        service.id,
+        customer,
+        JSON.stringify([{ name: 'data', snapshot_id: 'abcdef12', bytes: 4096, files: 3 }]),
+      ],
+    );
+    await pool.query(
+      `INSERT INTO backups (id, service_id, customer_id, status, method, error, created_at)
+       VALUES (gen_random_uuid(), $1, $2, 'failed', 'live', 'restic backup failed: the target is unreachable',
+               now() - interval '1 day')`,
+      [service.id, customer],
+    );
+  });
 });
 
 async function withPool(use: (pool: pg.Pool) => Promise<unknown>): Promise<void> {
@@ -79,6 +106,7 @@ function screens(): [string, string, string | RegExp][] {
     ['service-deployments', `${base}/deployments`, service.name],
     ['service-logs', `${base}/logs`, service.name],
     ['service-jobs', `${base}/jobs`, service.name],
+    ['service-backups', `${base}/backups`, service.name],
     ['service-events', `${base}/events`, service.name],
     ['service-settings', `${base}/settings`, service.name],
     ['api-keys', '/api-keys', 'API keys'],

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureDatabase, migrate, MIGRATIONS_DIR } from '@hostctl/db';
@@ -40,12 +41,14 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const appUrl = `http://127.0.0.1:${await freePort()}`;
   const clientSecret = `web-tests-${Math.random().toString(36).slice(2)}${Date.now()}`;
   const running: Running[] = [];
+  const backupPath = mkdtempSync(path.join(tmpdir(), 'hostctl-web-backups-'));
+  const removeBackups = () => rmSync(backupPath, { recursive: true, force: true });
   const git = await startGitServer();
   try {
     // Everything starts at once: the API discovers the provider lazily, at the first sign-in.
     const idpPort = await freePort();
     const issuer = `http://127.0.0.1:${idpPort}`;
-    const env = stackEnv({ appUrl, issuer, clientSecret });
+    const env = stackEnv({ appUrl, issuer, clientSecret, backupPath });
     const api = startApp('apps/api/src/main.ts', env);
     const worker = startApp('apps/worker/src/main.ts', env);
     running.push(api, worker);
@@ -82,6 +85,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   } catch (error) {
     await stopAll(running);
     await git.close();
+    removeBackups();
     throw error;
   }
   console.log(`web tests: dashboard ${appUrl}, screenshots in ${path.relative(ROOT, artifactsDir)}/`);
@@ -90,6 +94,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     await stopAll(running);
     await git.close();
     await removeDockerObjects();
+    removeBackups();
     console.log(`web tests: screenshots in ${path.relative(ROOT, artifactsDir)}/`);
   };
 }

@@ -24,6 +24,10 @@ const MUTATING = [
   'Delete service',
   'Create service',
   'Save',
+  'Back up now',
+  'Set a schedule',
+  'Edit schedule',
+  'Remove schedule',
 ];
 
 async function create(customer: 'acme' | 'globex'): Promise<{ id: string; name: string }> {
@@ -136,7 +140,7 @@ describe('viewer of acme', () => {
   it('sees no mutating control on any screen of a service, and cannot create one', async () => {
     const { appUrl } = inject('web');
     const shown: Record<string, string[]> = {};
-    for (const tab of ['', '/deployments', '/logs', '/jobs', '/events', '/settings']) {
+    for (const tab of ['', '/deployments', '/logs', '/jobs', '/backups', '/events', '/settings']) {
       await page.goto(`${appUrl}/services/${services.acme.id}${tab}`);
       await settled(page, services.acme.name);
       const found = await visibleMutating(page);

@@ -76,7 +76,12 @@ export async function startDevIdp(
 }
 
 /** Environment shared by the API and the worker of the web test stack. */
-export function stackEnv(input: { appUrl: string; issuer: string; clientSecret: string }) {
+export function stackEnv(input: {
+  appUrl: string;
+  issuer: string;
+  clientSecret: string;
+  backupPath: string;
+}) {
   const unlimited = '100000';
   return {
     NODE_ENV: 'test',
@@ -111,6 +116,11 @@ export function stackEnv(input: { appUrl: string; issuer: string; clientSecret: 
     // Short cutover windows (default 10 s each) keep deploys quick.
     RELEASE_STABILIZATION_MS: '1000',
     RELEASE_DRAIN_MS: '500',
+    // Real backups for the Backups tab (restic in the engine image): a repository directory of the
+    // run's own and a random operator key, so nothing here opens anyone else's repository.
+    BACKUP_LOCAL_PATH: input.backupPath,
+    BACKUP_KEY: randomBytes(32).toString('hex'),
+    ...(process.env.BACKUP_IMAGE ? { BACKUP_IMAGE: process.env.BACKUP_IMAGE } : {}),
   };
 }
 

@@ -12,6 +12,7 @@ import { useServiceAction, type LifecycleAction } from './actions.ts';
 import { DeploymentsTab } from './DeploymentsTab.tsx';
 import { EventsTab } from './EventsTab.tsx';
 import { JobsTab } from '../jobs/JobsTab.tsx';
+import { BackupsTab } from '../backups/BackupsTab.tsx';
 import { LogsTab } from './LogsTab.tsx';
 import { OverviewTab } from './OverviewTab.tsx';
 import { SettingsTab } from './SettingsTab.tsx';
@@ -21,6 +22,7 @@ const TAB_LABELS: Record<ServiceTab, string> = {
   deployments: 'Deployments',
   logs: 'Logs',
   jobs: 'Jobs',
+  backups: 'Backups',
   events: 'Events',
   settings: 'Settings',
 };
@@ -81,6 +83,8 @@ function TabContent({ tab, service, me }: { tab: ServiceTab; service: Service; m
       return <LogsTab serviceId={service.id} />;
     case 'jobs':
       return <JobsTab service={service} canOperate={allows(me, 'services:operate')} />;
+    case 'backups':
+      return <BackupsTab service={service} me={me} />;
     case 'events':
       return <EventsTab serviceId={service.id} />;
     case 'settings':

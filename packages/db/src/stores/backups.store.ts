@@ -49,6 +49,11 @@ export interface BackupRun {
   createdAt: Date;
   startedAt: Date | null;
   finishedAt: Date | null;
+  /**
+   * The newest restore of this backup (into its service or a clone), as the API's reads give it;
+   * undefined where it was not read (the worker's reads, a backup just created).
+   */
+  lastRestore?: RestoreRun | null;
 }
 
 export interface RestoreRun {
@@ -77,17 +82,18 @@ export interface BackupOutcome {
   error: string | null;
 }
 
-const toBackup = (row: BackupRow): BackupRun => ({
+const toRestore = (row: RestoreRow): RestoreRun => ({
   ...row,
+  status: row.status as RestoreRun['status'],
+});
+const toBackup = ({ restores, ...row }: BackupRow & { restores?: RestoreRow[] }): BackupRun => ({
+  ...row,
+  ...(restores ? { lastRestore: restores[0] ? toRestore(restores[0]) : null } : {}),
   status: row.status as BackupStatus,
   verifyStatus: row.verifyStatus as VerifyStatus | null,
   method: row.method as BackupMethod,
   volumes: Array.isArray(row.volumes) ? (row.volumes as unknown as BackedUpVolume[]) : [],
   sizeBytes: row.sizeBytes === null ? null : Number(row.sizeBytes),
-});
-const toRestore = (row: RestoreRow): RestoreRun => ({
-  ...row,
-  status: row.status as RestoreRun['status'],
 });
 
 /**
@@ -95,10 +101,15 @@ const toRestore = (row: RestoreRow): RestoreRun => ({
  * another customer's backup is simply not found. The worker's writes go by id: the job payload
  * carries nothing else, and the row says whose repository it is.
  */
+/** The newest restore of each backup read, for the API's answers (`last_restore`). */
+const withLastRestore = {
+  restores: { orderBy: [{ createdAt: 'desc' as const }, { id: 'desc' as const }], take: 1 },
+};
+
 export function createBackupsStore(db: Db) {
   return {
     async createBackup(input: { serviceId: string; customerId: string; method: BackupMethod }) {
-      return toBackup(await db.backup.create({ data: input }));
+      return { ...toBackup(await db.backup.create({ data: input })), lastRestore: null };
     },
 
     async listForService(serviceId: string, page: { page: number; perPage: number }) {
@@ -109,6 +120,7 @@ export function createBackupsStore(db: Db) {
           orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
           skip: (page.page - 1) * page.perPage,
           take: page.perPage,
+          include: withLastRestore,
         }),
         db.backup.count({ where }),
       ]);
@@ -118,7 +130,7 @@ export function createBackupsStore(db: Db) {
     async findBackup(scope: CustomerScope, id: string): Promise<BackupRun | null> {
       const where = customerWhere(scope);
       if (!where) return null;
-      const row = await db.backup.findFirst({ where: { id, ...where } });
+      const row = await db.backup.findFirst({ where: { id, ...where }, include: withLastRestore });
       return row ? toBackup(row) : null;
     },
 
@@ -139,7 +151,7 @@ export function createBackupsStore(db: Db) {
         data: { verifyStatus: 'queued', verifyError: null },
       });
       if (count === 0) return null;
-      const row = await db.backup.findUnique({ where: { id } });
+      const row = await db.backup.findUnique({ where: { id }, include: withLastRestore });
       return row ? toBackup(row) : null;
     },
 

@@ -50,6 +50,20 @@ export const Backup = Type.Object(
     ),
     verify_error: Nullable(Type.String()),
     verified_at: Nullable(Timestamp),
+    /**
+     * The newest restore of this backup, into its own service or a new one (`service_id` tells
+     * which); null: never restored. Its own route (GET /api/restores/:id) has the log.
+     */
+    last_restore: Nullable(
+      Type.Object({
+        id: Id,
+        service_id: Id,
+        status: RunStatus,
+        error: Nullable(Type.String()),
+        created_at: Timestamp,
+        finished_at: Nullable(Timestamp),
+      }),
+    ),
     /** The time of the backup schedule this run stands for; null: taken on demand. */
     scheduled_for: Nullable(Timestamp),
     created_at: Timestamp,

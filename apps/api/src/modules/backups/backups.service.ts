@@ -38,6 +38,16 @@ function toBackup(row: BackupRun): Backup {
     verify_status: row.verifyStatus,
     verify_error: row.verifyError,
     verified_at: iso(row.verifiedAt),
+    last_restore: row.lastRestore
+      ? {
+          id: row.lastRestore.id,
+          service_id: row.lastRestore.serviceId,
+          status: row.lastRestore.status,
+          error: row.lastRestore.error,
+          created_at: row.lastRestore.createdAt.toISOString(),
+          finished_at: iso(row.lastRestore.finishedAt),
+        }
+      : null,
     scheduled_for: iso(row.scheduledFor),
     created_at: row.createdAt.toISOString(),
     started_at: iso(row.startedAt),
