@@ -161,7 +161,7 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     await run.checkpoint('route');
     if (plan.web && webIp) {
       state.switched = true;
-      await route(router, run.service, webIp, plan.web.port, log, { draining });
+      await route(router, run.service, webIp, plan.web.port, log, draining);
     }
     if (previous) {
       await run.checkpoint('drain');
@@ -184,15 +184,8 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     }
     await run.checkpoint('retire');
     state.retiring = true;
-    if (draining.length > 0 && plan.web && webIp)
-      // The proxy may forget the previous release now; if it cannot be told, the reconciler re-applies the route.
-      await route(router, run.service, webIp, plan.web.port, log, { quiet: true }).catch(
-        async (error: unknown) => {
-          await log.error(
-            `Could not update the route yet (${(error as Error).message}); the reconciler does`,
-          );
-        },
-      );
+    // The route keeps naming the previous address (never sent a request) until its next change:
+    // dropping it now would be one more Caddy reload, and each reload resets a few connections.
     if (previous) {
       await log.info(`Retiring the previous release ${previous.deploymentId}`);
       // The new release serves already: a removal that fails must not fail it. Once it is the
@@ -282,7 +275,7 @@ export async function restoreRelease(deps: ReleaseDeps, run: RestoreRun): Promis
 
 /**
  * Points the service's route at one address. `draining`: the previous release's, kept known to
- * the proxy so it counts their requests in flight; `quiet`: an update the log already told.
+ * the proxy so it counts their requests in flight.
  */
 async function route(
   router: ServiceRouter,
@@ -290,9 +283,8 @@ async function route(
   host: string,
   port: number,
   log: DeployLog,
-  options: { draining?: RouteTarget[]; quiet?: boolean } = {},
+  draining: RouteTarget[] = [],
 ) {
-  const draining = options.draining ?? [];
   const notes = await router.upsert({
     serviceId: service.id,
     serviceName: service.name,
@@ -300,7 +292,7 @@ async function route(
     targets: [{ host, port }],
     ...(draining.length > 0 ? { draining } : {}),
   });
-  if (!options.quiet) await log.info(`Routing ${service.url} to ${host}:${port}`);
+  await log.info(`Routing ${service.url} to ${host}:${port}`);
   for (const note of notes ?? []) await log.info(note);
 }
 
