@@ -6665,6 +6665,19 @@ export interface operations {
                             enabled: boolean;
                             /** @description The next scheduled time not yet recorded; null while disabled */
                             next_run_at: string | null;
+                            /** @description The latest record of the schedule (a run, or a missed, skipped or cancelled time); null before its first */
+                            last_run: {
+                                id: string;
+                                /** @enum {string} */
+                                status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "missed" | "skipped" | "cancelled";
+                                exit_code: number | null;
+                                duration_ms: number | null;
+                                scheduled_for: string | null;
+                                /** Format: date-time */
+                                created_at: string;
+                                started_at: string | null;
+                                finished_at: string | null;
+                            } | null;
                             /** Format: date-time */
                             created_at: string;
                             /** Format: date-time */
@@ -6789,6 +6802,19 @@ export interface operations {
                         enabled: boolean;
                         /** @description The next scheduled time not yet recorded; null while disabled */
                         next_run_at: string | null;
+                        /** @description The latest record of the schedule (a run, or a missed, skipped or cancelled time); null before its first */
+                        last_run: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "missed" | "skipped" | "cancelled";
+                            exit_code: number | null;
+                            duration_ms: number | null;
+                            scheduled_for: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                        } | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -6912,6 +6938,19 @@ export interface operations {
                         enabled: boolean;
                         /** @description The next scheduled time not yet recorded; null while disabled */
                         next_run_at: string | null;
+                        /** @description The latest record of the schedule (a run, or a missed, skipped or cancelled time); null before its first */
+                        last_run: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "missed" | "skipped" | "cancelled";
+                            exit_code: number | null;
+                            duration_ms: number | null;
+                            scheduled_for: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                        } | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -7100,6 +7139,19 @@ export interface operations {
                         enabled: boolean;
                         /** @description The next scheduled time not yet recorded; null while disabled */
                         next_run_at: string | null;
+                        /** @description The latest record of the schedule (a run, or a missed, skipped or cancelled time); null before its first */
+                        last_run: {
+                            id: string;
+                            /** @enum {string} */
+                            status: "queued" | "running" | "succeeded" | "failed" | "timed_out" | "missed" | "skipped" | "cancelled";
+                            exit_code: number | null;
+                            duration_ms: number | null;
+                            scheduled_for: string | null;
+                            /** Format: date-time */
+                            created_at: string;
+                            started_at: string | null;
+                            finished_at: string | null;
+                        } | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */

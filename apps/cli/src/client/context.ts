@@ -43,6 +43,11 @@ export function cellText(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+/** An argv as one line, each argument quoted when a reader could not tell where it ends. */
+export function commandText(command: readonly string[]): string {
+  return command.map((arg) => (arg === '' || /[\s"'\\]/.test(arg) ? JSON.stringify(arg) : arg)).join(' ');
+}
+
 export function printJson(context: CommandContext, value: unknown): void {
   context.out(JSON.stringify(value, null, 2));
 }

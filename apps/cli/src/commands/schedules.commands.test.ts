@@ -21,6 +21,7 @@ const schedule = (extra: object = {}) => ({
   catch_up: 'one',
   enabled: true,
   next_run_at: '2026-11-29T01:30:00.000Z',
+  last_run: null,
   created_at: '2026-11-28T00:00:00Z',
   updated_at: '2026-11-28T00:00:00Z',
   ...extra,
@@ -36,13 +37,34 @@ const bodyOf = (api: ReturnType<typeof fakeApi>, method: string) =>
   JSON.parse(api.requests.find((request) => request.method === method)?.body ?? '{}') as unknown;
 
 describe('schedules: reading', () => {
-  it('list prints the schedules with their command quoted as an argv', async () => {
-    const api = fakeApi({ ...base });
+  it('list prints the schedules with their last run and their command quoted as an argv', async () => {
+    const lastRun = {
+      id: R,
+      status: 'failed',
+      exit_code: 3,
+      duration_ms: 2500,
+      scheduled_for: '2026-11-28T01:30:00.000Z',
+      created_at: '2026-11-28T01:30:00.000Z',
+      started_at: '2026-11-28T01:30:01.000Z',
+      finished_at: '2026-11-28T01:30:03.500Z',
+    };
+    const api = fakeApi({
+      ...base,
+      [`GET /api/services/${S}/schedules`]: [
+        200,
+        { data: [schedule({ last_run: lastRun }), schedule({ id: 'j2', name: 'weekly' })] },
+      ],
+    });
     const result = await run(['schedules', 'list', 'shop'], api.fetchImpl);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^NAME\s+CRON\s+TIME_ZONE\s+ENABLED\s+NEXT_RUN_AT\s+COMMAND\s+ID/);
+    expect(result.stdout).toMatch(
+      /^NAME\s+CRON\s+TIME_ZONE\s+ENABLED\s+NEXT_RUN_AT\s+LAST_RUN\s+COMMAND\s+ID/,
+    );
     expect(result.stdout).toContain('nightly  30 2 * * *  Europe/Berlin  true');
-    expect(result.stdout).toContain('sh -c "echo report && exit 0"');
+    expect(result.stdout).toMatch(/nightly .* failed \(exit 3\) 2026-11-28T01:30:01.000Z\s+sh -c/);
+    expect(result.stdout).toMatch(/weekly .* never\s+sh -c "echo report && exit 0"/);
+    const one = await run(['schedules', 'get', 'shop', 'nightly'], api.fetchImpl);
+    expect(one.stdout).toContain(`last_run: failed (exit 3) 2026-11-28T01:30:01.000Z, run ${R}`);
   });
 
   it('get --json prints the API answer; a schedule the service lacks is exit 2 naming the ones it has', async () => {

@@ -8,7 +8,14 @@ import {
   UsageError,
   type ParsedArgs,
 } from '../args.js';
-import { formatTable, printJson, type ClientCommand, type CommandContext } from '../client/context.js';
+import {
+  cellText,
+  commandText,
+  formatTable,
+  printJson,
+  type ClientCommand,
+  type CommandContext,
+} from '../client/context.js';
 import { resolveSchedule } from '../client/resolve-schedule.js';
 import { resolveService } from '../client/resolve-service.js';
 import { EXIT } from '../exit-codes.js';
@@ -30,11 +37,6 @@ const FIELD_FLAGS = [
 ];
 const OVERLAP = ['forbid', 'replace', 'allow'] as const;
 const CATCH_UP = ['one', 'none'] as const;
-
-/** An argv as one line, each argument quoted when a reader could not tell where it ends. */
-function commandText(command: readonly string[]): string {
-  return command.map((arg) => (arg === '' || /[\s"'\\]/.test(arg) ? JSON.stringify(arg) : arg)).join(' ');
-}
 
 function oneOf<T extends string>(args: ParsedArgs, flag: string, allowed: readonly T[]): T | undefined {
   const value = optionalFlag(args, flag);
@@ -64,14 +66,28 @@ function fieldsFrom(args: ParsedArgs, command: string[]) {
   };
 }
 
+/** How the schedule's last time went, in a few words (`failed (exit 3) 2026-…`), or `never`. */
+function lastRunText(run: Schedule['last_run'], withId = false): string {
+  if (!run) return 'never';
+  const code = run.exit_code === null ? '' : ` (exit ${run.exit_code})`;
+  return `${run.status}${code} ${run.started_at ?? run.scheduled_for ?? run.created_at}${withId ? `, run ${run.id}` : ''}`;
+}
+
 function printSchedule(context: CommandContext, schedule: Schedule, verb?: string): void {
   if (context.json) return printJson(context, schedule);
   if (verb) {
     const next = schedule.next_run_at ? `next run at ${schedule.next_run_at}` : 'disabled';
     return context.out(`schedule ${schedule.name} (${schedule.id}) ${verb}; ${next}`);
   }
-  for (const [key, value] of Object.entries(schedule))
-    context.out(`${key}: ${key === 'command' ? commandText(schedule.command) : String(value ?? '-')}`);
+  for (const [key, value] of Object.entries(schedule)) {
+    const text =
+      key === 'command'
+        ? commandText(schedule.command)
+        : key === 'last_run'
+          ? lastRunText(schedule.last_run, true)
+          : cellText(value);
+    context.out(`${key}: ${text}`);
+  }
 }
 
 export const listSchedules: ClientCommand = async (context) => {
@@ -87,8 +103,8 @@ export const listSchedules: ClientCommand = async (context) => {
   else
     context.out(
       formatTable(
-        list.data.map((s) => ({ ...s, command: commandText(s.command) })),
-        ['name', 'cron', 'time_zone', 'enabled', 'next_run_at', 'command', 'id'],
+        list.data.map((s) => ({ ...s, command: commandText(s.command), last_run: lastRunText(s.last_run) })),
+        ['name', 'cron', 'time_zone', 'enabled', 'next_run_at', 'last_run', 'command', 'id'],
       ),
     );
   return EXIT.ok;

@@ -1,7 +1,6 @@
 import type { Schedule } from '@hostctl/api-client';
 import { StatusBadge } from '../components/feedback.tsx';
 import { dateTime, timeAgo } from '../format.ts';
-import { useLastRun } from './job-api.ts';
 import { commandText, runTime } from './job-format.ts';
 
 /** What a row's controls do; absent for viewers (no control is shown). */
@@ -53,7 +52,7 @@ export function SchedulesTable({ schedules, controls, onShowRuns }: SchedulesTab
               </td>
               <td>{schedule.enabled ? 'yes' : 'no (disabled)'}</td>
               <td>
-                <LastRun schedule={schedule} />
+                <LastRun run={schedule.last_run} />
               </td>
               <td className="row-actions">
                 <button type="button" className="ghost" onClick={() => onShowRuns(schedule)}>
@@ -95,18 +94,12 @@ function RowControls({ schedule, controls }: { schedule: Schedule; controls: Sch
   );
 }
 
-/** The schedule's latest record, as an outcome with its exit code and when. */
-function LastRun({ schedule }: { schedule: Schedule }) {
-  const last = useLastRun(schedule);
-  if (last.isPending)
-    return (
-      <span aria-busy="true" className="muted">
-        loading…
-      </span>
-    );
-  if (last.error) return <span className="muted">unknown</span>;
-  if (!last.data) return <span className="muted">never</span>;
-  const run = last.data;
+/**
+ * The schedule's latest record, as an outcome with its exit code and when: the list answers it with
+ * each schedule (one read for the table, not one per row).
+ */
+function LastRun({ run }: { run: Schedule['last_run'] }) {
+  if (!run) return <span className="muted">never</span>;
   return (
     <span title={dateTime(runTime(run))}>
       <StatusBadge status={run.status} />

@@ -1,10 +1,10 @@
 import { keepPreviousData, useQuery, type QueryClient } from '@tanstack/react-query';
-import { must, type JobRunSummary, type Schedule } from '@hostctl/api-client';
+import { must, type Schedule } from '@hostctl/api-client';
 import { api } from '../api/client.ts';
 import { isFinalRun } from './job-format.ts';
 
 // The Jobs tab's reads (docs/jobs.md). Every key starts with ['jobs', serviceId], so one
-// invalidation after a change refreshes the schedules, their last runs and the histories.
+// invalidation after a change refreshes the schedules (with their last runs) and the histories.
 
 export const RUNS_PER_PAGE = 20;
 /** The runs shown: the whole service's (one-off and scheduled), or one schedule's. */
@@ -28,22 +28,6 @@ export function useSchedules(serviceId: string) {
   return useQuery({
     queryKey: [...jobsKey(serviceId), 'schedules'],
     queryFn: () => must(api.GET('/api/services/{id}/schedules', { params: { path: { id: serviceId } } })),
-    refetchInterval: 15_000,
-  });
-}
-
-/** A schedule's latest record (its last run's outcome, or a missed or skipped time). */
-export function useLastRun(schedule: Schedule) {
-  return useQuery({
-    queryKey: [...jobsKey(schedule.service_id), 'last-run', schedule.id],
-    queryFn: async (): Promise<JobRunSummary | null> => {
-      const page = await must(
-        api.GET('/api/schedules/{id}/runs', {
-          params: { path: { id: schedule.id }, query: { page: 1, per_page: 1 } },
-        }),
-      );
-      return page.data[0] ?? null;
-    },
     refetchInterval: 15_000,
   });
 }

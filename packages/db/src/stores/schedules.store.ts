@@ -11,6 +11,18 @@ export type { ServiceSchedule };
 export const OVERLAP_POLICIES = ['forbid', 'replace', 'allow'] as const;
 export const CATCH_UP_POLICIES = ['one', 'none'] as const;
 
+/** A schedule's latest record (docs/jobs.md#schedules): a run, or a missed, skipped or cancelled time. */
+export interface ScheduleLastRun {
+  id: string;
+  scheduleId: string;
+  status: string;
+  exitCode: number | null;
+  scheduledFor: Date | null;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+}
+
 /** What the API writes of a schedule; `nextRunAt` is the scheduler's cursor, computed by the caller. */
 export interface ScheduleFields {
   name: string;
@@ -55,6 +67,49 @@ export function createSchedulesStore(db: Db) {
 
     listForService(serviceId: string): Promise<ServiceSchedule[]> {
       return db.serviceSchedule.findMany({ where: { serviceId }, orderBy: [{ name: 'asc' }, { id: 'asc' }] });
+    },
+
+    /**
+     * The latest record of each schedule, in one statement whatever their number (a list must not
+     * ask once per row): a lateral read of the newest row per schedule on the
+     * `(schedule_id, created_at)` index, so a schedule with years of history costs one index probe.
+     * The caller has checked the schedules are visible; one without a record is absent.
+     */
+    async lastRuns(scheduleIds: readonly string[]): Promise<Map<string, ScheduleLastRun>> {
+      if (scheduleIds.length === 0) return new Map();
+      const rows = await db.$queryRaw<
+        {
+          id: string;
+          schedule_id: string;
+          status: string;
+          exit_code: number | null;
+          scheduled_for: Date | null;
+          created_at: Date;
+          started_at: Date | null;
+          finished_at: Date | null;
+        }[]
+      >`SELECT r.id, r.schedule_id, r.status, r.exit_code, r.scheduled_for, r.created_at, r.started_at, r.finished_at
+          FROM unnest(${[...scheduleIds]}::text[]) AS s(id)
+          CROSS JOIN LATERAL (
+            SELECT * FROM service_runs
+             WHERE schedule_id = s.id
+             ORDER BY created_at DESC, id DESC
+             LIMIT 1) r`;
+      return new Map(
+        rows.map((row) => [
+          row.schedule_id,
+          {
+            id: row.id,
+            scheduleId: row.schedule_id,
+            status: row.status,
+            exitCode: row.exit_code,
+            scheduledFor: row.scheduled_for,
+            createdAt: row.created_at,
+            startedAt: row.started_at,
+            finishedAt: row.finished_at,
+          },
+        ]),
+      );
     },
 
     async findVisible(scope: CustomerScope, id: string): Promise<ServiceSchedule | null> {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { CATCH_UP_POLICIES, OVERLAP_POLICIES } from '@hostctl/db';
+import { CATCH_UP_POLICIES, OVERLAP_POLICIES, RUN_STATUSES } from '@hostctl/db';
 import { LIMITS } from '@hostctl/domain';
 import { PageQuery, Timestamp } from '../../http/schemas.js';
 import { literals } from '../services/services.schemas.js';
@@ -75,6 +75,21 @@ export const SchedulePatch = Type.Object(
 );
 export type SchedulePatch = Static<typeof SchedulePatch>;
 
+const nullable = <T extends Parameters<typeof Type.Union>[0][number]>(schema: T) =>
+  Type.Union([schema, Type.Null()]);
+
+/** A schedule's latest record: enough to say how its last time went; `GET /api/runs/:id` has the rest. */
+const ScheduleLastRun = Type.Object({
+  id: Type.String(),
+  status: literals(RUN_STATUSES),
+  exit_code: nullable(Type.Integer()),
+  duration_ms: nullable(Type.Integer()),
+  scheduled_for: nullable(Timestamp),
+  created_at: Timestamp,
+  started_at: nullable(Timestamp),
+  finished_at: nullable(Timestamp),
+});
+
 export const Schedule = Type.Object({
   id: Type.String(),
   service_id: Type.String(),
@@ -90,6 +105,10 @@ export const Schedule = Type.Object({
   enabled: Type.Boolean(),
   next_run_at: Type.Union([Timestamp, Type.Null()], {
     description: 'The next scheduled time not yet recorded; null while disabled',
+  }),
+  last_run: Type.Union([ScheduleLastRun, Type.Null()], {
+    description:
+      'The latest record of the schedule (a run, or a missed, skipped or cancelled time); null before its first',
   }),
   created_at: Timestamp,
   updated_at: Timestamp,

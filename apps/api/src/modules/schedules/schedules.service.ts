@@ -1,7 +1,14 @@
 import { customerScope, type Principal } from '@hostctl/auth-policy';
 import { cronProblem, nextTime } from '@hostctl/cron';
 import { DomainError, LIMITS, validationError } from '@hostctl/domain';
-import type { RunsStore, ScheduleFields, SchedulesStore, ServicesStore, ServiceSchedule } from '@hostctl/db';
+import type {
+  RunsStore,
+  ScheduleFields,
+  ScheduleLastRun,
+  SchedulesStore,
+  ServicesStore,
+  ServiceSchedule,
+} from '@hostctl/db';
 import { checkCommand, componentsOf, type RunsService } from '../runs/runs.service.js';
 import { RUN_LIMITS, type Run, type RunList } from '../runs/runs.schemas.js';
 import type { Schedule, ScheduleCreate, ScheduleList, SchedulePatch } from './schedules.schemas.js';
@@ -58,7 +65,10 @@ export function createSchedulesService(deps: {
   return {
     async list(principal: Principal, serviceId: string): Promise<ScheduleList> {
       await serviceOr404(principal, serviceId);
-      return { data: (await schedules.listForService(serviceId)).map(toSchedule) };
+      const rows = await schedules.listForService(serviceId);
+      // Every schedule's last record in one statement, not one per row.
+      const last = await schedules.lastRuns(rows.map((row) => row.id));
+      return { data: rows.map((row) => toSchedule(row, last.get(row.id))) };
     },
 
     async create(principal: Principal, serviceId: string, body: ScheduleCreate): Promise<Schedule> {
@@ -87,11 +97,12 @@ export function createSchedulesService(deps: {
           `service ${serviceId} has ${LIMITS.schedulesPerService} schedules already, the most one service may have; delete one first`,
         );
       if (created === 'name_taken') throw nameTaken(body.name);
-      return toSchedule(created);
+      return toSchedule(created, undefined);
     },
 
     async get(principal: Principal, id: string): Promise<Schedule> {
-      return toSchedule(await visibleOr404(principal, id));
+      const schedule = await visibleOr404(principal, id);
+      return toSchedule(schedule, (await schedules.lastRuns([id])).get(id));
     },
 
     async update(principal: Principal, id: string, body: SchedulePatch): Promise<Schedule> {
@@ -116,7 +127,7 @@ export function createSchedulesService(deps: {
         (merged.enabled && !current.enabled);
       const updated = await schedules.update(id, { ...merged, ...(restarts ? { nextRunAt: next } : {}) });
       if (updated === 'name_taken') throw nameTaken(merged.name);
-      return toSchedule(updated);
+      return toSchedule(updated, (await schedules.lastRuns([id])).get(id));
     },
 
     async remove(principal: Principal, id: string): Promise<void> {
@@ -142,7 +153,7 @@ function nameTaken(name: string): DomainError {
   });
 }
 
-function toSchedule(row: ServiceSchedule): Schedule {
+function toSchedule(row: ServiceSchedule, last: ScheduleLastRun | undefined): Schedule {
   return {
     id: row.id,
     service_id: row.serviceId,
@@ -157,7 +168,21 @@ function toSchedule(row: ServiceSchedule): Schedule {
     catch_up: row.catchUp as Schedule['catch_up'],
     enabled: row.enabled,
     next_run_at: row.enabled ? row.nextRunAt.toISOString() : null,
+    last_run: last ? toLastRun(last) : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+function toLastRun(run: ScheduleLastRun): NonNullable<Schedule['last_run']> {
+  return {
+    id: run.id,
+    status: run.status as NonNullable<Schedule['last_run']>['status'],
+    exit_code: run.exitCode,
+    duration_ms: run.startedAt && run.finishedAt ? run.finishedAt.getTime() - run.startedAt.getTime() : null,
+    scheduled_for: run.scheduledFor?.toISOString() ?? null,
+    created_at: run.createdAt.toISOString(),
+    started_at: run.startedAt?.toISOString() ?? null,
+    finished_at: run.finishedAt?.toISOString() ?? null,
   };
 }
