@@ -26,6 +26,7 @@ import {
   revealGroupSecret,
 } from './commands/groups.commands.js';
 import { run } from './commands/run.commands.js';
+import { getRun, listRuns } from './commands/runs.commands.js';
 import { listScheduleRuns, runSchedule } from './commands/schedule-runs.commands.js';
 import {
   createSchedule,
@@ -69,6 +70,8 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   'groups detach': detachGroup,
   'groups reveal': revealGroupSecret,
   'groups redeploy': redeployGroup,
+  'runs get': getRun,
+  'runs list': listRuns,
   'schedules list': listSchedules,
   'schedules get': getSchedule,
   'schedules create': createSchedule,

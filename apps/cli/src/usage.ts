@@ -27,6 +27,8 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl events SERVICE
   hostctl run SERVICE [--component C] [--timeout S] -- CMD ARGS…
                                                  run once in the current release; exits with its code
+  hostctl runs get RUN [--wait]                  status, exit code, duration and output of a run
+  hostctl runs list SERVICE [--page N] [--per-page N]   every run of the service, newest first
   hostctl schedules list SERVICE | schedules get SERVICE SCHEDULE      scheduled jobs (docs/jobs.md)
   hostctl schedules create SERVICE --name N --cron EXPR [--time-zone TZ] [--component C] [--timeout S]
                         [--retries N] [--overlap forbid|replace|allow] [--catch-up one|none]
@@ -46,7 +48,7 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl backups unschedule SERVICE                     remove the backup schedule (backups stay)
   hostctl restore BACKUP [--wait [--timeout S]]          the backup's volumes back into its service
   hostctl restore BACKUP --into-new NAME [--wait]        a new service NAME cloned from the backup
-SERVICE and GROUP are an id or a name; SCHEDULE, an id or a name of one of SERVICE's schedules. --wait streams the deployment log to stderr (default timeout 900 s).
+SERVICE and GROUP are an id or a name; RUN, an id; SCHEDULE, an id or a name of one of SERVICE's schedules. --wait streams the deployment log to stderr (default timeout 900 s).
 Exit codes: 0 succeeded, 1 failed, 2 usage or configuration, 3 timed out waiting (the deployment
 goes on), 4 cancelled/superseded/rolled back, 5 authentication or permission. See docs/ci.md.
 

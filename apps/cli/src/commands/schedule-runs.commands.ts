@@ -1,10 +1,11 @@
-import { must, type JobRunSummary } from '@hostctl/api-client';
-import { assertKnownFlags, integerFlag, UsageError } from '../args.js';
-import { formatTable, printJson, type ClientCommand } from '../client/context.js';
+import { must } from '@hostctl/api-client';
+import { assertKnownFlags, UsageError } from '../args.js';
+import { printJson, type ClientCommand } from '../client/context.js';
 import { resolveSchedule } from '../client/resolve-schedule.js';
 import { resolveService } from '../client/resolve-service.js';
 import { EXIT } from '../exit-codes.js';
 import { followRun } from './run.commands.js';
+import { pageQuery, printRunsPage } from './runs.commands.js';
 
 /**
  * `schedules run SERVICE SCHEDULE [--wait]`: the schedule's command once, now, whatever its times
@@ -32,13 +33,6 @@ export const runSchedule: ClientCommand = async (context) => {
   return EXIT.ok;
 };
 
-/** What started a run, in a word or two (as the dashboard's Jobs tab says it). */
-function trigger(run: JobRunSummary): string {
-  if (run.schedule_id === null) return 'one-off';
-  if (run.scheduled_for === null) return 'run-now';
-  return run.attempt > 1 ? `retry ${run.attempt - 1}` : 'scheduled';
-}
-
 /**
  * `schedules runs SERVICE [SCHEDULE] [--page N] [--per-page N]`: a schedule's runs and recorded
  * times (missed, skipped…), or without SCHEDULE every run of the service, one-off ones included;
@@ -49,10 +43,7 @@ export const listScheduleRuns: ClientCommand = async (context) => {
   const [serviceRef, ref, ...rest] = context.args.positional.slice(2);
   if (!serviceRef) throw new UsageError('missing SERVICE');
   if (rest.length > 0) throw new UsageError(`unexpected argument ${JSON.stringify(rest[0])}`);
-  const query = {
-    page: integerFlag(context.args, 'page'),
-    per_page: integerFlag(context.args, 'per-page', 100),
-  };
+  const query = pageQuery(context.args);
   const client = context.client();
   const service = await resolveService(client, serviceRef);
   const page = ref
@@ -62,19 +53,5 @@ export const listScheduleRuns: ClientCommand = async (context) => {
         }),
       )
     : await must(client.api.GET('/api/services/{id}/runs', { params: { path: { id: service.id }, query } }));
-  if (context.json) {
-    printJson(context, page);
-    return EXIT.ok;
-  }
-  if (page.data.length === 0) context.out('no runs');
-  else
-    context.out(
-      formatTable(
-        page.data.map((run) => ({ ...run, trigger: trigger(run) })),
-        ['id', 'status', 'exit_code', 'duration_ms', 'trigger', 'scheduled_for', 'started_at', 'error'],
-      ),
-    );
-  if (page.total > page.data.length)
-    context.err(`page ${page.page}: ${page.data.length} of ${page.total} runs (--page, --per-page)`);
-  return EXIT.ok;
+  return printRunsPage(context, page);
 };
