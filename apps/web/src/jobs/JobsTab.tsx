@@ -5,6 +5,7 @@ import { api } from '../api/client.ts';
 import { ConfirmQuestion } from '../components/ConfirmQuestion.tsx';
 import { ListState, ProblemAlert } from '../components/feedback.tsx';
 import { refreshJobs, useSchedules, type RunsFilter } from './job-api.ts';
+import { RunForm } from './RunForm.tsx';
 import { RunOutput } from './RunOutput.tsx';
 import { RunsHistory } from './RunsHistory.tsx';
 import { ScheduleForm } from './ScheduleForm.tsx';
@@ -38,6 +39,9 @@ function Jobs({ service }: { service: Service }) {
   const [deleting, setDeleting] = useState<Schedule | null>(null);
   const [filter, setFilter] = useState<RunsFilter>({ kind: 'service' });
   const [shownRun, setShownRun] = useState<string | null>(null);
+  const [startingRun, setStartingRun] = useState(false);
+  // A run started here takes the focus when it shows, as the form it came from is gone.
+  const [focusRun, setFocusRun] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const rows = schedules.data?.data ?? [];
 
@@ -130,21 +134,44 @@ function Jobs({ service }: { service: Service }) {
           <h2 id="runs-heading">
             {filter.kind === 'service' ? 'Runs of the service' : `Runs of ${filter.schedule.name}`}
           </h2>
-          {filter.kind === 'schedule' ? (
-            <button type="button" onClick={() => setFilter({ kind: 'service' })}>
-              Show all runs
+          <div className="form-row">
+            {filter.kind === 'schedule' ? (
+              <button type="button" onClick={() => setFilter({ kind: 'service' })}>
+                Show all runs
+              </button>
+            ) : null}
+            <button type="button" className="primary" onClick={() => setStartingRun(true)}>
+              Run a command
             </button>
-          ) : null}
+          </div>
         </div>
+        {startingRun ? (
+          <RunForm
+            serviceId={service.id}
+            onStarted={(run) => {
+              setStartingRun(false);
+              setFilter({ kind: 'service' });
+              setFocusRun(true);
+              setShownRun(run.id);
+            }}
+            onCancel={() => setStartingRun(false)}
+          />
+        ) : null}
         {filter.kind === 'service' ? (
-          <p className="muted">One-off runs (hostctl run) and every schedule&apos;s runs, newest first.</p>
+          <p className="muted">
+            One-off runs (started here or with hostctl run) and every schedule&apos;s runs, newest first.
+          </p>
         ) : null}
         {shownRun ? (
           <RunOutput
             key={shownRun}
             serviceId={service.id}
             runId={shownRun}
-            onClose={() => setShownRun(null)}
+            takeFocus={focusRun}
+            onClose={() => {
+              setShownRun(null);
+              setFocusRun(false);
+            }}
           />
         ) : null}
         <RunsHistory
@@ -153,7 +180,10 @@ function Jobs({ service }: { service: Service }) {
           filter={filter}
           schedules={rows}
           shownRun={shownRun}
-          onShow={setShownRun}
+          onShow={(id) => {
+            setFocusRun(false);
+            setShownRun(id);
+          }}
         />
       </section>
     </>

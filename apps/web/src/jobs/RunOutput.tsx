@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { ProblemAlert, StatusBadge } from '../components/feedback.tsx';
 import { dateTime } from '../format.ts';
 import { refreshJobLists, useRun } from './job-api.ts';
@@ -12,12 +12,19 @@ import { commandText, duration, isFinalRun } from './job-format.ts';
 export function RunOutput({
   serviceId,
   runId,
+  takeFocus = false,
   onClose,
 }: {
   serviceId: string;
   runId: string;
+  /** Move the focus to the panel when it shows (a run just started from a form that closed). */
+  takeFocus?: boolean;
   onClose: () => void;
 }) {
+  const panel = useRef<HTMLElement>(null);
+  useEffect(() => {
+    if (takeFocus) panel.current?.focus();
+  }, [takeFocus]);
   const run = useRun(serviceId, runId);
   const short = runId.slice(0, 8);
   const data = run.data;
@@ -28,7 +35,7 @@ export function RunOutput({
     if (ended) void refreshJobLists(queries, serviceId);
   }, [ended, queries, serviceId]);
   return (
-    <section className="card run-output" aria-labelledby="run-output-heading">
+    <section className="card run-output" aria-labelledby="run-output-heading" ref={panel} tabIndex={-1}>
       <div className="page-heading">
         <h3 id="run-output-heading">Run {short}</h3>
         <span role="status" aria-live="polite">

@@ -80,7 +80,7 @@ export function createRunsService(deps: {
   return {
     async create(principal: Principal, serviceId: string, body: RunRequest): Promise<Run> {
       await serviceOr404(principal, serviceId);
-      checkCommand(body.command);
+      checkCommand(body.command, '/body/command');
       return record(
         serviceId,
         {
@@ -88,7 +88,7 @@ export function createRunsService(deps: {
           component: body.component ?? null,
           timeoutSeconds: body.timeout ?? RUN_LIMITS.timeoutDefaultSeconds,
         },
-        'component',
+        '/body/component',
       );
     },
 
@@ -143,7 +143,7 @@ export function createRunsService(deps: {
 }
 
 /** The schema bounds each argument and their number; the whole argv is bounded here. */
-export function checkCommand(command: string[], field = 'command'): void {
+export function checkCommand(command: string[], field: string): void {
   if ((command[0] ?? '').trim() === '')
     throw validationError(field, 'the first element names the program to run and cannot be empty');
   const bytes = command.reduce((sum, arg) => sum + Buffer.byteLength(arg), 0);
