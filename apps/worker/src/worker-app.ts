@@ -25,6 +25,7 @@ import { createNotificationRelay } from './notifications/notification-relay.js';
 import { schedulerOf } from './schedules/scheduler-wiring.js';
 import { createReconciler } from './reconciler.js';
 import { createUsageMeter } from './metering/usage-meter.js';
+import { createQuotaWatch } from './quotas/quota-watch.js';
 import { createCertificates } from './tls/tls-wiring.js';
 import { createRepositorySources, workerSourcePolicy } from './sources/source-wiring.js';
 import { startParts, stopParts, type WorkerPart } from './worker-parts.js';
@@ -184,6 +185,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   });
   const certificates = createCertificates(config, { db, locks, logger });
   const meter = createUsageMeter(config, { db, logger });
+  const quotaWatch = createQuotaWatch(config, { db, logger });
   const scheduler = schedulerOf(config, { db, producer, logger });
   const health = healthPart({
     config,
@@ -231,6 +233,12 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
       stop: () => meter.stop(),
     },
     {
+      name: 'quota watch',
+      enabled: options.reconcile !== false,
+      start: () => quotaWatch.start(),
+      stop: () => quotaWatch.stop(),
+    },
+    {
       name: 'scheduler',
       enabled: options.reconcile !== false,
       start: () => scheduler.start(),
@@ -269,6 +277,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     relay,
     certificates,
     meter,
+    quotaWatch,
     scheduler,
     get healthPort(): number {
       return health.port();

@@ -994,12 +994,14 @@ export interface components {
                 path: string;
                 message: string;
             }[];
-            /** @description quota_exceeded: the quota, its limit, current usage and what the request asked for */
+            /** @description quota_exceeded: the quota, its limit, current usage, what the request asked for and whose quota it is */
             quota?: {
                 name: string;
                 limit: number;
                 usage: number;
                 requested: number;
+                /** @description whose quota; null for an unscoped user's own API keys */
+                customer_id: string | null;
             };
         };
     };
@@ -4918,7 +4920,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
+                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "quota.exceeded" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                     customer_id?: string;
@@ -5196,7 +5198,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
+                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "quota.exceeded" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                 };
@@ -5616,6 +5618,8 @@ export interface operations {
                                 cpus?: number | null;
                                 deploys_per_hour?: number | null;
                                 notification_subscriptions?: number | null;
+                                api_keys?: number | null;
+                                webhooks?: number | null;
                             };
                             /** @description customers on this plan */
                             customers: number;
@@ -5690,6 +5694,8 @@ export interface operations {
                         cpus?: number | null;
                         deploys_per_hour?: number | null;
                         notification_subscriptions?: number | null;
+                        api_keys?: number | null;
+                        webhooks?: number | null;
                     };
                 };
             };
@@ -5710,6 +5716,8 @@ export interface operations {
                             cpus?: number | null;
                             deploys_per_hour?: number | null;
                             notification_subscriptions?: number | null;
+                            api_keys?: number | null;
+                            webhooks?: number | null;
                         };
                         /** @description customers on this plan */
                         customers: number;
@@ -5735,6 +5743,8 @@ export interface operations {
                             cpus?: number | null;
                             deploys_per_hour?: number | null;
                             notification_subscriptions?: number | null;
+                            api_keys?: number | null;
+                            webhooks?: number | null;
                         };
                         /** @description customers on this plan */
                         customers: number;
@@ -5932,6 +5942,8 @@ export interface operations {
                             cpus?: number | null;
                             deploys_per_hour?: number | null;
                             notification_subscriptions?: number | null;
+                            api_keys?: number | null;
+                            webhooks?: number | null;
                         };
                         limits: {
                             services: number | null;
@@ -5940,6 +5952,8 @@ export interface operations {
                             cpus: number | null;
                             deploys_per_hour: number | null;
                             notification_subscriptions: number | null;
+                            api_keys: number | null;
+                            webhooks: number | null;
                         };
                         usage: {
                             services: number;
@@ -5948,6 +5962,8 @@ export interface operations {
                             cpus: number;
                             deploys_per_hour: number;
                             notification_subscriptions: number;
+                            api_keys: number;
+                            webhooks: number;
                         };
                     };
                 };
@@ -6034,6 +6050,8 @@ export interface operations {
                         cpus?: number | null;
                         deploys_per_hour?: number | null;
                         notification_subscriptions?: number | null;
+                        api_keys?: number | null;
+                        webhooks?: number | null;
                     };
                 };
             };
@@ -6055,6 +6073,8 @@ export interface operations {
                             cpus?: number | null;
                             deploys_per_hour?: number | null;
                             notification_subscriptions?: number | null;
+                            api_keys?: number | null;
+                            webhooks?: number | null;
                         };
                         limits: {
                             services: number | null;
@@ -6063,6 +6083,8 @@ export interface operations {
                             cpus: number | null;
                             deploys_per_hour: number | null;
                             notification_subscriptions: number | null;
+                            api_keys: number | null;
+                            webhooks: number | null;
                         };
                         usage: {
                             services: number;
@@ -6071,6 +6093,8 @@ export interface operations {
                             cpus: number;
                             deploys_per_hour: number;
                             notification_subscriptions: number;
+                            api_keys: number;
+                            webhooks: number;
                         };
                     };
                 };

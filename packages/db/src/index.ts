@@ -24,6 +24,7 @@ export * from './stores/variable-groups.store.js';
 export * from './stores/group-environment.js';
 export { customerLimits, customerUsage, type CapacityClaim } from './stores/quota-ledger.js';
 export * from './stores/quotas.store.js';
+export * from './stores/quota-alerts.store.js';
 export { servicesListStatement } from './stores/services.sql.js';
 export * from './stores/events.store.js';
 export * from './stores/identity.store.js';

@@ -44,6 +44,8 @@ export interface QuotaRefusalDetails {
   limit: number;
   usage: number;
   requested: number;
+  /** The customer whose quota it is; null for an unscoped user's own API keys. */
+  customer_id: string | null;
 }
 
 export class DomainError extends Error {

@@ -13,6 +13,8 @@ export const QUOTA_NAMES = [
   'cpus',
   'deploys_per_hour',
   'notification_subscriptions',
+  'api_keys',
+  'webhooks',
 ] as const;
 export type QuotaName = (typeof QUOTA_NAMES)[number];
 
@@ -26,7 +28,8 @@ export const DEFAULT_QUOTA_PLAN = 'default';
 
 /**
  * The default plan as the migration seeds it (an admin may change it later through the API).
- * The caps that existed before quotas keep their values (100 containers, 25 subscriptions);
+ * The caps that existed before quotas keep their values (100 containers, 25 subscriptions, 100
+ * API keys: a cap per user before, per customer now);
  * everything else starts unlimited so that an upgrade refuses nothing that worked before.
  */
 export const DEFAULT_QUOTA_LIMITS: QuotaLimits = {
@@ -36,6 +39,8 @@ export const DEFAULT_QUOTA_LIMITS: QuotaLimits = {
   cpus: null,
   deploys_per_hour: null,
   notification_subscriptions: 25,
+  api_keys: 100,
+  webhooks: null,
 };
 
 /** What each quota counts, for refusals and documentation. */
@@ -46,6 +51,8 @@ export const QUOTA_UNITS: Record<QuotaName, string> = {
   cpus: 'CPUs of limits summed over containers',
   deploys_per_hour: 'deployments queued in the last hour',
   notification_subscriptions: 'notification subscriptions',
+  api_keys: 'active API keys',
+  webhooks: 'push webhooks of live services',
 };
 
 /** Plans, then overrides, over the defaults: the last that names a quota decides it. */
@@ -79,11 +86,17 @@ export interface QuotaRefusal {
   limit: number;
   usage: number;
   requested: number;
+  /**
+   * Whose quota: the customer, for a link to its usage page; null for an API key of an unscoped
+   * user that no customer owns (held to the default plan's `api_keys` per user, docs/quotas.md).
+   */
+  customer_id: string | null;
 }
 
 export function quotaRefusalMessage(refusal: QuotaRefusal): string {
   const { name, limit, usage, requested } = refusal;
-  return `quota ${name} exceeded: the customer uses ${formatAmount(usage)} of ${formatAmount(limit)} ${QUOTA_UNITS[name]} and the request asks for ${formatAmount(requested)} more`;
+  const who = refusal.customer_id === null ? 'you use' : 'the customer uses';
+  return `quota ${name} exceeded: ${who} ${formatAmount(usage)} of ${formatAmount(limit)} ${QUOTA_UNITS[name]} and the request asks for ${formatAmount(requested)} more`;
 }
 
 export function quotaExceeded(refusal: QuotaRefusal): DomainError {

@@ -129,7 +129,6 @@ export const LIMITS = {
   logsTailDefault: 100,
   logsTailMax: 10_000,
   apiKeyNameMax: 100,
-  apiKeysPerUser: 100,
   searchMax: 100,
   customDomainsMax: 20,
   /** Scheduled jobs of one service (docs/jobs.md#limits). */
@@ -169,6 +168,8 @@ export const NOTIFICATION_EVENTS = [
   'backup.failed',
   'backup.missed',
   'backup.verify_failed',
+  // The customer's usage was found above one of its quotas (docs/quotas.md#over-quota-notification).
+  'quota.exceeded',
   ...PLATFORM_NOTIFICATION_EVENTS,
 ] as const;
 export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];

@@ -14,8 +14,19 @@ export const ProblemSchema = Type.Object(
     errors: Type.Optional(Type.Array(Type.Object({ path: Type.String(), message: Type.String() }))),
     quota: Type.Optional(
       Type.Object(
-        { name: Type.String(), limit: Type.Number(), usage: Type.Number(), requested: Type.Number() },
-        { description: 'quota_exceeded: the quota, its limit, current usage and what the request asked for' },
+        {
+          name: Type.String(),
+          limit: Type.Number(),
+          usage: Type.Number(),
+          requested: Type.Number(),
+          customer_id: Type.Union([Type.String(), Type.Null()], {
+            description: "whose quota; null for an unscoped user's own API keys",
+          }),
+        },
+        {
+          description:
+            'quota_exceeded: the quota, its limit, current usage, what the request asked for and whose quota it is',
+        },
       ),
     ),
   },

@@ -1,6 +1,9 @@
 import type { KeyRevokeScope } from '@hostctl/auth-policy';
+import { quotaExceeded } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import { CAP_TRANSACTION } from './count-cap-lock.js';
+import { activeApiKeys, defaultPlanLimits, keyOwnerLockId, type KeyOwner } from './quota-counts.js';
+import { customerLimits, lockCustomerQuota } from './quota-ledger.js';
 import type { ApiKey, Prisma } from '../generated/client.ts';
 
 export type ApiKeysStore = ReturnType<typeof createApiKeysStore>;
@@ -41,19 +44,31 @@ function revocableBy(scope: RevokeScope): Prisma.ApiKeyWhereInput {
 export function createApiKeysStore(db: Db) {
   return {
     /**
-     * Inserts a key unless the user already holds `max` active (unrevoked, unexpired) keys. The user
-     * row is locked for the transaction so two concurrent requests cannot both pass the count.
+     * Inserts a key unless its owner is at its `api_keys` quota (quota_exceeded, docs/quotas.md):
+     * the key's customer (its limit, else its user's), or for an unscoped user's key limited to no
+     * customer the user, held to the default plan's limit. The count and the insert run under the
+     * owner's quota lock, so parallel creates cannot pass the count together.
      */
-    async createWithinLimit(
+    async createWithinQuota(
       input: NewApiKey & {
         /** The API key minting this one: the new key expires no later and is revoked with it. */
         parentKeyId?: string | null;
       },
-      max: number,
       now: Date,
-    ): Promise<ApiKey | 'limit_reached' | 'parent_revoked' | 'outlives_parent'> {
+    ): Promise<ApiKey | 'parent_revoked' | 'outlives_parent'> {
+      const user = await db.user.findUniqueOrThrow({
+        where: { id: input.userId },
+        select: { customerId: true },
+      });
+      const customerId = input.customerId ?? user.customerId;
+      const owner: KeyOwner = customerId
+        ? { kind: 'customer', customerId }
+        : { kind: 'user', userId: input.userId };
+      // The limit before the lock: the locked section stays the count and the insert.
+      const limit = (customerId ? await customerLimits(db, customerId) : await defaultPlanLimits(db))
+        .api_keys;
       return db.$transaction(async (tx) => {
-        await tx.$queryRaw`SELECT id FROM users WHERE id = ${input.userId} FOR UPDATE`;
+        await lockCustomerQuota(tx, keyOwnerLockId(owner));
         let expiresAt = input.expiresAt;
         if (input.parentKeyId) {
           // Locked as revoke locks it: a revoke either sees the new key or comes before it is made.
@@ -65,14 +80,17 @@ export function createApiKeysStore(db: Db) {
           if (parent.expiresAt && expiresAt && expiresAt > parent.expiresAt) return 'outlives_parent';
           expiresAt = expiresAt ?? parent.expiresAt;
         }
-        const active = await tx.apiKey.count({
-          where: {
-            userId: input.userId,
-            revokedAt: null,
-            OR: [{ expiresAt: null }, { expiresAt: { gt: now } }],
-          },
-        });
-        if (active >= max) return 'limit_reached';
+        if (limit !== null) {
+          const active = await activeApiKeys(tx, owner, now);
+          if (active + 1 > limit)
+            throw quotaExceeded({
+              name: 'api_keys',
+              limit,
+              usage: active,
+              requested: 1,
+              customer_id: customerId,
+            });
+        }
         return tx.apiKey.create({ data: { ...input, expiresAt } });
       }, CAP_TRANSACTION);
     },

@@ -13,7 +13,7 @@ import type { Prisma } from '../generated/client.ts';
  */
 export const COUNT_CAPS = {
   // 1 was notification subscriptions, now counted under the customer's quota lock (quota-ledger.ts).
-  serviceWebhook: 2,
+  // 2 was a service's push webhook, now counted under the customer's quota lock (quota-ledger.ts).
   /** Not a row cap: a customer's notification attempts in flight (worker-notifications.store.ts). */
   notificationSends: 3,
   /** A customer's redeliveries per minute (notifications.store.ts). */

@@ -115,6 +115,26 @@ function backupBody(backup: NonNullable<NotificationFact['backup']>): Record<str
   };
 }
 
+/**
+ * quota.exceeded (docs/quotas.md#over-quota-notification): a fact about the customer itself, not
+ * one of its services, to the customer's own enabled subscriptions that want it.
+ */
+export async function insertQuotaExceededNotifications(
+  tx: Pick<OutboxTx, 'notificationSubscription' | 'notificationDelivery'>,
+  customerId: string,
+  quota: { name: string; limit: number; usage: number; since: Date },
+  message: string,
+): Promise<number> {
+  return queueDeliveries(tx, customerId, 'quota.exceeded', (id, createdAt) => ({
+    id,
+    event: 'quota.exceeded',
+    created_at: createdAt,
+    customer_id: customerId,
+    quota: { name: quota.name, limit: quota.limit, usage: quota.usage, since: quota.since.toISOString() },
+    message,
+  }));
+}
+
 /** A fact about the platform itself (its certificates) or for the operator's billing (usage). */
 export type PlatformNotificationFact =
   | {

@@ -115,7 +115,13 @@ export function createNotificationsStore(db: Db) {
         await lockCustomerQuota(tx, input.customerId);
         const existing = await tx.notificationSubscription.count({ where: { customerId: input.customerId } });
         if (limit !== null && existing + 1 > limit)
-          throw quotaExceeded({ name: 'notification_subscriptions', limit, usage: existing, requested: 1 });
+          throw quotaExceeded({
+            name: 'notification_subscriptions',
+            limit,
+            usage: existing,
+            requested: 1,
+            customer_id: input.customerId,
+          });
         return asSubscription(
           await tx.notificationSubscription.create({ data: input, select: SUBSCRIPTION_COLUMNS }),
         );

@@ -9,6 +9,7 @@ import {
 } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import { CAP_TRANSACTION } from './count-cap-lock.js';
+import { activeApiKeys, customerWebhooks } from './quota-counts.js';
 import type { Tx } from './release-rollback.js';
 
 /**
@@ -80,10 +81,12 @@ async function deploysLastHour(db: Tx | Db, customerId: string): Promise<number>
 
 /** Everything the customer uses, in the units of the quotas (GET /api/customers/:id/quota). */
 export async function customerUsage(db: Tx | Db, customerId: string): Promise<Record<QuotaName, number>> {
-  const [figures, deploys, subscriptions] = await Promise.all([
+  const [figures, deploys, subscriptions, apiKeys, webhooks] = await Promise.all([
     servicesUsage(db, customerId, ''),
     deploysLastHour(db, customerId),
     db.notificationSubscription.count({ where: { customerId } }),
+    activeApiKeys(db, { kind: 'customer', customerId }, new Date()),
+    customerWebhooks(db, customerId),
   ]);
   return {
     services: figures.services,
@@ -92,6 +95,8 @@ export async function customerUsage(db: Tx | Db, customerId: string): Promise<Re
     cpus: figures.millicpus / 1000,
     deploys_per_hour: deploys,
     notification_subscriptions: subscriptions,
+    api_keys: apiKeys,
+    webhooks,
   };
 }
 
@@ -101,6 +106,7 @@ export async function customerUsage(db: Tx | Db, customerId: string): Promise<Re
  * units into the quota's (millicpus → CPUs).
  */
 function checkGrowth(
+  customerId: string,
   name: QuotaName,
   limit: number | null,
   figures: { others: number; before: number; requested: number },
@@ -114,6 +120,7 @@ function checkGrowth(
     limit,
     usage: (others + before) / scale,
     requested: (requested - before) / scale,
+    customer_id: customerId,
   });
 }
 
@@ -138,18 +145,23 @@ export async function claimCapacity(
       })
     : { containers: 0, claimedMemoryMb: 0, claimedMillicpus: 0 };
   if (!serviceId)
-    checkGrowth('services', limits.services, { others: others.services, before: 0, requested: 1 });
-  checkGrowth('containers', limits.containers, {
+    checkGrowth(customerId, 'services', limits.services, {
+      others: others.services,
+      before: 0,
+      requested: 1,
+    });
+  checkGrowth(customerId, 'containers', limits.containers, {
     others: others.containers,
     before: before.containers,
     requested: claim.containers,
   });
-  checkGrowth('memory_mb', limits.memory_mb, {
+  checkGrowth(customerId, 'memory_mb', limits.memory_mb, {
     others: others.memoryMb,
     before: before.claimedMemoryMb,
     requested: claim.memoryMb,
   });
   checkGrowth(
+    customerId,
     'cpus',
     limits.cpus,
     { others: others.millicpus, before: before.claimedMillicpus, requested: claim.millicpus },
@@ -176,6 +188,7 @@ export async function claimDeploy(tx: Tx, customerId: string): Promise<void> {
       limit: limits.deploys_per_hour,
       usage: used,
       requested: 1,
+      customer_id: customerId,
     });
 }
 

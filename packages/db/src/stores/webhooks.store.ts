@@ -1,8 +1,11 @@
 import { randomUUID } from 'node:crypto';
+import { quotaExceeded } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import type { WebhookDelivery } from '../generated/client.ts';
 import { isUniqueViolation } from '../errors.js';
-import { CAP_TRANSACTION, lockCountCap } from './count-cap-lock.js';
+import { CAP_TRANSACTION } from './count-cap-lock.js';
+import { customerWebhooks } from './quota-counts.js';
+import { customerLimits, customerOfService, lockCustomerQuota } from './quota-ledger.js';
 import { queueRedeploy } from './services.store.js';
 
 export type WebhooksStore = ReturnType<typeof createWebhooksStore>;
@@ -106,12 +109,31 @@ export function createWebhooksStore(db: Db) {
       return db.serviceWebhook.findUnique({ where: { serviceId }, select: { id: true, createdAt: true } });
     },
 
-    /** Creates the service's hook, or replaces it: the old id (URL and secret) stops working at once. */
+    /**
+     * Creates the service's hook, or replaces it: the old id (URL and secret) stops working at once.
+     * A new hook counts against its customer's `webhooks` quota (quota_exceeded); a rotation adds
+     * nothing and always passes.
+     */
     async replace(serviceId: string): Promise<{ id: string; createdAt: Date; rotated: boolean }> {
-      // Serialised per service: two racing rotations both deleted nothing and collided on the
-      // unique service_id (a 500); under the lock each one replaces the previous one's hook.
+      // Serialised per customer, under its quota lock: two racing rotations both deleted nothing and
+      // collided on the unique service_id (a 500), and two new hooks could both pass the count.
       return db.$transaction(async (tx) => {
-        await lockCountCap(tx, 'serviceWebhook', serviceId);
+        const customerId = await customerOfService(tx, serviceId);
+        if (customerId === null) throw new Error(`service ${serviceId} vanished before its webhook`);
+        const limit = (await customerLimits(tx, customerId)).webhooks;
+        await lockCustomerQuota(tx, customerId);
+        const existing = await tx.serviceWebhook.count({ where: { serviceId } });
+        if (existing === 0 && limit !== null) {
+          const hooks = await customerWebhooks(tx, customerId);
+          if (hooks + 1 > limit)
+            throw quotaExceeded({
+              name: 'webhooks',
+              limit,
+              usage: hooks,
+              requested: 1,
+              customer_id: customerId,
+            });
+        }
         const removed = await tx.serviceWebhook.deleteMany({ where: { serviceId } });
         const hook = await tx.serviceWebhook.create({ data: { id: randomUUID(), serviceId } });
         return { id: hook.id, createdAt: hook.createdAt, rotated: removed.count > 0 };

@@ -13,12 +13,14 @@ import { startDevIdpProcess, type DevIdpProcess } from './test-support/dev-idp-p
 import { signIn } from './test-support/oidc-login.js';
 
 /**
- * The 100-active-keys cap under a race (issue 27, class 8; docs/security/limits.md#count-caps):
- * deploy tokens are API keys and count toward the same cap. With 70 active keys, 40 creates sent
- * together by one signed-in user through two API replicas sharing the database end with exactly
- * 100 active keys and the rest refused with the documented 409 problem. (70 first: the race is at
- * the cap, and the burst stays within what the replicas' pools serve without queueing past their
- * 3 s acquire timeout, docs/security/limits.md#count-caps.)
+ * The `api_keys` quota under a race (issue 27, class 8, then issue 31; docs/quotas.md): an
+ * unscoped user's own keys (limited to no customer) belong to no customer and are held to the
+ * default plan's `api_keys` limit (100 as migrated) per user; deploy tokens are API keys and count
+ * too. With 70 active keys, 40 creates sent together by one signed-in user through two API
+ * replicas sharing the database end with exactly 100 active keys and the rest refused with the one
+ * 409 `quota_exceeded` problem. (70 first: the race is at the limit, and the burst stays within
+ * what the replicas' pools serve without queueing past their 3 s acquire timeout,
+ * docs/security/limits.md#count-caps.) Customers' keys: quota-keys-webhooks.race.test.ts.
  */
 const grace = testAccount('grace');
 let idp: DevIdpProcess;
@@ -45,7 +47,7 @@ afterAll(async () => {
 
 const CAP = 100;
 
-describe('active API keys per user, raced', () => {
+describe("an unscoped user's own API keys, raced", () => {
   it('40 parallel creates over two replicas at 70 keys: exactly 100 active, the rest 409 problems', async () => {
     await a.container.db.apiKey.createMany({
       data: Array.from({ length: 70 }, (_, i) => ({
@@ -69,8 +71,11 @@ describe('active API keys per user, raced', () => {
     expect(statuses.filter((status) => status === 409)).toHaveLength(10);
     expect(await a.container.db.apiKey.count({ where: { userId: graceId, revokedAt: null } })).toBe(CAP);
     for (const refused of responses.filter((response) => response.statusCode === 409)) {
-      expect(json(refused)).toMatchObject({ code: 'conflict' });
-      expect(json<{ detail: string }>(refused).detail).toMatch(/100 active API keys/);
+      expect(json(refused)).toMatchObject({
+        code: 'quota_exceeded',
+        quota: { name: 'api_keys', limit: CAP, usage: CAP, requested: 1, customer_id: null },
+      });
+      expect(json<{ detail: string }>(refused).detail).toMatch(/you use 100 of 100 active API keys/);
     }
   });
 });

@@ -6,7 +6,7 @@ import {
   type CustomersStore,
   type KeyTargetsStore,
 } from '@hostctl/db';
-import { DomainError, LIMITS, validationError } from '@hostctl/domain';
+import { DomainError, validationError } from '@hostctl/domain';
 import { parseTimestamp } from '../../http/input-bounds.js';
 import type { ApiKeyListItem, CreateApiKeyBody } from './auth.schemas.js';
 import { decideKeyLimitsAtCreation } from './key-limits-at-creation.js';
@@ -49,7 +49,7 @@ export function createApiKeysService(deps: {
       });
       const { key, digest } = generateApiKey();
       const created = await db(() =>
-        deps.store.createWithinLimit(
+        deps.store.createWithinQuota(
           {
             userId: principal.userId,
             name: body.name,
@@ -60,16 +60,9 @@ export function createApiKeysService(deps: {
             actions: [...(limits.actions ?? [])],
             parentKeyId,
           },
-          LIMITS.apiKeysPerUser,
           at,
         ),
       );
-      if (created === 'limit_reached') {
-        throw new DomainError(
-          'conflict',
-          `you already have ${LIMITS.apiKeysPerUser} active API keys; revoke one first`,
-        );
-      }
       if (created === 'parent_revoked')
         throw new DomainError('unauthenticated', 'this API key was revoked or expired');
       if (created === 'outlives_parent')

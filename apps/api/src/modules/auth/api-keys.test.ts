@@ -114,7 +114,7 @@ describe('POST /api/auth/api-keys', () => {
     expect(last.expires_at).toBe('9999-12-31T23:59:59.000Z');
   });
 
-  it('allows at most 100 active keys per user (revoked and expired ones do not count)', async () => {
+  it("holds an unscoped user's own keys to the default plan's 100 active (revoked and expired ones do not count)", async () => {
     const frank = await provision(a.store, testAccount('frank'), 'viewer');
     const sessions = createSessionStore({
       redis: a.container.redis,
@@ -139,8 +139,11 @@ describe('POST /api/auth/api-keys', () => {
     expect((await create({ name: 'the 100th' }, headers)).statusCode).toBe(201);
     const refused = await create({ name: 'the 101st' }, headers);
     expect(refused.statusCode).toBe(409);
-    expect(json(refused)).toMatchObject({ code: 'conflict' });
-    expect(json(refused).detail).toMatch(/100 active API keys/);
+    expect(json(refused)).toMatchObject({
+      code: 'quota_exceeded',
+      quota: { name: 'api_keys', limit: 100, usage: 100, requested: 1, customer_id: null },
+    });
+    expect(json(refused).detail).toMatch(/you use 100 of 100 active API keys/);
   });
 });
 

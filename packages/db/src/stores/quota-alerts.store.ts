@@ -1,0 +1,88 @@
+import { QUOTA_NAMES, QUOTA_UNITS, type QuotaName } from '@hostctl/domain';
+import type { Db } from '../client.js';
+import { CAP_TRANSACTION } from './count-cap-lock.js';
+import { insertQuotaExceededNotifications } from './notification-outbox.js';
+import { customerLimits, customerUsage, lockCustomerQuota } from './quota-ledger.js';
+
+/**
+ * Over-quota notifications (docs/quotas.md#over-quota-notification). A customer's usage can be
+ * above a quota only when the quota was lowered below it (claims never grow past a limit), or
+ * when what it counts shrank on its own (an API key's expiry never raises usage). Each round
+ * looks at every customer under its quota lock: a quota newly found above its limit gets a row in
+ * `quota_alerts` and one `quota.exceeded` notification in the same transaction; a quota back
+ * within its limit (or made unlimited) loses its row, which ends the streak. The row's primary
+ * key makes the insert the dedup: two workers sweeping at once, or a sweep every minute for a
+ * week, notify once per quota per streak.
+ */
+export interface QuotaAlertRaised {
+  customerId: string;
+  quota: QuotaName;
+  limit: number;
+  usage: number;
+}
+
+export type QuotaAlertsStore = ReturnType<typeof createQuotaAlertsStore>;
+
+/** Up to three decimals (CPUs), as the refusals write them. */
+const amount = (value: number) =>
+  Number.isInteger(value) ? String(value) : value.toFixed(3).replace(/0+$/, '');
+
+export function createQuotaAlertsStore(db: Db) {
+  /** One customer's round: the alerts raised (each notified) and how many streaks ended. */
+  async function sweepCustomer(customerId: string): Promise<{ raised: QuotaAlertRaised[]; cleared: number }> {
+    return db.$transaction(async (tx) => {
+      await lockCustomerQuota(tx, customerId);
+      const [limits, usage] = await Promise.all([
+        customerLimits(tx, customerId),
+        customerUsage(tx, customerId),
+      ]);
+      const over = QUOTA_NAMES.filter((name) => {
+        const limit = limits[name];
+        return limit !== null && usage[name] > limit;
+      });
+      const cleared = await tx.quotaAlert.deleteMany({
+        where: { customerId, quota: { notIn: [...over] } },
+      });
+      const raised: QuotaAlertRaised[] = [];
+      for (const name of over) {
+        const limit = limits[name] ?? 0;
+        const inserted = await tx.$queryRaw<{ since: Date }[]>`
+          INSERT INTO quota_alerts (customer_id, quota, "limit", usage)
+          VALUES (${customerId}, ${name}, ${limit}, ${usage[name]})
+          ON CONFLICT DO NOTHING RETURNING since`;
+        const row = inserted[0];
+        if (!row) continue;
+        await insertQuotaExceededNotifications(
+          tx,
+          customerId,
+          { name, limit, usage: usage[name], since: row.since },
+          `quota ${name} exceeded: the customer uses ${amount(usage[name])} of ${amount(limit)} ${QUOTA_UNITS[name]}; nothing new of it is accepted until usage is back within the limit`,
+        );
+        raised.push({ customerId, quota: name, limit, usage: usage[name] });
+      }
+      return { raised, cleared: cleared.count };
+    }, CAP_TRANSACTION);
+  }
+
+  return {
+    sweepCustomer,
+
+    /** Every customer, one after the other (each its own short transaction). */
+    async sweep(): Promise<{ customers: number; raised: QuotaAlertRaised[]; cleared: number }> {
+      const customers = await db.customer.findMany({ select: { id: true }, orderBy: { id: 'asc' } });
+      const raised: QuotaAlertRaised[] = [];
+      let cleared = 0;
+      for (const customer of customers) {
+        const round = await sweepCustomer(customer.id);
+        raised.push(...round.raised);
+        cleared += round.cleared;
+      }
+      return { customers: customers.length, raised, cleared };
+    },
+
+    /** The customer's open streaks, for tests and operators. */
+    async alertsOf(customerId: string) {
+      return db.quotaAlert.findMany({ where: { customerId }, orderBy: { quota: 'asc' } });
+    },
+  };
+}

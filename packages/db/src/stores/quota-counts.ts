@@ -1,0 +1,54 @@
+import {
+  DEFAULT_QUOTA_PLAN,
+  effectiveQuotaLimits,
+  parseQuotaLimits,
+  type QuotaLimits,
+} from '@hostctl/domain';
+import type { Db } from '../client.js';
+import type { Tx } from './release-rollback.js';
+
+/**
+ * The counted quotas of API keys and push webhooks (docs/quotas.md): what each counts, in one
+ * place, for the claims (api-keys.store.ts, webhooks.store.ts) and the usage (quota-ledger.ts).
+ *
+ * An API key belongs to a customer: the one it is limited to, else its owner's. A key of an
+ * unscoped user that is limited to no customer belongs to no customer: it is that user's own and
+ * is held to the default plan's `api_keys` limit per user.
+ */
+
+/** Whose `api_keys` quota a key counts against. */
+export type KeyOwner = { kind: 'customer'; customerId: string } | { kind: 'user'; userId: string };
+
+/** The key-space of an owner in the quota lock: a customer's id, or `user:<id>` (never a UUID). */
+export const keyOwnerLockId = (owner: KeyOwner) =>
+  owner.kind === 'customer' ? owner.customerId : `user:${owner.userId}`;
+
+/** Active (not revoked, not expired at `now`) API keys of the owner. */
+export async function activeApiKeys(db: Tx | Db, owner: KeyOwner, now: Date): Promise<number> {
+  const rows =
+    owner.kind === 'customer'
+      ? await db.$queryRaw<{ count: number }[]>`
+          SELECT count(*)::int AS count FROM api_keys k JOIN users u ON u.id = k.user_id
+          WHERE coalesce(k.customer_id, u.customer_id) = ${owner.customerId}
+            AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now})`
+      : await db.$queryRaw<{ count: number }[]>`
+          SELECT count(*)::int AS count FROM api_keys k JOIN users u ON u.id = k.user_id
+          WHERE k.user_id = ${owner.userId} AND k.customer_id IS NULL AND u.customer_id IS NULL
+            AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now})`;
+  return rows[0]?.count ?? 0;
+}
+
+/** Push webhooks of the customer's live services (one per service at most). */
+export async function customerWebhooks(db: Tx | Db, customerId: string): Promise<number> {
+  const rows = await db.$queryRaw<{ count: number }[]>`
+    SELECT count(*)::int AS count FROM service_webhooks w JOIN services s ON s.id = w.service_id
+    WHERE s.customer_id = ${customerId} AND s.deleted_at IS NULL`;
+  return rows[0]?.count ?? 0;
+}
+
+/** The default plan's effective limits: what holds an unscoped user's own keys. */
+export async function defaultPlanLimits(db: Tx | Db): Promise<QuotaLimits> {
+  const rows = await db.$queryRaw<{ limits: unknown }[]>`
+    SELECT limits FROM quota_plans WHERE name = ${DEFAULT_QUOTA_PLAN}`;
+  return effectiveQuotaLimits(parseQuotaLimits(rows[0]?.limits), {}, {});
+}
