@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { quotaFigure, quotaFigures } from './quota-figures.ts';
+import { quotaFigure, quotaFigures, quotaRefusalText } from './quota-figures.ts';
 
 describe('quota figures', () => {
   it('reads a limited quota as "used of limit" with its bar at the usage', () => {
@@ -48,14 +48,39 @@ describe('quota figures', () => {
 
   it('keeps decimals of CPUs and names quotas it does not know by their key', () => {
     expect(quotaFigure('cpus', 0.5, 2).text).toBe(`${(0.5).toLocaleString()} of 2 CPUs`);
-    expect(quotaFigure('api_keys', 2, 10)).toMatchObject({ label: 'Api keys', text: '2 of 10 api keys' });
+    expect(quotaFigure('api_keys', 2, 10)).toMatchObject({ label: 'API keys', text: '2 of 10 API keys' });
+    expect(quotaFigure('log_bytes_per_day', 2, 10)).toMatchObject({
+      label: 'Log bytes per day',
+      text: '2 of 10 log bytes per day',
+    });
   });
 
   it('lists every quota the API reports, a missing usage as 0', () => {
     const figures = quotaFigures({ limits: { services: 2, webhooks: null }, usage: { services: 2 } });
     expect(figures.map((row) => [row.name, row.text])).toEqual([
       ['services', '2 of 2 services'],
-      ['webhooks', '0 webhooks, unlimited'],
+      ['webhooks', '0 push webhooks, unlimited'],
     ]);
+  });
+});
+
+describe('quota refusals', () => {
+  it('names the quota in words, its limit, the usage and what was asked for', () => {
+    expect(
+      quotaRefusalText({ name: 'api_keys', limit: 5, usage: 5, requested: 1, customerId: 'c-1' }),
+    ).toEqual({
+      title: 'Quota exceeded: API keys',
+      sentence: 'The customer uses 5 of 5 API keys and this asks for 1 more API key.',
+    });
+    expect(
+      quotaRefusalText({ name: 'memory_mb', limit: 256, usage: 200, requested: 100, customerId: 'c-1' })
+        .sentence,
+    ).toBe('The customer uses 200 of 256 MiB of memory and this asks for 100 more MiB of memory.');
+    expect(
+      quotaRefusalText({ name: 'webhooks', limit: 1, usage: 1, requested: 1, customerId: null }),
+    ).toEqual({
+      title: 'Quota exceeded: Push webhooks',
+      sentence: 'You use 1 of 1 push webhook and this asks for 1 more push webhook.',
+    });
   });
 });

@@ -21,6 +21,8 @@ const QUOTA_NOUNS: Record<string, { label: string; one: string; many: string }> 
     one: 'notification subscription',
     many: 'notification subscriptions',
   },
+  api_keys: { label: 'API keys', one: 'API key', many: 'API keys' },
+  webhooks: { label: 'Push webhooks', one: 'push webhook', many: 'push webhooks' },
 };
 
 function nounsOf(name: string) {
@@ -92,4 +94,22 @@ export function quotaFigures(quota: {
   return Object.keys(quota.limits).map((name) =>
     quotaFigure(name, quota.usage[name] ?? 0, quota.limits[name] ?? null),
   );
+}
+
+/** A `quota_exceeded` refusal (docs/quotas.md#refusal), in words, for the form that caused it. */
+export function quotaRefusalText(refusal: {
+  name: string;
+  limit: number;
+  usage: number;
+  requested: number;
+  customerId: string | null;
+}): { title: string; sentence: string } {
+  const nouns = nounsOf(refusal.name);
+  const used = quotaFigure(refusal.name, refusal.usage, refusal.limit).text;
+  const who = refusal.customerId === null ? 'You use' : 'The customer uses';
+  const asked = `${figure(refusal.requested)} more ${refusal.requested === 1 ? nouns.one : nouns.many}`;
+  return {
+    title: `Quota exceeded: ${nouns.label}`,
+    sentence: `${who} ${used} and this asks for ${asked}.`,
+  };
 }

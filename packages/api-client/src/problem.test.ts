@@ -18,11 +18,28 @@ describe('readProblem', () => {
       code: 'validation_failed',
       requestId: 'req-7',
       errors: [{ path: '/body/name', message: 'must match ^[a-z]' }],
+      quota: null,
+    });
+  });
+
+  it("reads a quota_exceeded refusal's figures, and whose quota it is", () => {
+    const quota = { name: 'api_keys', limit: 5, usage: 5, requested: 1 };
+    expect(readProblem({ code: 'quota_exceeded', quota: { ...quota, customer_id: 'c-1' } }).quota).toEqual({
+      ...quota,
+      customerId: 'c-1',
+    });
+    expect(readProblem({ quota: { ...quota, customer_id: null } }).quota).toEqual({
+      ...quota,
+      customerId: null,
+    });
+    expect(readProblem({ quota: { ...quota, limit: '5' } }).quota).toBeNull();
+    expect(ProblemError.from(409, { quota: { ...quota, customer_id: 'c-1' } }).quota).toMatchObject({
+      name: 'api_keys',
     });
   });
 
   it('keeps only what has the documented type: a proxy page or a foreign body reads as nothing', () => {
-    const empty = { title: null, detail: null, code: null, requestId: null, errors: [] };
+    const empty = { title: null, detail: null, code: null, requestId: null, errors: [], quota: null };
     expect(readProblem('<html>502 Bad Gateway</html>')).toEqual(empty);
     expect(readProblem(null)).toEqual(empty);
     expect(readProblem({ title: 42, code: ['x'], errors: 'name' })).toEqual(empty);

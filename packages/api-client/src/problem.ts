@@ -4,6 +4,16 @@ export interface FieldError {
   message: string;
 }
 
+/** A `quota_exceeded` refusal's figures (docs/quotas.md#refusal). */
+export interface QuotaRefusal {
+  name: string;
+  limit: number;
+  usage: number;
+  requested: number;
+  /** Whose quota: the customer (its usage page), or null for an unscoped user's own API keys. */
+  customerId: string | null;
+}
+
 /**
  * What an RFC 9457 problem body (docs/api-decisions.md) says, field by field, each null when the
  * body does not carry it as the type the API documents. A proxy's HTML error page or an empty body
@@ -15,6 +25,7 @@ export interface ProblemFields {
   code: string | null;
   requestId: string | null;
   errors: FieldError[];
+  quota: QuotaRefusal | null;
 }
 
 /** Reads a problem body already parsed from JSON (or the raw text when it was not JSON). */
@@ -30,7 +41,17 @@ export function readProblem(body: unknown): ProblemFields {
     code: text('code'),
     requestId: text('request_id'),
     errors: Array.isArray(fields.errors) ? fields.errors.filter(isFieldError) : [],
+    quota: quotaOf(fields.quota),
   };
+}
+
+function quotaOf(value: unknown): QuotaRefusal | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const quota = value as Record<string, unknown>;
+  const { name, limit, usage, requested, customer_id: customerId } = quota;
+  if (typeof name !== 'string') return null;
+  if (typeof limit !== 'number' || typeof usage !== 'number' || typeof requested !== 'number') return null;
+  return { name, limit, usage, requested, customerId: typeof customerId === 'string' ? customerId : null };
 }
 
 /** An RFC 9457 problem from the API (or a network failure dressed as one). */
@@ -44,6 +65,8 @@ export class ProblemError extends Error {
     readonly errors: readonly FieldError[] = [],
     /** The API's request id, to find the request in its logs. */
     readonly requestId: string | null = null,
+    /** quota_exceeded: which quota, its limit, the usage and what was asked for. */
+    readonly quota: QuotaRefusal | null = null,
   ) {
     super(`${title}: ${detail}`);
     this.name = 'ProblemError';
@@ -59,6 +82,7 @@ export class ProblemError extends Error {
       problem.code,
       problem.errors,
       problem.requestId,
+      problem.quota,
     );
   }
 }

@@ -88,6 +88,10 @@ describe('quota bars', () => {
     expect(await figures('Containers')).toEqual({ value: 1, max: 5, text: '1 of 5 containers' });
     expect(await row('containers').innerText()).not.toMatch(/limit/);
 
+    // Keys and push webhooks are quotas like the others: the default plan's 100 keys, hooks unlimited.
+    expect(await figures('API keys')).toEqual({ value: 0, max: 100, text: '0 of 100 API keys' });
+    expect(await row('webhooks').innerText()).toMatch(/Unlimited\s+0 push webhooks, unlimited/);
+
     // A limit of 0 with one deploy counted: a full bar, the text tells the real figures.
     expect(await figures('Deploys in the last hour')).toEqual({
       value: 1,

@@ -1,10 +1,19 @@
 import type { ReactNode } from 'react';
-import { toProblem } from '@hostctl/api-client';
+import { toProblem, type QuotaRefusal } from '@hostctl/api-client';
+import { quotaRefusalText } from '../quota-figures.ts';
+import { Link } from '../router.tsx';
+import { usagePath } from '../routes.ts';
 
-/** An API error where the action was taken: the problem's title and detail, announced. */
+/**
+ * An API error where the action was taken: the problem's title and detail, announced. A
+ * `quota_exceeded` refusal reads as the quota in words, its limit, the usage and what was asked
+ * for, with a link to the customer's usage page (docs/quotas.md#in-the-dashboard).
+ */
 export function ProblemAlert({ error }: { error: unknown }) {
   if (error === null || error === undefined) return null;
   const problem = toProblem(error);
+  if (problem.code === 'quota_exceeded' && problem.quota)
+    return <QuotaRefusalAlert refusal={problem.quota} />;
   return (
     <div role="alert" className="alert">
       <strong>{problem.title}</strong>
@@ -17,6 +26,22 @@ export function ProblemAlert({ error }: { error: unknown }) {
             </li>
           ))}
         </ul>
+      ) : null}
+    </div>
+  );
+}
+
+function QuotaRefusalAlert({ refusal }: { refusal: QuotaRefusal }) {
+  const { title, sentence } = quotaRefusalText(refusal);
+  return (
+    <div role="alert" className="alert quota-refusal" data-quota={refusal.name}>
+      <strong>{title}</strong>
+      <span> {sentence}</span>
+      {refusal.customerId ? (
+        <>
+          {' '}
+          <Link to={usagePath(refusal.customerId)}>See usage and quotas</Link>
+        </>
       ) : null}
     </div>
   );

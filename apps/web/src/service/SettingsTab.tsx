@@ -11,8 +11,9 @@ import { invalidateService } from './actions.ts';
 import { DomainStatus, useDomainStates } from './DomainStatus.tsx';
 import { SecretVariablesEditor } from './SecretVariablesEditor.tsx';
 import { VariablesEditor } from './VariablesEditor.tsx';
+import { WebhookSettings } from './WebhookSettings.tsx';
 
-/** Variables, variable groups, custom domains and the danger zone. Viewers see the values they may read, no controls. */
+/** Variables, variable groups, custom domains, the push webhook and the danger zone. Viewers see the values they may read, no controls. */
 export function SettingsTab({ service, me }: { service: Service; me: Me }) {
   const canOperate = allows(me, 'services:operate');
   return (
@@ -21,6 +22,9 @@ export function SettingsTab({ service, me }: { service: Service; me: Me }) {
       <SecretVariablesEditor service={service} canEdit={canOperate} />
       <ServiceGroupsEditor service={service} canEdit={canOperate} />
       <DomainsEditor service={service} canEdit={canOperate} />
+      {service.deploy_method === 'git' || service.deploy_method === 'ai' ? (
+        <WebhookSettings service={service} canEdit={canOperate} />
+      ) : null}
       {allows(me, 'services:delete') ? <DangerZone service={service} /> : null}
     </>
   );
