@@ -1,5 +1,6 @@
 import { DEFAULT_CONTAINER_LIMITS } from '@hostctl/compose';
 import { RUN_LABEL } from '@hostctl/domain';
+import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { RUN_OUTPUT_MAX_BYTES } from './runs/one-off-container.js';
 import { waitFor, waitForDeployment } from './testing/fixtures.js';
@@ -21,8 +22,13 @@ beforeAll(async () => {
   expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
 }, 120_000);
 
-async function runToEnd(command: string[], timeoutSeconds = 60, status: 'queued' | 'running' = 'queued') {
-  const run = await db.serviceRun.create({ data: { serviceId, command, timeoutSeconds, status } });
+async function runToEnd(
+  command: string[],
+  timeoutSeconds = 60,
+  status: 'queued' | 'running' = 'queued',
+  service = serviceId,
+) {
+  const run = await db.serviceRun.create({ data: { serviceId: service, command, timeoutSeconds, status } });
   await app.producer.enqueue('run', { runId: run.id });
   return waitFor(
     `run ${run.id} to end`,
@@ -67,5 +73,44 @@ describe('one-off runs on the engine', () => {
     const run = await runToEnd(['cat', '/sys/fs/cgroup/memory/memory.limit_in_bytes']);
     expect(run.status, run.output).toBe('succeeded');
     expect(Number(run.output.trim())).toBe(DEFAULT_CONTAINER_LIMITS.defaultMemoryBytes);
+  });
+});
+
+describe('secret values in a run’s output', () => {
+  it('masks the service’s, its groups’ and its release’s secrets, as the application log does', async () => {
+    const planted = () => `planted-${randomUUID()}`;
+    const [secret, groupSecret, rotatedAway, plain] = [planted(), planted(), planted(), planted()];
+    const marked = { SECRET: new Date().toISOString() };
+    const service = await worker.deploy({
+      compose:
+        'services:\n  web:\n    image: local/busybox:1\n    command: ["sleep", "2147483647"]\n' +
+        '    environment:\n      SECRET: ${SECRET}\n      GROUP_SECRET: ${GROUP_SECRET}\n      PLAIN: ${PLAIN}\n',
+      variables: { SECRET: rotatedAway, PLAIN: plain },
+      secretNames: marked,
+      variableGroups: [
+        { variables: { GROUP_SECRET: groupSecret }, secretNames: { GROUP_SECRET: new Date().toISOString() } },
+      ],
+    });
+    expect((await waitForDeployment(db, service.deploymentId)).status).toBe('succeeded');
+    // Rotated without a redeploy: the release's containers (and so the run's) still hold the old value.
+    await db.service.update({
+      where: { id: service.serviceId },
+      data: { variables: { SECRET: secret, PLAIN: plain }, secretNames: marked },
+    });
+    const run = await runToEnd(
+      ['sh', '-c', 'echo "s=$SECRET g=$GROUP_SECRET p=$PLAIN"; echo "$SECRET" >&2'],
+      60,
+      'queued',
+      service.serviceId,
+    );
+    expect(run.status, run.output).toBe('succeeded');
+    // Plain values stay readable, as in the application log; each secret is masked wherever it appears.
+    expect(run.output).toContain(`s=*** g=*** p=${plain}`);
+    for (const value of [groupSecret, rotatedAway]) expect(run.output).not.toContain(value);
+    // What the API answers is the stored row: read it back raw, as a dump would see it.
+    const [stored] = await db.$queryRaw<
+      { output: string }[]
+    >`SELECT output FROM service_runs WHERE id = ${run.id}`;
+    for (const value of [groupSecret, rotatedAway]) expect(stored?.output).not.toContain(value);
   });
 });

@@ -4,7 +4,8 @@ import type { Logger } from 'pino';
 import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
 import { type ContainerRuntime, type Labels } from '../adapters/runtime.js';
 import type { ContainerTelemetry, LogFollow, OutputStream } from '../adapters/telemetry.js';
-import { createRedactor, messageOf } from '../pipeline/step-errors.js';
+import { messageOf } from '../pipeline/step-errors.js';
+import { secretMasker } from './secret-values.js';
 import { createLineSplitter, normalizeTimestamp, parseLine, toDockerSince } from './log-lines.js';
 import { createLogWriter, logCursorKey, type LogWriter } from './log-writer.js';
 import type { RedisLease } from './redis-lease.js';
@@ -81,7 +82,7 @@ export async function runShippingSession(
     const serviceId = labels[SERVICE_LABEL] ?? '';
     const component = labels[COMPONENT_LABEL] ?? '';
     const secrets = (await deps.secretsOf?.(serviceId)) ?? [];
-    const redact = createRedactor(Object.fromEntries(secrets.map((value, index) => [String(index), value])));
+    const redact = secretMasker(secrets);
     // Lines of an earlier follower of this container must be written before the cursor is read.
     await writer.drain();
     const cursor = (await redis.get(logCursorKey(instance, containerId))) ?? '';

@@ -26,6 +26,8 @@ interface OneOff {
   instance: string;
   timeoutMs: number;
   signal?: AbortSignal;
+  /** Masks secret values from the output before it is bounded and kept. */
+  redact: (text: string) => string;
 }
 
 interface OneOffResult {
@@ -78,7 +80,7 @@ export async function runOneOff(runtime: ContainerRuntime, job: OneOff): Promise
       await runtime.stopContainer(id, STOP_GRACE_S);
       state = await runtime.inspectContainer(id);
     }
-    const { output, truncated } = bounded(await runtime.containerLogs(id, OUTPUT_TAIL_LINES));
+    const { output, truncated } = bounded(job.redact(await runtime.containerLogs(id, OUTPUT_TAIL_LINES)));
     return {
       exitCode: timedOut || !state ? null : state.exitCode,
       timedOut,

@@ -46,6 +46,8 @@ export async function runReleaseCommand(
     instance: deps.instance,
     timeoutMs: RELEASE_COMMAND_TIMEOUT_MS,
     signal: run.signal,
+    // Each line goes to the deploy log, whose redactor masks every variable value (plain ones too).
+    redact: (text) => text,
   });
   const lines = result.output.replace(/\n$/, '').split('\n');
   if (result.outputTruncated || lines.length > LOGGED_LINES)

@@ -16,6 +16,7 @@ import type { RuntimeDriver } from '../runtime/driver.js';
 import { pinnedPlan, storedPlan } from '../release/release-images.js';
 import { watchForCancellation } from './cancel-watch.js';
 import { runOneOff } from './one-off-container.js';
+import { releaseSecretValues, secretMasker } from '../logs/secret-values.js';
 
 interface RunProcessorDeps {
   runs: RunsStore;
@@ -24,6 +25,8 @@ interface RunProcessorDeps {
   release: { runtime: ContainerRuntime; instance: string };
   /** The runtime, which may refuse one-off runs for now (Swarm, until they run as Swarm jobs: docs/jobs.md#swarm). */
   driver: Pick<RuntimeDriver, 'refusal'>;
+  /** The service's and its groups' secret values now (logs/secret-values.ts, as the log shipper masks). */
+  secretsOf: (serviceId: string) => Promise<string[]>;
   logger: Logger;
 }
 
@@ -64,6 +67,9 @@ export function createRunProcessor(deps: RunProcessorDeps) {
       await runs.finish(run.id, failure('the service has no release to run the command from'));
       return { status: 'failed' };
     }
+    // Masked as the application's log is (docs/secrets.md#secret-variables), plus the secrets the
+    // release recorded: its containers hold those until the next deployment, even once rotated.
+    const redact = secretMasker([...(await deps.secretsOf(run.serviceId)), ...releaseSecretValues(release)]);
     if (!(await runs.start(run.id, release.id))) return { status: 'not queued' };
     const objects = serviceObjects(run.serviceId, instance);
     const set = objects.set(release.id);
@@ -80,6 +86,7 @@ export function createRunProcessor(deps: RunProcessorDeps) {
         instance,
         timeoutMs: run.timeoutSeconds * 1000,
         signal: cancellation.signal,
+        redact,
       });
       const outcome: RunOutcome = {
         status: result.timedOut ? 'timed_out' : result.exitCode === 0 ? 'succeeded' : 'failed',
@@ -93,7 +100,7 @@ export function createRunProcessor(deps: RunProcessorDeps) {
       return { status: cancellation.signal.aborted ? 'cancelled' : outcome.status };
     } catch (error) {
       // The engine's message (image gone, name taken): never the command's variables.
-      const message = (error as Error).message;
+      const message = redact((error as Error).message);
       deps.logger.warn({ runId: run.id, serviceId: run.serviceId, err: message }, 'run failed to start');
       await runs.finish(run.id, failure(`the command could not be run: ${message}`));
       return { status: 'failed' };

@@ -20,6 +20,7 @@ import { createDeployProcessor } from '../processors/deploy.processor.js';
 import { createLifecycleProcessor } from '../processors/lifecycle.processor.js';
 import type { ReleaseDeps } from '../release/release-engine.js';
 import { createRunProcessor } from '../runs/run.processor.js';
+import { secretValuesOf } from '../logs/secret-values.js';
 import type { RuntimeWiring } from '../runtime/runtime-wiring.js';
 import type { createRepositorySources, workerSourcePolicy } from '../sources/source-wiring.js';
 import type { Processors } from '../workers.js';
@@ -100,6 +101,7 @@ export function createProcessors(parts: ProcessorParts): Processors {
       deployments,
       release: parts.release,
       driver,
+      secretsOf: secretValuesOf(db),
       logger,
     }),
     notify: notificationProcessorOf(config, parts.notifications, parts.sourcePolicy, logger),
