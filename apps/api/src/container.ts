@@ -39,6 +39,7 @@ import { registerHealthRoutes } from './modules/health/health.routes.js';
 import { registerServiceRoutes } from './modules/services/services.routes.js';
 import { registerVariableGroupRoutes } from './modules/variable-groups/variable-groups.routes.js';
 import { createVariableGroupsService } from './modules/variable-groups/variable-groups.service.js';
+import { createGroupAttachments } from './modules/variable-groups/group-attachments.js';
 import { createServicesService } from './modules/services/services.service.js';
 import { catalogImages, loadCatalog } from '@hostctl/templates';
 import { registerTemplateRoutes } from './modules/templates/templates.routes.js';
@@ -275,6 +276,11 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
           services: servicesStore,
           customers,
           jobs,
+        }),
+        createGroupAttachments({
+          groups: variableGroupsStore,
+          services: servicesStore,
+          update: (...change) => services.update(...change),
         }),
       );
       registerTemplateRoutes(app, catalog);

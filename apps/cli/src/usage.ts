@@ -17,7 +17,7 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl groups set GROUP [--var K=V]... [--secret K=V]... [--secret-stdin K] [--if-version N]
   hostctl groups unset GROUP NAME... [--if-version N]
   hostctl groups reveal GROUP NAME                  one secret value (audited)
-  hostctl groups attach GROUP SERVICE [--position N] | groups detach GROUP SERVICE
+  hostctl groups attach GROUP SERVICE [--position N] [--if-version N] | groups detach GROUP SERVICE [--if-version N]
   hostctl groups delete GROUP --yes
   hostctl deploy SERVICE [--wait [--timeout S]] [--idempotency-key K]   redeploy (latest image or commit)
   hostctl rollback SERVICE [--to DEPLOYMENT] [--wait [--timeout S]] [--idempotency-key K]

@@ -85,7 +85,14 @@ describe('variable groups', () => {
     expect(saved.body.variables).toEqual({ APP_MODE: 'production' });
     expect(Object.keys(saved.body.secret_variables)).toEqual(['SMTP_PASSWORD']);
 
-    // The list names the customer, the variables (secrets marked) and the services using it.
+    // The list names the customer, the variables (secrets marked) and the services using it, from
+    // its own answer: no request per group.
+    const perGroup: string[] = [];
+    const record = (request: { url(): string }) => {
+      if (/\/api\/variable-groups\/[^/?]+/.test(new URL(request.url()).pathname))
+        perGroup.push(request.url());
+    };
+    page.on('request', record);
     await page
       .getByRole('navigation', { name: 'Main' })
       .getByRole('link', { name: 'Variable groups' })
@@ -95,8 +102,40 @@ describe('variable groups', () => {
     await expect
       .poll(async () => (await row.getByRole('cell').allTextContents()).map((text) => text.trim()))
       .toEqual(['acme', 'APP_MODE, SMTP_PASSWORD (secret)', '0', expect.any(String) as string]);
+    page.off('request', record);
+    expect(perGroup).toEqual([]);
     await screenshot(page, 'variable-groups');
     expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it('renames a group; a name another group has is refused with the reason', async () => {
+    const { appUrl, customers } = inject('web');
+    const [name, taken, renamed] = [
+      uniqueName('ui-rename'),
+      uniqueName('ui-taken'),
+      uniqueName('ui-renamed'),
+    ];
+    const created = await Promise.all(
+      [name, taken].map((groupName) =>
+        adminCall<Group>('POST', '/api/variable-groups', { name: groupName, customer_id: customers.acme }),
+      ),
+    );
+    await page.goto(`${appUrl}/variable-groups/${created[0]?.body.id ?? ''}`);
+    await settled(page, name);
+    const section = page.getByRole('region', { name: 'Name', exact: true });
+    await section.getByLabel('Group name').fill(taken);
+    await section.getByRole('button', { name: 'Rename group' }).click();
+    await section.getByRole('alert').filter({ hasText: taken }).waitFor();
+    await section.getByLabel('Group name').fill(renamed);
+    await section.getByRole('button', { name: 'Rename group' }).click();
+    await section
+      .getByRole('status')
+      .filter({ hasText: `Renamed to ${renamed}` })
+      .waitFor();
+    await page.getByRole('heading', { level: 1, name: renamed }).waitFor();
+    expect(await axeViolations(page)).toEqual([]);
+    const after = await adminCall<Group>('GET', `/api/variable-groups/${created[0]?.body.id ?? ''}`);
+    expect(after.body).toMatchObject({ name: renamed, version: 2 });
   });
 
   it('refuses an edit of a version changed meanwhile with a reload message, and saves after reloading', async () => {
@@ -176,6 +215,22 @@ describe('variable groups', () => {
     expect(await groupsOf(service.id)).toEqual([first.id, second.id]);
     expect(await axeViolations(page)).toEqual([]);
 
+    // A group changed after the page listed it: the attach (If-Match) is refused and says why.
+    const third = await adminCall<Group>('POST', '/api/variable-groups', {
+      name: uniqueName('ui-third'),
+      customer_id: customers.acme,
+    });
+    await page.reload();
+    await settled(page, service.name);
+    await adminCall('PATCH', `/api/variable-groups/${third.body.id}`, { variables: { LATE: 'yes' } });
+    await section.getByLabel('Group to attach').selectOption({ label: third.body.name });
+    await section.getByRole('button', { name: 'Attach group' }).click();
+    await section
+      .getByRole('status')
+      .filter({ hasText: 'A group changed since this page listed it' })
+      .waitFor();
+    expect(await groupsOf(service.id)).toEqual([first.id, second.id]);
+
     await section.getByRole('button', { name: `Move ${second.name} up` }).click();
     await expect.poll(() => groupsOf(service.id)).toEqual([second.id, first.id]);
     const order = section.getByRole('list', { name: 'Attached variable groups, in order' });
@@ -239,6 +294,7 @@ describe('variable groups', () => {
       'Add variable',
       'Add secret',
       'Delete group',
+      'Rename group',
       'Redeploy attached services',
     ])
       expect(await viewer.getByRole('button', { name: control }).count(), control).toBe(0);

@@ -23,6 +23,14 @@ async function freshGroup(f: Fixtures, attached = false): Promise<string> {
   return group.id;
 }
 
+/** A fresh group of A attached to a fresh service of A (what a detach needs). */
+async function attachedPair(f: Fixtures): Promise<{ groupId: string; serviceId: string }> {
+  const groupId = await freshGroup(f);
+  const serviceId = await f.freshService();
+  await f.h.container.db.serviceVariableGroup.create({ data: { serviceId, groupId, position: 0 } });
+  return { groupId, serviceId };
+}
+
 /**
  * Variable groups (docs/secrets.md#variable-groups): customer resources scoped exactly like
  * services. Reads are readA (an unscoped viewer sees nothing, another customer 404); changes are
@@ -56,6 +64,14 @@ export const VARIABLE_GROUP_ROUTES: Record<string, RouteEntry> = {
   'POST /api/variable-groups/:id/redeploy': one('redeploy the services', writeA(200), async (f) => ({
     url: `/api/variable-groups/${await freshGroup(f, true)}/redeploy`,
   })),
+  'POST /api/variable-groups/:id/attach': one('attach to a service', writeA(200), async (f) => ({
+    url: `/api/variable-groups/${await freshGroup(f)}/attach`,
+    payload: { service_id: await f.freshService() },
+  })),
+  'POST /api/variable-groups/:id/detach': one('detach from a service', writeA(200), async (f) => {
+    const { groupId, serviceId } = await attachedPair(f);
+    return { url: `/api/variable-groups/${groupId}/detach`, payload: { service_id: serviceId } };
+  }),
   'POST /api/variable-groups/:id/secret-variables/reveal': one('reveal a secret', writeA(200), async (f) => ({
     url: `/api/variable-groups/${await freshGroup(f)}/secret-variables/reveal`,
     payload: { name: 'AUTHZ_SECRET' },

@@ -230,6 +230,28 @@ describe('every /api route', () => {
   });
 });
 
+describe('conditional changes', () => {
+  it('declares If-Match and the 412 on every route that honours it, and on no other', () => {
+    const declaring = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item)
+        .filter(([, operation]) =>
+          (operation.parameters ?? []).some((p) => p.in === 'header' && p.name === 'If-Match'),
+        )
+        .map(([method]) => `${method.toUpperCase()} ${path}`),
+    );
+    // The routes that read the header: a group's edit, attach and detach (docs/secrets.md#variable-groups).
+    expect(declaring.sort()).toEqual([
+      'PATCH /api/variable-groups/{id}',
+      'POST /api/variable-groups/{id}/attach',
+      'POST /api/variable-groups/{id}/detach',
+    ]);
+    for (const route of routes.filter((r) => r.config?.conditional === true)) {
+      const method = String(route.method).toLowerCase();
+      expect(Object.keys(document.paths[openApiPath(route.url)]?.[method]?.responses ?? {})).toContain('412');
+    }
+  });
+});
+
 describe('optional bodies', () => {
   it('documents the rollback body as optional and every other body as required', () => {
     const bodies = Object.entries(document.paths).flatMap(([path, item]) =>

@@ -9,6 +9,16 @@ import { IDEMPOTENCY_HEADER, IDEMPOTENCY_KEY_PATTERN } from './idempotency.js';
 
 export const API_VERSION = '1.0.0';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * The route honours `If-Match` with the ETag that its resource's GET answers (412 when it names
+     * a version that is no longer current); the document declares the header.
+     */
+    conditional?: boolean;
+  }
+}
+
 const { $id: _id, ...problemComponent } = ProblemSchema as typeof ProblemSchema & { $id?: string };
 
 /**
@@ -60,6 +70,14 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
         return { schema: { ...schema, hide: true }, url };
       const permission = route.config?.permission;
       const idempotent = route.config?.idempotent === true;
+      const conditional = route.config?.conditional === true;
+      const headers = {
+        type: 'object',
+        properties: {
+          ...(idempotent ? idempotencyHeaders.properties : {}),
+          ...(conditional ? { 'If-Match': IF_MATCH } : {}),
+        },
+      };
       const methods = Array.isArray(route.method) ? route.method : [route.method];
       return {
         url,
@@ -70,7 +88,8 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
           security: permission === PUBLIC ? [] : AUTHENTICATED,
           'x-permission': permission,
           ...(route.config?.deprecated ? { deprecated: true } : {}),
-          ...(idempotent ? { 'x-idempotent': true, headers: idempotencyHeaders } : {}),
+          ...(idempotent ? { 'x-idempotent': true } : {}),
+          ...(idempotent || conditional ? { headers } : {}),
         },
       };
     },
@@ -83,6 +102,13 @@ export async function registerOpenApi(app: FastifyInstance): Promise<void> {
 }
 
 const AUTHENTICATED: { [scheme: string]: string[] }[] = [{ apiKey: [] }, { session: [] }];
+
+const IF_MATCH = {
+  type: 'string',
+  description:
+    'Makes the change conditional: the resource\'s ETag as read (`"3"`, a list of them, or `*`). A version ' +
+    'that is no longer current is a 412 and nothing is written.',
+};
 
 const idempotencyHeaders = {
   type: 'object',

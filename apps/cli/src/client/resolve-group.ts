@@ -2,7 +2,11 @@ import { must, type JsonResponse } from '@hostctl/api-client';
 import { CliError, EXIT } from '../exit-codes.js';
 import { ApiError, type ApiClient } from './api-client.js';
 
-type GroupSummary = JsonResponse<'/api/variable-groups', 'get'>['data'][number];
+/** What both the list and the detail answer: enough to act on a group. */
+type GroupSummary = Pick<
+  JsonResponse<'/api/variable-groups', 'get'>['data'][number],
+  'id' | 'customer_id' | 'name' | 'version'
+>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const PER_PAGE = 100;

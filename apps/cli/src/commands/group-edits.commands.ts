@@ -1,6 +1,5 @@
 import { must, type JsonBody, type JsonResponse } from '@hostctl/api-client';
 import { assertKnownFlags, integerFlag, operands, UsageError } from '../args.js';
-import type { ApiClient } from '../client/api-client.js';
 import { printJson, type ClientCommand, type CommandContext } from '../client/context.js';
 import { resolveGroup } from '../client/resolve-group.js';
 import { resolveService } from '../client/resolve-service.js';
@@ -86,79 +85,76 @@ export const unsetGroupVariables: ClientCommand = async (context) => {
   return EXIT.ok;
 };
 
-async function serviceGroups(client: ApiClient, ref: string) {
-  const service = await resolveService(client, ref);
-  const detail = await must(client.api.GET('/api/services/{id}', { params: { path: { id: service.id } } }));
-  return { service, attached: detail.variable_groups };
-}
+type Attachment = JsonResponse<'/api/variable-groups/{id}/attach', 'post'>;
 
-async function saveServiceGroups(context: CommandContext, serviceId: string, next: string[]) {
-  return must(
-    context.client().api.PATCH('/api/services/{id}', {
-      params: { path: { id: serviceId } },
-      body: { variable_groups: next },
-    }),
-  );
+function reportAttachment(
+  context: CommandContext,
+  result: Attachment,
+  names: { group: string; service: string; groupId: string },
+  done: string,
+  unchanged: string,
+): void {
+  if (context.json) return printJson(context, result);
+  if (result.deploy_job_id === null)
+    context.err(`${names.group} ${unchanged} ${names.service}; nothing changed`);
+  else {
+    const at = result.variable_groups.indexOf(names.groupId);
+    const where = at >= 0 ? ` at position ${at + 1} of ${result.variable_groups.length}` : '';
+    context.out(`${names.group} ${done} ${names.service}${where}; deployment ${result.deploy_job_id}`);
+  }
 }
 
 /**
- * `groups attach GROUP SERVICE [--position N]`: the group into the service's ordered list (last by
- * default; position 1 is applied first, so a later group wins). Moves it when already attached.
- * Changing the list redeploys the service.
+ * `groups attach GROUP SERVICE [--position N] [--if-version N]`: the group into the service's
+ * ordered list (last by default; position 1 is applied first, so a later group wins); an attached
+ * group moves. One request: the API merges concurrent attaches to one service, so none is lost, and
+ * `--if-version` holds it to the group's version (412 if it changed). A change redeploys the service.
  */
 export const attachGroup: ClientCommand = async (context) => {
-  assertKnownFlags(context.args, ['position']);
+  assertKnownFlags(context.args, ['position', 'if-version']);
   const [groupRef = '', serviceRef = ''] = operands(context.args, 2, ['GROUP', 'SERVICE']);
   const client = context.client();
   const group = await resolveGroup(client, groupRef);
-  const { service, attached } = await serviceGroups(client, serviceRef);
-  const others = attached.filter((id) => id !== group.id);
-  const position = integerFlag(context.args, 'position', 100) ?? others.length + 1;
-  if (position < 1) throw new UsageError('--position counts from 1');
-  const next = [...others];
-  next.splice(Math.min(position, others.length + 1) - 1, 0, group.id);
-  if (next.join() === attached.join()) {
-    context.err(`${group.name} is already attached to ${service.name} at that position; nothing changed`);
-    if (context.json) printJson(context, { service_id: service.id, variable_groups: attached });
-    return EXIT.ok;
-  }
-  const updated = await saveServiceGroups(context, service.id, next);
-  if (context.json)
-    printJson(context, {
-      service_id: service.id,
-      variable_groups: updated.variable_groups,
-      deploy_job_id: updated.deploy_job_id,
-    });
-  else
-    context.out(
-      `${group.name} attached to ${service.name} at position ${next.indexOf(group.id) + 1} of ${next.length}; deployment ${updated.deploy_job_id}`,
-    );
+  const service = await resolveService(client, serviceRef);
+  const position = integerFlag(context.args, 'position', 100);
+  if (position !== undefined && position < 1) throw new UsageError('--position counts from 1');
+  const result = await must(
+    client.api.POST('/api/variable-groups/{id}/attach', {
+      params: { path: { id: group.id } },
+      body: { service_id: service.id, ...(position !== undefined ? { position } : {}) },
+      headers: ifMatch(context),
+    }),
+  );
+  reportAttachment(
+    context,
+    result,
+    { group: group.name, service: service.name, groupId: group.id },
+    'attached to',
+    'is already at that position in',
+  );
   return EXIT.ok;
 };
 
-/** `groups detach GROUP SERVICE`: out of the service's list (nothing to do when it is not in it). */
+/** `groups detach GROUP SERVICE [--if-version N]`: out of the service's list (not in it: nothing to do). */
 export const detachGroup: ClientCommand = async (context) => {
-  assertKnownFlags(context.args, []);
+  assertKnownFlags(context.args, ['if-version']);
   const [groupRef = '', serviceRef = ''] = operands(context.args, 2, ['GROUP', 'SERVICE']);
   const client = context.client();
   const group = await resolveGroup(client, groupRef);
-  const { service, attached } = await serviceGroups(client, serviceRef);
-  if (!attached.includes(group.id)) {
-    context.err(`${group.name} is not attached to ${service.name}; nothing changed`);
-    if (context.json) printJson(context, { service_id: service.id, variable_groups: attached });
-    return EXIT.ok;
-  }
-  const updated = await saveServiceGroups(
-    context,
-    service.id,
-    attached.filter((id) => id !== group.id),
+  const service = await resolveService(client, serviceRef);
+  const result = await must(
+    client.api.POST('/api/variable-groups/{id}/detach', {
+      params: { path: { id: group.id } },
+      body: { service_id: service.id },
+      headers: ifMatch(context),
+    }),
   );
-  if (context.json)
-    printJson(context, {
-      service_id: service.id,
-      variable_groups: updated.variable_groups,
-      deploy_job_id: updated.deploy_job_id,
-    });
-  else context.out(`${group.name} detached from ${service.name}; deployment ${updated.deploy_job_id}`);
+  reportAttachment(
+    context,
+    result,
+    { group: group.name, service: service.name, groupId: group.id },
+    'detached from',
+    'is not attached to',
+  );
   return EXIT.ok;
 };

@@ -184,37 +184,55 @@ describe('groups: changing', () => {
 });
 
 describe('groups: attaching to a service', () => {
-  const routes = (attached: string[]): Record<string, Handler> => ({
-    [`GET /api/variable-groups/${G}`]: [200, detail],
-    [`GET /api/services/${S}`]: [200, { id: S, name: 'web', variable_groups: attached }],
-    [`PATCH /api/services/${S}`]: [200, { id: S, variable_groups: [], deploy_job_id: 'd1' }],
-  });
+  const answer = (attached: string[], deployment: string | null) =>
+    [200, { service_id: S, variable_groups: attached, deploy_job_id: deployment }] as const;
+  const routes = (verb: 'attach' | 'detach', attached: string[], deployment: string | null) =>
+    ({
+      [`GET /api/variable-groups/${G}`]: [200, detail],
+      [`GET /api/services/${S}`]: [200, { id: S, name: 'web', variable_groups: [] }],
+      [`POST /api/variable-groups/${G}/${verb}`]: [...answer(attached, deployment)],
+    }) as Record<string, Handler>;
+  const sent = (api: ReturnType<typeof fakeApi>) => api.requests.find((request) => request.method === 'POST');
 
-  it('attach appends by default and inserts at --position', async () => {
-    let api = fakeApi(routes([G2]));
+  it('attach sends one request with --position and --if-version as If-Match', async () => {
+    let api = fakeApi(routes('attach', [G2, G], 'd1'));
     expect((await run(['groups', 'attach', G, S], api.fetchImpl)).code).toBe(0);
-    expect(bodyOf(api, 'PATCH')).toEqual({ variable_groups: [G2, G] });
-    api = fakeApi(routes([G2]));
-    const first = await run(['groups', 'attach', G, S, '--position', '1'], api.fetchImpl);
+    expect(bodyOf(api, 'POST')).toEqual({ service_id: S });
+    api = fakeApi(routes('attach', [G, G2], 'd1'));
+    const first = await run(
+      ['groups', 'attach', G, S, '--position', '1', '--if-version', '3'],
+      api.fetchImpl,
+    );
     expect(first.stdout).toBe('shared attached to web at position 1 of 2; deployment d1');
-    expect(bodyOf(api, 'PATCH')).toEqual({ variable_groups: [G, G2] });
+    expect(bodyOf(api, 'POST')).toEqual({ service_id: S, position: 1 });
+    expect(sent(api)?.ifMatch).toBe('"3"');
   });
 
-  it('attach where it already is changes nothing (no redeploy)', async () => {
-    const api = fakeApi(routes([G2, G]));
+  it('attach where it already is says nothing changed (no deployment)', async () => {
+    const api = fakeApi(routes('attach', [G2, G], null));
     const result = await run(['groups', 'attach', G, S], api.fetchImpl);
     expect(result.code).toBe(0);
-    expect(api.requests.some((request) => request.method === 'PATCH')).toBe(false);
+    expect(result.stderr).toContain('shared is already at that position in web; nothing changed');
   });
 
-  it('detach sends the list without the group; not attached is a no-op', async () => {
-    let api = fakeApi(routes([G, G2]));
-    expect((await run(['groups', 'detach', G, S], api.fetchImpl)).code).toBe(0);
-    expect(bodyOf(api, 'PATCH')).toEqual({ variable_groups: [G2] });
-    api = fakeApi(routes([G2]));
+  it('detach sends one request; not attached is a no-op; a 412 exits 1 with the reason', async () => {
+    let api = fakeApi(routes('detach', [G2], 'd2'));
+    const done = await run(['groups', 'detach', G, S], api.fetchImpl);
+    expect(done.stdout).toBe('shared detached from web; deployment d2');
+    expect(bodyOf(api, 'POST')).toEqual({ service_id: S });
+    api = fakeApi(routes('detach', [G2], null));
     const noop = await run(['groups', 'detach', G, S], api.fetchImpl);
     expect(noop.code).toBe(0);
     expect(noop.stderr).toContain('not attached');
-    expect(api.requests.some((request) => request.method === 'PATCH')).toBe(false);
+    api = fakeApi({
+      ...routes('detach', [], null),
+      [`POST /api/variable-groups/${G}/detach`]: [
+        412,
+        problemBody(412, 'precondition_failed', 'Precondition Failed', 'not the current version'),
+      ],
+    });
+    const stale = await run(['groups', 'detach', G, S, '--if-version', '2'], api.fetchImpl);
+    expect(stale.code).toBe(1);
+    expect(stale.stderr).toContain('not the current version');
   });
 });

@@ -21,7 +21,9 @@ export const listGroups: ClientCommand = async (context) => {
   const page = await must(context.client().api.GET('/api/variable-groups', { params: { query } }));
   if (context.json) printJson(context, page);
   else {
-    context.out(formatTable(page.data, ['id', 'name', 'customer_id', 'version', 'updated_at']));
+    context.out(
+      formatTable(page.data, ['id', 'name', 'customer_id', 'version', 'service_count', 'updated_at']),
+    );
     if (page.total > page.data.length)
       context.err(`page ${page.page}: ${page.data.length} of ${page.total} groups (--page, --per-page)`);
   }

@@ -1,18 +1,17 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { must, type Service } from '@hostctl/api-client';
-import { api } from '../api/client.ts';
+import type { Service } from '@hostctl/api-client';
 import { ProblemAlert } from '../components/feedback.tsx';
 import { variableGroupPath } from '../routes.ts';
 import { Link } from '../router.tsx';
 import { invalidateService } from '../service/actions.ts';
-import { refreshGroupLists, useCustomerGroups } from './group-api.ts';
+import { changeAttachment, isStale, refreshGroupLists, useCustomerGroups } from './group-api.ts';
 
 /**
  * The variable groups a service uses, in order (docs/secrets.md#variable-groups): a later group's
- * value wins over an earlier one's, the service's own over any group's. Each change sends the
- * whole list as `variable_groups` (a PATCH replaces it) and redeploys the service. Viewers see the
- * names only.
+ * value wins over an earlier one's, the service's own over any group's. Each change attaches (at a
+ * position, which moves an attached group) or detaches one group, conditional on the version of
+ * the group this page listed, and redeploys the service. Viewers see the names only.
  */
 export function ServiceGroupsEditor({ service, canEdit }: { service: Service; canEdit: boolean }) {
   const queries = useQueryClient();
@@ -20,14 +19,17 @@ export function ServiceGroupsEditor({ service, canEdit }: { service: Service; ca
   const [chosen, setChosen] = useState('');
   const [status, setStatus] = useState<string | null>(null);
   const save = useMutation({
-    mutationFn: (next: string[]) =>
-      must(
-        api.PATCH('/api/services/{id}', {
-          params: { path: { id: service.id } },
-          body: { variable_groups: next },
-        }),
+    mutationFn: ({ verb, id, position }: { verb: 'attach' | 'detach'; id: string; position?: number }) => {
+      // The version the list showed (the customer's groups all fit in it; else none to hold it to).
+      const group = (groups.data?.data ?? []).find((item) => item.id === id) ?? { id };
+      return changeAttachment({ verb, group }, service.id, position);
+    },
+    onSuccess: (answer) =>
+      setStatus(
+        answer.deploy_job_id
+          ? 'Groups saved; a redeploy applying them has been queued.'
+          : 'Nothing changed: the groups were already so.',
       ),
-    onSuccess: () => setStatus('Groups saved; a redeploy applying them has been queued.'),
     onSettled: async () => {
       await invalidateService(queries, service.id);
       await refreshGroupLists(queries);
@@ -36,15 +38,14 @@ export function ServiceGroupsEditor({ service, canEdit }: { service: Service; ca
   const names = new Map((groups.data?.data ?? []).map((group) => [group.id, group.name]));
   const attached = service.variable_groups;
   const available = (groups.data?.data ?? []).filter((group) => !attached.includes(group.id));
-  const change = (next: string[]) => {
+  const change = (verb: 'attach' | 'detach', id: string, position?: number) => {
     setStatus(null);
-    save.mutate(next);
+    save.mutate({ verb, id, ...(position !== undefined ? { position } : {}) });
   };
+  // Positions count from 1: moving the group at `index` by one place.
   const move = (index: number, by: -1 | 1) => {
-    const next = [...attached];
-    const [id] = next.splice(index, 1);
-    if (id !== undefined) next.splice(index + by, 0, id);
-    change(next);
+    const id = attached[index];
+    if (id !== undefined) change('attach', id, index + 1 + by);
   };
   const nameOf = (id: string) => names.get(id) ?? id;
 
@@ -85,7 +86,7 @@ export function ServiceGroupsEditor({ service, canEdit }: { service: Service; ca
                   className="ghost"
                   aria-label={`Detach ${nameOf(id)}`}
                   disabled={save.isPending}
-                  onClick={() => change(attached.filter((other) => other !== id))}
+                  onClick={() => change('detach', id)}
                 >
                   Detach
                 </button>
@@ -100,7 +101,7 @@ export function ServiceGroupsEditor({ service, canEdit }: { service: Service; ca
           onSubmit={(event) => {
             event.preventDefault();
             if (!chosen) return;
-            change([...attached, chosen]);
+            change('attach', chosen);
             setChosen('');
           }}
         >
@@ -121,7 +122,13 @@ export function ServiceGroupsEditor({ service, canEdit }: { service: Service; ca
         </form>
       ) : null}
       <ProblemAlert error={groups.error} />
-      <ProblemAlert error={save.error} />
+      {isStale(save.error) ? (
+        <p className="notice" role="status">
+          A group changed since this page listed it; the list has been read again. Check it and try again.
+        </p>
+      ) : (
+        <ProblemAlert error={save.error} />
+      )}
       {status ? (
         <p className="notice" role="status">
           {status}

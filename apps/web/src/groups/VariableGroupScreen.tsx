@@ -12,6 +12,7 @@ import { dateTime } from '../format.ts';
 import { allows } from '../permissions.ts';
 import { navigate } from '../router.tsx';
 import { AttachedServices } from './AttachedServices.tsx';
+import { RenameGroup } from './RenameGroup.tsx';
 import {
   groupKey,
   isStale,
@@ -77,6 +78,15 @@ export function VariableGroupScreen({ id, me }: { id: string; me: Me }) {
         <dt>Last change</dt>
         <dd>{dateTime(data.updated_at)}</dd>
       </dl>
+      {canEdit ? (
+        <RenameGroup
+          key={`name-${reloads}`}
+          group={data}
+          save={(name) => save({ name })}
+          onSettled={refreshLists}
+          errorAlert={errorAlert}
+        />
+      ) : null}
       <VariablesForm
         key={`variables-${reloads}`}
         variables={data.variables}

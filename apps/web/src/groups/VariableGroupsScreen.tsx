@@ -9,11 +9,9 @@ import { timeAgo } from '../format.ts';
 import { allows } from '../permissions.ts';
 import { variableGroupPath } from '../routes.ts';
 import { Link, navigate } from '../router.tsx';
-import { GROUPS_KEY, refreshGroupLists, useGroupRow, useGroupServices } from './group-api.ts';
+import { GROUP_NAME_PATTERN, GROUPS_KEY, refreshGroupLists, type GroupListItem } from './group-api.ts';
 
 const PER_PAGE = 20;
-/** SERVICE_NAME_PATTERN of @hostctl/domain, as an input pattern (the API checks it anyway). */
-const NAME_PATTERN = '[a-z0-9][a-z0-9\\-]{1,61}[a-z0-9]';
 
 /**
  * A customer's shared variable groups (docs/secrets.md#variable-groups): the list, with each
@@ -64,9 +62,7 @@ export function VariableGroupsScreen({ me }: { me: Me }) {
                 {rows.map((group) => (
                   <GroupRow
                     key={group.id}
-                    id={group.id}
-                    name={group.name}
-                    updatedAt={group.updated_at}
+                    group={group}
                     customer={
                       showsCustomer ? (customerNames.get(group.customer_id) ?? group.customer_id) : null
                     }
@@ -88,32 +84,19 @@ export function VariableGroupsScreen({ me }: { me: Me }) {
   );
 }
 
-/**
- * The list answers no values nor names (lists never decrypt), so each row asks for its group's
- * detail and services; a page holds at most 20 rows.
- */
-function GroupRow(props: { id: string; name: string; updatedAt: string; customer: string | null }) {
-  const detail = useGroupRow(props.id);
-  const services = useGroupServices(props.id);
-  const names = detail.data
-    ? [
-        ...Object.keys(detail.data.variables).sort(),
-        ...Object.keys(detail.data.secret_variables)
-          .sort()
-          .map((name) => `${name} (secret)`),
-      ]
-    : null;
+/** One row, from the list's own answer: names (never values) and the count of services using it. */
+function GroupRow({ group, customer }: { group: GroupListItem; customer: string | null }) {
+  const secret = new Set(group.secret_variable_names);
+  const names = group.variable_names.map((name) => (secret.has(name) ? `${name} (secret)` : name));
   return (
     <tr>
       <th scope="row">
-        <Link to={variableGroupPath(props.id)}>{props.name}</Link>
+        <Link to={variableGroupPath(group.id)}>{group.name}</Link>
       </th>
-      {props.customer !== null ? <td>{props.customer}</td> : null}
-      <td>
-        {names === null ? <span className="muted">…</span> : names.length === 0 ? 'none' : names.join(', ')}
-      </td>
-      <td>{services.data ? services.data.data.length : <span className="muted">…</span>}</td>
-      <td title={props.updatedAt}>{timeAgo(props.updatedAt)}</td>
+      {customer !== null ? <td>{customer}</td> : null}
+      <td>{names.length === 0 ? 'none' : names.join(', ')}</td>
+      <td>{group.service_count}</td>
+      <td title={group.updated_at}>{timeAgo(group.updated_at)}</td>
     </tr>
   );
 }
@@ -156,7 +139,7 @@ function NewGroup({ me }: { me: Me }) {
             required
             minLength={3}
             maxLength={63}
-            pattern={NAME_PATTERN}
+            pattern={GROUP_NAME_PATTERN}
             value={name}
             aria-describedby="group-name-hint"
             onChange={(e) => setName(e.target.value)}

@@ -3,7 +3,12 @@ import { must, toProblem, type JsonBody, type JsonResponse } from '@hostctl/api-
 import { api } from '../api/client.ts';
 
 export type VariableGroup = JsonResponse<'/api/variable-groups/{id}', 'get'>;
+/** A list row: names and the number of services using it, never a value. */
+export type GroupListItem = JsonResponse<'/api/variable-groups', 'get'>['data'][number];
 type GroupChange = JsonBody<'/api/variable-groups/{id}', 'patch'>;
+
+/** SERVICE_NAME_PATTERN of @hostctl/domain, as an input pattern (the API checks it anyway). */
+export const GROUP_NAME_PATTERN = '[a-z0-9][a-z0-9\\-]{1,61}[a-z0-9]';
 
 /** Every query about variable groups starts with this key, so one invalidation refreshes them all. */
 export const GROUPS_KEY = 'variable-groups';
@@ -27,12 +32,7 @@ export function useGroup(id: string) {
   });
 }
 
-/** A group for a list row (its variable names): a cache of its own, refreshed as usual. */
-export function useGroupRow(id: string) {
-  return useQuery({ queryKey: [GROUPS_KEY, 'row', id], queryFn: () => fetchGroup(id) });
-}
-
-/** After a change: the lists and rows read again; the open page keeps the version it saved. */
+/** After a change: the lists read again; the open page keeps the version it saved. */
 export function refreshGroupLists(queries: QueryClient): Promise<void> {
   return queries.invalidateQueries({
     predicate: (query) => query.queryKey[0] === GROUPS_KEY && query.queryKey[1] !== 'one',
@@ -68,6 +68,31 @@ export function patchGroup(group: Pick<VariableGroup, 'id' | 'version'>, body: G
       headers: { 'If-Match': `"${group.version}"` },
     }),
   );
+}
+
+/**
+ * Attaches a group to a service (at `position`, 1-based; default last; an attached group moves) or
+ * detaches it, with If-Match naming the group's version as the list showed it: a group changed
+ * since is a 412, and a concurrent change of the service's list is merged by the API, never lost.
+ */
+export function changeAttachment(
+  change: { verb: 'attach' | 'detach'; group: { id: string; version?: number } },
+  serviceId: string,
+  position?: number,
+) {
+  const { id, version } = change.group;
+  const options = {
+    params: { path: { id } },
+    headers: version === undefined ? {} : { 'If-Match': `"${version}"` },
+  };
+  return change.verb === 'attach'
+    ? must(
+        api.POST('/api/variable-groups/{id}/attach', {
+          ...options,
+          body: { service_id: serviceId, ...(position !== undefined ? { position } : {}) },
+        }),
+      )
+    : must(api.POST('/api/variable-groups/{id}/detach', { ...options, body: { service_id: serviceId } }));
 }
 
 /** The API's 412: the group changed since this page read it (docs/secrets.md#variable-groups). */

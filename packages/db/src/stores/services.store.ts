@@ -174,6 +174,7 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
       serviceId: string,
       customerId: string,
       changes: ServiceChanges,
+      guard?: (tx: Tx) => Promise<void>,
     ): Promise<{ deployment: Deployment; coalesced: boolean }> {
       const { capacity, variableGroups, ...rest } = changes;
       return retryOnceOnConflict(() =>
@@ -183,6 +184,8 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
             where: { id: serviceId },
             data: { ...rest, ...(capacity ? claimColumns(capacity) : {}) },
           });
+          // Under the service's row lock (the update above): a precondition of the caller's (checkAttachment).
+          if (guard) await guard(tx);
           if (variableGroups) await setServiceGroups(tx, serviceId, variableGroups);
           return queueRedeploy(tx, serviceId);
         }, CAP_TRANSACTION),

@@ -10,10 +10,16 @@ import { GROUP_VALUES, mergeGroups, type GroupEnvironment } from './group-enviro
 /**
  * A customer's shared variables (docs/secrets.md#variable-groups). `variables` is sealed by the
  * client's vault extension like a service's; every read here goes through Prisma, so it is opened.
- * The list never selects `variables`, so it never decrypts.
+ * The list never selects `variables`, so it never decrypts: it reads the names from
+ * `variable_names`, which every write here keeps beside them.
  */
 export type VariableGroupRow = VariableGroup;
-export type VariableGroupListRow = Omit<VariableGroup, 'variables'>;
+export type VariableGroupListRow = Omit<VariableGroup, 'variables' | 'variableNames'> & {
+  /** Every name in `variables` (plain and secret), sorted. */
+  variableNames: string[];
+  /** Live services the group is attached to. */
+  serviceCount: number;
+};
 
 export interface GroupContent {
   name?: string;
@@ -32,10 +38,20 @@ const LIST_COLUMNS = {
   customerId: true,
   name: true,
   secretNames: true,
+  variableNames: true,
   version: true,
   createdAt: true,
   updatedAt: true,
+  // One query with the page: a correlated count, not one request per row.
+  _count: { select: { services: { where: { service: { deletedAt: null } } } } },
 } as const;
+
+/** The names a write stores beside the sealed values (`variable_names`). */
+const namesOf = (variables: Record<string, string>): string[] => Object.keys(variables).sort();
+
+function asNames(value: unknown): string[] | null {
+  return Array.isArray(value) && value.every((name) => typeof name === 'string') ? value : null;
+}
 
 /**
  * Replaces a service's attached groups, in order, in the caller's transaction. The caller checked
@@ -49,6 +65,31 @@ export async function setServiceGroups(tx: Tx, serviceId: string, groupIds: read
     });
 }
 
+/** What an attach or a detach finds under the service's row lock (`checkAttachment`). */
+export type AttachmentCheck = 'current' | 'list_moved' | 'group_changed' | 'group_gone';
+
+/**
+ * Run under the service's row lock (updateAndRedeploy's guard): the group's row is locked FOR SHARE,
+ * so an edit or a delete of the group waits for this transaction, and its version must still be the
+ * one the caller matched; the service's attached groups must still be the list the change was
+ * computed from (a concurrent attach or detach moved it otherwise, and the caller computes again).
+ */
+export async function checkAttachment(
+  tx: Tx,
+  input: { serviceId: string; groupId: string; groupVersion: number; attached: readonly string[] },
+): Promise<AttachmentCheck> {
+  const [group] = await tx.$queryRaw<{ version: number }[]>`
+    SELECT version FROM variable_groups WHERE id = ${input.groupId} FOR SHARE`;
+  if (!group) return 'group_gone';
+  if (group.version !== input.groupVersion) return 'group_changed';
+  const rows = await tx.serviceVariableGroup.findMany({
+    where: { serviceId: input.serviceId },
+    orderBy: { position: 'asc' },
+    select: { groupId: true },
+  });
+  return rows.map((row) => row.groupId).join() === input.attached.join() ? 'current' : 'list_moved';
+}
+
 export function createVariableGroupsStore(db: Db) {
   async function attachedServices(groupId: string): Promise<AttachedService[]> {
     const rows = await db.serviceVariableGroup.findMany({
@@ -59,12 +100,35 @@ export function createVariableGroupsStore(db: Db) {
     return rows.map((row) => row.service);
   }
 
+  /**
+   * Rows written before `variable_names` existed: their names read once from the opened values (the
+   * only list read that decrypts) and stored, unless the row changed meanwhile (its write set them).
+   */
+  async function namesOfLegacyRows(rows: readonly { id: string }[]): Promise<Map<string, string[]>> {
+    if (rows.length === 0) return new Map();
+    const opened = await db.variableGroup.findMany({
+      where: { id: { in: rows.map((row) => row.id) } },
+      select: { id: true, version: true, variables: true },
+    });
+    const filled = opened.map((row) => ({
+      id: row.id,
+      version: row.version,
+      names: namesOf(row.variables as Record<string, string>),
+    }));
+    // Raw, so that `updated_at` stays the time of the last change a person made.
+    await db.$executeRaw`
+      UPDATE variable_groups AS g SET variable_names = v.names
+      FROM jsonb_to_recordset(${JSON.stringify(filled)}::jsonb) AS v(id text, version int, names jsonb)
+      WHERE g.id = v.id AND g.version = v.version AND g.variable_names IS NULL`;
+    return new Map(filled.map((row) => [row.id, row.names]));
+  }
+
   return {
     /**
      * Creates a group under the customer's cap (LIMITS.variableGroupsPerCustomer), counted under
      * a per-customer lock so concurrent creates cannot pass it. A taken name is a unique violation.
      */
-    async create(customerId: string, content: Required<GroupContent>): Promise<VariableGroupRow> {
+    async create(customerId: string, content: Required<GroupContent>): Promise<VariableGroupListRow> {
       return db.$transaction(async (tx) => {
         await lockCountCap(tx, 'variableGroups', customerId);
         const count = await tx.variableGroup.count({ where: { customerId } });
@@ -73,7 +137,14 @@ export function createVariableGroupsStore(db: Db) {
             'conflict',
             `customer ${customerId} has ${count} variable groups, the most allowed (${LIMITS.variableGroupsPerCustomer})`,
           );
-        return tx.variableGroup.create({ data: { customerId, ...content } });
+        const {
+          variables: _opened,
+          variableNames: _names,
+          ...row
+        } = await tx.variableGroup.create({
+          data: { customerId, ...content, variableNames: namesOf(content.variables) },
+        });
+        return { ...row, variableNames: namesOf(content.variables), serviceCount: 0 };
       }, CAP_TRANSACTION);
     },
 
@@ -91,7 +162,15 @@ export function createVariableGroupsStore(db: Db) {
         }),
         db.variableGroup.count({ where }),
       ]);
-      return { rows: rows as VariableGroupListRow[], total };
+      const legacy = await namesOfLegacyRows(rows.filter((row) => asNames(row.variableNames) === null));
+      return {
+        rows: rows.map(({ _count, variableNames, ...row }) => ({
+          ...row,
+          variableNames: asNames(variableNames) ?? legacy.get(row.id) ?? [],
+          serviceCount: _count.services,
+        })),
+        total,
+      };
     },
 
     async findById(scope: CustomerScope, id: string): Promise<VariableGroupRow | null> {
@@ -138,7 +217,7 @@ export function createVariableGroupsStore(db: Db) {
     async update(id: string, expected: number, content: GroupContent): Promise<VariableGroupRow | null> {
       const done = await db.variableGroup.updateMany({
         where: { id, version: expected },
-        data: { ...content, version: { increment: 1 } },
+        data: { ...content, variableNames: namesOf(content.variables), version: { increment: 1 } },
       });
       if (done.count === 0) return null;
       return db.variableGroup.findUnique({ where: { id } });

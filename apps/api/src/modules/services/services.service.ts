@@ -60,6 +60,7 @@ export interface ServicesServiceDeps {
 }
 
 export type ServicesService = ReturnType<typeof createServicesService>;
+type UpdateGuard = Parameters<ServicesStore['updateAndRedeploy']>[3];
 
 export function createServicesService(deps: ServicesServiceDeps) {
   const { services, jobs } = deps;
@@ -250,8 +251,11 @@ export function createServicesService(deps: ServicesServiceDeps) {
       return { id, status: 'deploying' as const, deploy_job_id: outcome.deployment.id };
     },
 
-    /** Changes variables, custom domains and/or HTTPS settings, then redeploys so they take effect. */
-    async update(principal: Principal, id: string, body: UpdateServiceBody) {
+    /**
+     * Changes variables, custom domains and/or HTTPS settings, then redeploys so they take effect.
+     * `guard` runs in the write's transaction under the service's row lock (an attach's precondition).
+     */
+    async update(principal: Principal, id: string, body: UpdateServiceBody, guard?: UpdateGuard) {
       const service = await visibleOr404(principal, id);
       const changes: ServiceChanges = {};
       if (body.variable_groups)
@@ -286,7 +290,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
       }
       if (body.https) Object.assign(changes, httpsChanges(body.https));
       const { deployment } = await services
-        .updateAndRedeploy(id, service.customerId, changes)
+        .updateAndRedeploy(id, service.customerId, changes, guard)
         .catch((error: unknown) => {
           if (isCustomDomainClaimed(error)) throw domainTaken(changes.customDomains ?? []);
           throw error;

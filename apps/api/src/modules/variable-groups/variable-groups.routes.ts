@@ -6,8 +6,12 @@ import { IdParams, problemResponses } from '../../http/schemas.js';
 import { registerSecretReveal } from '../services/secret-reveal.route.js';
 import { etagOf } from './if-match.js';
 import type { VariableGroupsService } from './variable-groups.service.js';
+import type { GroupAttachments } from './group-attachments.js';
 import {
   AffectedServices,
+  AttachGroupBody,
+  AttachmentResult,
+  DetachGroupBody,
   CreateVariableGroupBody,
   GroupRedeployResult,
   UpdateVariableGroupBody,
@@ -24,7 +28,11 @@ import {
  * what changing a service needs; the deploy-token actions follow (read, manage; redeploy: deploy).
  * A service-limited key reaches none of these routes (a group is shared by services).
  */
-export function registerVariableGroupRoutes(instance: FastifyInstance, service: VariableGroupsService): void {
+export function registerVariableGroupRoutes(
+  instance: FastifyInstance,
+  service: VariableGroupsService,
+  attachments: GroupAttachments,
+): void {
   const app = instance.withTypeProvider<TypeBoxTypeProvider>();
 
   app.get('/api/variable-groups', {
@@ -59,7 +67,7 @@ export function registerVariableGroupRoutes(instance: FastifyInstance, service: 
   });
 
   app.patch('/api/variable-groups/:id', {
-    config: { permission: 'services:operate', keyAction: 'manage' },
+    config: { permission: 'services:operate', keyAction: 'manage', conditional: true },
     schema: {
       params: IdParams,
       body: UpdateVariableGroupBody,
@@ -92,6 +100,31 @@ export function registerVariableGroupRoutes(instance: FastifyInstance, service: 
     schema: { params: IdParams, response: { 200: GroupRedeployResult, ...problemResponses(404, 409, 422) } },
     handler: (request) => service.redeploy(principalOf(request), request.params.id),
   });
+
+  // Attach and detach change what a service runs: what a service's PATCH of variable_groups needs.
+  // If-Match is the group's ETag (group-attachments.ts); the answer carries it too.
+  for (const [verb, body, act] of [
+    ['attach', AttachGroupBody, attachments.attach],
+    ['detach', DetachGroupBody, attachments.detach],
+  ] as const)
+    app.post(`/api/variable-groups/:id/${verb}`, {
+      config: { permission: 'services:operate', keyAction: 'manage', conditional: true },
+      schema: {
+        params: IdParams,
+        body,
+        response: { 200: AttachmentResult, ...problemResponses(400, 404, 409, 412, 422) },
+      },
+      handler: async (request, reply) => {
+        const ifMatch = request.headers['if-match'];
+        const { version, ...result } = await act(
+          principalOf(request),
+          request.params.id,
+          request.body as AttachGroupBody,
+          ifMatch,
+        );
+        return reply.header('etag', etagOf(version)).send(result);
+      },
+    });
 
   registerSecretReveal(app, {
     url: '/api/variable-groups/:id/secret-variables/reveal',

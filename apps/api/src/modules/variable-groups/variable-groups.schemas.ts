@@ -26,7 +26,16 @@ const groupFields = {
   updated_at: Timestamp,
 };
 
-export const VariableGroupListItem = Type.Object(groupFields);
+export const VariableGroupListItem = Type.Object({
+  ...groupFields,
+  variable_names: Type.Array(Type.String(), {
+    description: 'Every variable name of the group, plain and secret, sorted: names only, never a value',
+  }),
+  secret_variable_names: Type.Array(Type.String(), {
+    description: 'Which of variable_names are secret (their values are write-only)',
+  }),
+  service_count: Type.Integer({ description: 'Live services the group is attached to' }),
+});
 
 export const VariableGroupList = Type.Object({
   data: Type.Array(VariableGroupListItem),
@@ -107,3 +116,30 @@ export const VariableGroupsField = Type.Optional(
       "Variable groups of the service's customer, in order: a later group's value wins over an earlier one's, the service's own over any group's. PATCH replaces the list",
   }),
 );
+
+export const AttachGroupBody = Type.Object(
+  {
+    service_id: Id,
+    position: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: LIMITS.variableGroupsPerService,
+        description:
+          "Where in the service's list (1 is applied first, so a later group wins); default: last. An attached group moves there",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type AttachGroupBody = Static<typeof AttachGroupBody>;
+
+export const DetachGroupBody = Type.Object({ service_id: Id }, { additionalProperties: false });
+export type DetachGroupBody = Static<typeof DetachGroupBody>;
+
+export const AttachmentResult = Type.Object({
+  service_id: Type.String(),
+  variable_groups: Type.Array(Type.String(), { description: "The service's groups now, in order" }),
+  deploy_job_id: Type.Union([Type.String(), Type.Null()], {
+    description: 'The redeploy that applies the change; null when nothing changed',
+  }),
+});

@@ -170,7 +170,7 @@ export function createVariableGroupsService(deps: VariableGroupsServiceDeps) {
   };
 }
 
-function toListItem(group: VariableGroupListRow) {
+function fieldsOf(group: Omit<VariableGroupListRow, 'variableNames' | 'serviceCount'>) {
   return {
     id: group.id,
     customer_id: group.customerId,
@@ -181,8 +181,19 @@ function toListItem(group: VariableGroupListRow) {
   };
 }
 
+/** Names only, from the columns that hold no value (the list never decrypts). */
+function toListItem(group: VariableGroupListRow) {
+  const secret = new Set(Object.keys(asMap(group.secretNames)));
+  return {
+    ...fieldsOf(group),
+    variable_names: group.variableNames,
+    secret_variable_names: group.variableNames.filter((name) => secret.has(name)),
+    service_count: group.serviceCount,
+  };
+}
+
 function toDetail(group: VariableGroupRow) {
-  return { ...toListItem(group), ...variablesView(group) };
+  return { ...fieldsOf(group), ...variablesView(group) };
 }
 
 function asMap(value: unknown): Record<string, string> {
