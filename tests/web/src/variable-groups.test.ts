@@ -122,7 +122,7 @@ describe('variable groups', () => {
     );
     await page.goto(`${appUrl}/variable-groups/${created[0]?.body.id ?? ''}`);
     await settled(page, name);
-    const section = page.getByRole('region', { name: 'Name', exact: true });
+    const section = page.getByRole('region', { name: 'Rename', exact: true });
     await section.getByLabel('Group name').fill(taken);
     await section.getByRole('button', { name: 'Rename group' }).click();
     await section.getByRole('alert').filter({ hasText: taken }).waitFor();

@@ -20,7 +20,7 @@ export function RenameGroup(props: {
   });
   return (
     <section className="card" aria-labelledby="rename-group-heading">
-      <h2 id="rename-group-heading">Name</h2>
+      <h2 id="rename-group-heading">Rename</h2>
       <form
         className="form-row"
         onSubmit={(event) => {
