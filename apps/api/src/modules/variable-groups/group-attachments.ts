@@ -85,19 +85,17 @@ export function createGroupAttachments(deps: GroupAttachmentsDeps) {
 
   return {
     /** Into the service's list at `position` (1-based; default last); an attached group moves there. */
-    attach(principal: Principal, groupId: string, body: AttachGroupBody, ifMatch: string | undefined) {
-      return change(principal, groupId, body.service_id, ifMatch, (attached) => {
+    attach: (principal: Principal, groupId: string, body: AttachGroupBody, ifMatch: string | undefined) =>
+      change(principal, groupId, body.service_id, ifMatch, (attached) => {
         const others = attached.filter((id) => id !== groupId);
         const at = Math.min(body.position ?? others.length + 1, others.length + 1) - 1;
         return [...others.slice(0, at), groupId, ...others.slice(at)];
-      });
-    },
+      }),
 
     /** Out of the service's list; nothing changes (and nothing is deployed) when it is not in it. */
-    detach(principal: Principal, groupId: string, body: DetachGroupBody, ifMatch: string | undefined) {
-      return change(principal, groupId, body.service_id, ifMatch, (attached) =>
+    detach: (principal: Principal, groupId: string, body: DetachGroupBody, ifMatch: string | undefined) =>
+      change(principal, groupId, body.service_id, ifMatch, (attached) =>
         attached.filter((id) => id !== groupId),
-      );
-    },
+      ),
   };
 }

@@ -119,7 +119,7 @@ export function registerVariableGroupRoutes(
         const { version, ...result } = await act(
           principalOf(request),
           request.params.id,
-          request.body as AttachGroupBody,
+          request.body,
           ifMatch,
         );
         return reply.header('etag', etagOf(version)).send(result);
