@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { name: 'cli', include: ['src/**/*.test.ts'] },
+  test: { name: 'cli', isolate: false, include: ['src/**/*.test.ts'] },
 });

@@ -3,6 +3,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     name: 'dev-idp',
+    isolate: false,
     include: ['src/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,

@@ -4,6 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     name: 'web',
+    isolate: false,
     include: ['src/**/*.test.ts'],
   },
 });

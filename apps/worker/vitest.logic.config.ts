@@ -7,6 +7,7 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   test: {
     name: 'worker-logic',
+    isolate: false,
     include: ['src/**/*.logic.test.ts'],
     globalSetup: ['src/testing/database-setup.ts'],
     env: {

@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'api-client', include: ['src/**/*.test.ts'] },
+  test: { name: 'api-client', isolate: false, include: ['src/**/*.test.ts'] },
 });

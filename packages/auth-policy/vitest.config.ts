@@ -1,3 +1,3 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { name: 'auth-policy', include: ['src/**/*.test.ts'] } });
+export default defineConfig({ test: { name: 'auth-policy', isolate: false, include: ['src/**/*.test.ts'] } });

@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'compose', include: ['src/**/*.test.ts'] },
+  test: { name: 'compose', isolate: false, include: ['src/**/*.test.ts'] },
 });

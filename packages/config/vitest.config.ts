@@ -1,5 +1,5 @@
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
-  test: { name: 'config', include: ['src/**/*.test.ts'] },
+  test: { name: 'config', isolate: false, include: ['src/**/*.test.ts'] },
 });

@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'cron', include: ['src/**/*.test.ts'] },
+  test: { name: 'cron', isolate: false, include: ['src/**/*.test.ts'] },
 });

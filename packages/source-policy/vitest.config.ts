@@ -1,5 +1,5 @@
 import { defineProject } from 'vitest/config';
 
 export default defineProject({
-  test: { name: 'source-policy', include: ['src/**/*.test.ts'] },
+  test: { name: 'source-policy', isolate: false, include: ['src/**/*.test.ts'] },
 });

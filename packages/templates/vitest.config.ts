@@ -1,3 +1,3 @@
 import { defineConfig } from 'vitest/config';
 
-export default defineConfig({ test: { name: 'templates', include: ['src/**/*.test.ts'] } });
+export default defineConfig({ test: { name: 'templates', isolate: false, include: ['src/**/*.test.ts'] } });

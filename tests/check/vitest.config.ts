@@ -4,6 +4,7 @@ import { defineProject } from 'vitest/config';
 export default defineProject({
   test: {
     name: 'check',
+    isolate: false,
     include: ['src/**/*.test.ts'],
     testTimeout: 600_000,
     hookTimeout: 600_000,

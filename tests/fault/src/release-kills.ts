@@ -77,7 +77,7 @@ export async function releaseCutoverKillsPhase(ctx: PhaseContext): Promise<void>
   const outcomes: string[] = [];
   // Killed workers start again in the background: a start takes 10-20 s on a loaded machine, and
   // the step after the kill must be watched meanwhile (another worker resumes the job).
-  const restarts: Promise<void>[] = [];
+  const restarts = new WorkerRestarts(stack);
   try {
     for (let round = 0; round < 3; round++) {
       const remaining = CUTOVER_STEPS.filter((step) => !landed.includes(step)).slice(0, KILLS_PER_DEPLOYMENT);
@@ -108,7 +108,7 @@ export async function releaseCutoverKillsPhase(ctx: PhaseContext): Promise<void>
       await checkOneCurrentSet(ctx, serviceId);
     }
   } finally {
-    await Promise.all(restarts);
+    await restarts.settled();
     ctx.caddy?.holdWrites(0);
     const watch = await sets.stop();
     const visits = await traffic?.stop();
@@ -148,14 +148,41 @@ async function reachStep(ctx: PhaseContext, deploymentId: string, target: string
 }
 
 /**
+ * Restarts of killed workers, in the background. A worker still starting may already consume jobs
+ * (it holds the resumed one) and be killed again: that kill supersedes its start, whose "exited
+ * before it was ready" is then expected, not a failure; any other failed start is.
+ */
+class WorkerRestarts {
+  private readonly latest = new Map<number, { superseded: boolean }>();
+  private readonly all: Promise<void>[] = [];
+  constructor(private readonly stack: FaultStack) {}
+
+  restart(index: number): void {
+    const previous = this.latest.get(index);
+    if (previous) previous.superseded = true;
+    const attempt = { superseded: false };
+    this.latest.set(index, attempt);
+    this.all.push(
+      this.stack.startWorker(index).catch((error: unknown) => {
+        if (!attempt.superseded) throw error;
+      }),
+    );
+  }
+
+  async settled(): Promise<void> {
+    await Promise.all(this.all);
+  }
+}
+
+/**
  * SIGKILLs the workers running a job (every live one when none says so), starts them again in the
- * background (pushed to `restarts`), and returns the step the deployment was in when they died.
+ * background, and returns the step the deployment was in when they died (null: nothing was killed).
  */
 async function killJobHolders(
   stack: FaultStack,
   ctx: PhaseContext,
   deploymentId: string,
-  restarts: Promise<void>[],
+  restarts: WorkerRestarts,
 ): Promise<string | null> {
   const up = stack.workers
     .map((worker, index) => ({ worker, index }))
@@ -163,9 +190,10 @@ async function killJobHolders(
   const texts = await scrape(up.map(({ worker }) => worker.url));
   const busy = up.filter((_, i) => sumMetric([texts[i] ?? ''], 'hostctl_worker_active_jobs') > 0);
   const victims = busy.length > 0 ? busy : up;
+  if (victims.length === 0) return null;
   await Promise.all(victims.map(({ worker }) => stack.signal(worker, 'SIGKILL')));
   const row = await ctx.db.deployment.findUnique({ where: { id: deploymentId }, select: { step: true } });
-  for (const { index } of victims) restarts.push(stack.startWorker(index));
+  for (const { index } of victims) restarts.restart(index);
   return row?.step ?? null;
 }
 
