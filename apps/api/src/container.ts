@@ -22,6 +22,7 @@ import {
   createBackupsStore,
   createBackupCloneStore,
   createBackupSchedulesStore,
+  createCustomerBackupTargetsStore,
   createServicesStore,
   createVariableGroupsStore,
   createUsersStore,
@@ -73,6 +74,8 @@ import { createBackupsService } from './modules/backups/backups.service.js';
 import { createBackupClone } from './modules/backups/backup-clone.js';
 import { registerBackupScheduleRoutes } from './modules/backups/backup-schedule.routes.js';
 import { createBackupScheduleService } from './modules/backups/backup-schedule.service.js';
+import { registerBackupTargetRoutes } from './modules/backups/backup-target.routes.js';
+import { createBackupTargetService } from './modules/backups/backup-target.service.js';
 import { registerNotificationRoutes } from './modules/notifications/notifications.routes.js';
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerQuotaRoutes } from './modules/quotas/quotas.routes.js';
@@ -236,6 +239,13 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     services: servicesStore,
     minIntervalSeconds: config.BACKUP_SCHEDULE_MIN_INTERVAL_SECONDS,
   });
+  const backupTarget = createBackupTargetService({
+    store: createCustomerBackupTargetsStore(db),
+    endpointPolicy: {
+      allowedHosts: sourcePolicy.backupTargetAllowedHosts,
+      protectedEndpoints: sourcePolicy.protectedEndpoints,
+    },
+  });
   const webhooks = createWebhooksService({
     hooks: createWebhooksStore(db),
     services: servicesStore,
@@ -296,6 +306,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerScheduleRoutes(app, schedules);
       registerBackupRoutes(app, backups);
       registerBackupScheduleRoutes(app, backupSchedule);
+      registerBackupTargetRoutes(app, backupTarget);
       registerWebhookRoutes(app, webhooks);
       registerCustomDomainRoutes(app, customDomains);
       registerCertificateRoutes(app, createTlsCertificatesStore(db));

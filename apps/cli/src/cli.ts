@@ -10,6 +10,7 @@ import {
   restoreBackup,
 } from './commands/backups.commands.js';
 import { backupSchedule, removeBackupSchedule } from './commands/backup-schedule.commands.js';
+import { backupTarget } from './commands/backup-target.commands.js';
 import { cancel, deploy, listDeployments, rollback } from './commands/deploy.commands.js';
 import {
   attachGroup,
@@ -85,6 +86,7 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   'backups verify': verifyBackup,
   'backups schedule': backupSchedule,
   'backups unschedule': removeBackupSchedule,
+  'backups target': backupTarget,
   restore: restoreBackup,
   deploy,
   rollback,

@@ -46,6 +46,9 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl backups schedule SERVICE [--cron EXPR [--time-zone TZ] [--enabled true|false]
           [--keep-last N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N]]   show or set
   hostctl backups unschedule SERVICE                     remove the backup schedule (backups stay)
+  hostctl backups target show|unset CUSTOMER             the customer's own bucket (customer id)
+  hostctl backups target set CUSTOMER --endpoint URL --bucket B --access-key-id ID --secret-key-stdin
+          [--prefix P] [--region R] [--ca-file PEM]   backups go there; the secret key on stdin
   hostctl restore BACKUP [--wait [--timeout S]]          the backup's volumes back into its service
   hostctl restore BACKUP --into-new NAME [--wait]        a new service NAME cloned from the backup
 SERVICE and GROUP are an id or a name; RUN, an id; SCHEDULE, an id or a name of one of SERVICE's schedules. --wait streams the deployment log to stderr (default timeout 900 s).

@@ -54,6 +54,10 @@ const notificationAllowedHosts = describe(
   Type.String({ default: '' }),
   "Comma-separated notification receivers allowed to be private or loopback and to use http://, each host:port or host:from-to (a bare host opens only the scheme's default port). Its own list, not GIT_ALLOWED_HOSTS: a git server the worker may clone from is not a host a tenant may POST to and read answers of. Empty: public https:// receivers only. The control plane's own ports are refused regardless (docs/notifications.md#target-urls).",
 );
+const backupTargetAllowedHosts = describe(
+  Type.String({ default: '' }),
+  "Comma-separated endpoints of customers' own backup buckets allowed to be private or loopback and to use http://, each host:port or host:from-to (a bare host opens only the scheme's default port). Empty: public https:// endpoints only. The control plane's own ports are refused regardless (docs/backups.md#a-customers-own-target).",
+);
 const platformNotificationsCustomer = describe(
   Type.String({ default: '', pattern: '^$|^[0-9a-fA-F-]{36}$' }),
   "The operator's own customer (its id) whose notification subscriptions receive the platform's events (certificate.renewal_failed, certificate.expiring; docs/notifications.md#platform-events). Empty: platform events are logged and on /metrics only; no other customer can subscribe to them.",
@@ -194,6 +198,7 @@ export const ApiConfigSchema = Type.Object({
   ),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
   NOTIFICATION_ALLOWED_HOSTS: notificationAllowedHosts,
+  BACKUP_TARGET_ALLOWED_HOSTS: backupTargetAllowedHosts,
   PLATFORM_NOTIFICATIONS_CUSTOMER_ID: platformNotificationsCustomer,
   ...containerLimits,
   REGISTRY_ALLOWED_HOSTS: registryAllowedHosts,
@@ -316,6 +321,7 @@ export const WorkerConfigSchema = Type.Object({
   PUBLIC_IP: describe(Type.String({ default: '127.0.0.1' }), 'Address the A records of services point at.'),
   GIT_ALLOWED_HOSTS: gitAllowedHosts,
   NOTIFICATION_ALLOWED_HOSTS: notificationAllowedHosts,
+  BACKUP_TARGET_ALLOWED_HOSTS: backupTargetAllowedHosts,
   PLATFORM_NOTIFICATIONS_CUSTOMER_ID: platformNotificationsCustomer,
   REGISTRY_ALLOWED_HOSTS: registryAllowedHosts,
   PLATFORM_IMAGES: platformImages,

@@ -53,5 +53,6 @@ export * from './stores/tls-certificates.store.js';
 export * from './stores/backups.store.js';
 export * from './stores/backup-schedules.store.js';
 export * from './stores/backup-clone.store.js';
+export * from './stores/customer-backup-targets.store.js';
 export * from './stores/usage-meter.store.js';
 export * from './stores/usage.store.js';

@@ -3,6 +3,7 @@
 export * from './policy-result.js';
 export * from './git-url.policy.js';
 export * from './notification-url.policy.js';
+export * from './backup-endpoint.policy.js';
 export * from './branch.policy.js';
 export * from './allowed-hosts.js';
 export * from './ip-ranges.js';

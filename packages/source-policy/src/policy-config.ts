@@ -9,6 +9,7 @@ import { protectedEndpoints, type Endpoint } from './protected-endpoints.js';
 export interface SourcePolicyConfig {
   GIT_ALLOWED_HOSTS: string;
   NOTIFICATION_ALLOWED_HOSTS: string;
+  BACKUP_TARGET_ALLOWED_HOSTS: string;
   REGISTRY_ALLOWED_HOSTS: string;
   PLATFORM_IMAGES: string;
 }
@@ -17,6 +18,8 @@ export interface SourcePolicy {
   gitAllowedHosts: AllowedHost[];
   /** Notification receivers only (never the git list: docs/notifications.md#target-urls). */
   notificationAllowedHosts: AllowedHost[];
+  /** Customers' own backup endpoints only (docs/backups.md#a-customers-own-target). */
+  backupTargetAllowedHosts: AllowedHost[];
   protectedEndpoints: Endpoint[];
   imagePolicy: ImagePolicy;
 }
@@ -32,6 +35,10 @@ export function sourcePolicyOf(
     notificationAllowedHosts: parseAllowedHosts(
       config.NOTIFICATION_ALLOWED_HOSTS,
       'NOTIFICATION_ALLOWED_HOSTS',
+    ),
+    backupTargetAllowedHosts: parseAllowedHosts(
+      config.BACKUP_TARGET_ALLOWED_HOSTS,
+      'BACKUP_TARGET_ALLOWED_HOSTS',
     ),
     protectedEndpoints: endpoints,
     imagePolicy: {

@@ -34,6 +34,24 @@ const scheduled = async (f: Fixtures, serviceId: string) => {
   return serviceId;
 };
 
+/** Customer A with a backup target of its own (callers run at once: the first insert wins). */
+const targeted = async (f: Fixtures) => {
+  await f.h.container.db.customerBackupTarget.createMany({
+    data: [
+      {
+        customerId: f.customerA,
+        endpoint: 'https://s3.example.com:443',
+        bucket: 'authz-bucket',
+        prefix: 'hostctl',
+        region: 'us-east-1',
+        credentials: { access_key_id: 'AKIDAUTHZ', secret_access_key: 'authz-secret-key' },
+      },
+    ],
+    skipDuplicates: true,
+  });
+  return `/api/customers/${f.customerA}/backup-target`;
+};
+
 export const BACKUP_ROUTES: Record<string, RouteEntry> = {
   'POST /api/services/:id/backups': one('back up', writeA(202), async (f) => ({
     url: `/api/services/${await f.freshService()}/backups`,
@@ -64,6 +82,23 @@ export const BACKUP_ROUTES: Record<string, RouteEntry> = {
   })),
   'DELETE /api/services/:id/backup-schedule': one('remove a backup schedule', writeA(204), async (f) => ({
     url: `/api/services/${await scheduled(f, await f.freshService())}/backup-schedule`,
+  })),
+  // A customer's own bucket (docs/backups.md#a-customers-own-target): customers:manage even to
+  // read it (viewers 403), another customer's 404. DELETE is idempotent: 204 with or without one.
+  'GET /api/customers/:id/backup-target': one('own backup target', writeA(200), async (f) => ({
+    url: await targeted(f),
+  })),
+  'PUT /api/customers/:id/backup-target': one('set own backup target', writeA(200), (f) => ({
+    url: `/api/customers/${f.customerA}/backup-target`,
+    payload: {
+      endpoint: 'https://s3.example.com',
+      bucket: 'authz-bucket',
+      access_key_id: 'AKIDAUTHZ',
+      secret_access_key: 'authz-secret-key',
+    },
+  })),
+  'DELETE /api/customers/:id/backup-target': one('remove own backup target', writeA(204), async (f) => ({
+    url: await targeted(f),
   })),
   'GET /api/restores/:id': one('restore run', readA(200), async (f) => ({
     url: `/api/restores/${await restoreOf(f)}`,

@@ -71,6 +71,8 @@ const ADMINISTRATION_READS = new Set([
   'GET /api/certificates',
   'GET /api/nodes/:id',
   'GET /api/quota-plans',
+  // Where a customer's backups go (customers:manage even to read): no deploy token reaches it.
+  'GET /api/customers/:id/backup-target',
 ]);
 /** Reads that need the `operate` action (a run's output is what the command printed: docs/jobs.md). */
 const OPERATE_READS = new Set([

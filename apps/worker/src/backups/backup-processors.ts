@@ -1,5 +1,6 @@
 import type { WorkerConfig } from '@hostctl/config';
 import {
+  createWorkerBackupTargetsStore,
   createWorkerBackupsStore,
   createWorkerCloneStore,
   type AdvisoryLocks,
@@ -10,7 +11,9 @@ import type { Logger } from 'pino';
 import { createBackupContainers } from '../adapters/backup-containers.js';
 import type { LifecycleProcessorDeps } from '../processors/lifecycle.processor.js';
 import type { RuntimeDriver } from '../runtime/driver.js';
+import type { GitUrlOptions } from '@hostctl/source-policy';
 import { createBackupProcessor } from './backup.processor.js';
+import { createBackupTargets } from './backup-targets.js';
 import { createLocalTarget, type BackupTarget } from './repository.js';
 import type { RetentionDefaults } from './retention.js';
 import { createS3Target, type S3Settings } from './s3-target.js';
@@ -38,6 +41,8 @@ export function createBackupProcessors(options: {
   };
   instance: string;
   logger: Logger;
+  /** BACKUP_TARGET_ALLOWED_HOSTS and the control plane's endpoints, for customers' own buckets. */
+  endpointPolicy: GitUrlOptions;
   /** Queues the first deployment of a service cloned from a backup, once its volumes are filled. */
   enqueueDeploy: (deploymentId: string) => Promise<void>;
 }) {
@@ -48,6 +53,11 @@ export function createBackupProcessors(options: {
     target,
     image: config.BACKUP_IMAGE,
   });
+  const targets = createBackupTargets(target.kind, {
+    store: createWorkerBackupTargetsStore(options.db),
+    settings: config,
+    policy: options.endpointPolicy,
+  });
   const deps = {
     ...options.lifecycle,
     store: createWorkerBackupsStore(options.db),
@@ -57,7 +67,7 @@ export function createBackupProcessors(options: {
     locks: options.locks,
     engine,
     instance: options.instance,
-    target: target.kind,
+    targets,
     retention: config,
     logger: options.logger,
   };

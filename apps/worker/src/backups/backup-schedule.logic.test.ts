@@ -21,6 +21,7 @@ import { backupScheduleSource } from './backup-schedule-source.js';
 import { createBackupProcessor, type BackupProcessorDeps } from './backup.processor.js';
 import { createVerifyProcessor } from './verify.processor.js';
 import { barrier } from '../testing/barrier.js';
+import { operatorTargets } from './backup-targets.js';
 
 const dbs = [createTestDb(), createTestDb()];
 const db = dbs[0]!;
@@ -211,7 +212,7 @@ describe('failures are loud', () => {
       locks: freeLocks,
       engine,
       instance: 'test',
-      target: 'local',
+      targets: operatorTargets('local'),
       retention: {
         BACKUP_KEEP_LAST: 7,
         BACKUP_KEEP_DAILY: 14,
@@ -254,9 +255,12 @@ describe('failures are loud', () => {
       engine: {
         cleanUp: async () => undefined,
         restic: async () => ({ exitCode: 1, stdout: '', stderr: 'error: pack 1234abcd not found\n' }),
+        on: () => {
+          throw new Error('the operator target is the engine itself');
+        },
       },
       locks: freeLocks,
-      target: 'local',
+      targets: operatorTargets('local'),
       logger: silentLogger,
     });
     await verify(job({ backupId: backup.id }));

@@ -5,6 +5,7 @@ import type { JobPayload } from '@hostctl/queue';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
 import { storedPlan } from '../release/release-images.js';
+import type { BackupTargets } from './backup-targets.js';
 import { applyRetention, retentionOf, type RetentionDefaults } from './retention.js';
 import { withServiceStopped, type PauseDeps } from './service-pause.js';
 import type { VolumeEngine } from './volume-engine.js';
@@ -26,8 +27,8 @@ export type BackupProcessorDeps = PauseDeps &
     >;
     engine: VolumeEngine;
     instance: string;
-    /** The target's kind (`local`, `s3`), recorded on each backup. */
-    target: string;
+    /** The operator's target, or the customer's own bucket: chosen per run, recorded on the backup. */
+    targets: BackupTargets;
     retention: RetentionDefaults;
   };
 
@@ -62,6 +63,11 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
     const started = Date.now();
     let method: BackupMethod = backup.method;
     let deploymentId: string | null = null;
+    // Until the target is chosen (a failure before it), the operator's is recorded.
+    let where: { target: string; targetLocation: string | null } = {
+      target: deps.targets.operatorKind,
+      targetLocation: null,
+    };
     const run = {
       kind: 'backup' as const,
       id: backupId,
@@ -74,7 +80,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       fail: (reason: string) =>
         deps.store.finishBackup(backupId, {
           status: 'failed',
-          target: deps.target,
+          ...where,
           method,
           deploymentId,
           volumes: [],
@@ -92,13 +98,18 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       if (plan.volumes.length === 0) throw new PermanentStepError('the service has no named volumes');
       method = backupMethodOf(plan);
       const policy = retentionOf(plan, deps.retention, await deps.store.retentionOverrides(service.id));
-      await log(`backing up ${plan.volumes.join(', ')} of release ${last.id} (method ${method})`);
-      await deps.engine.ensureRepository(backupId, backup.customerId);
+      const chosen = await deps.targets.forBackup(backup.customerId);
+      where = { target: chosen.kind, targetLocation: chosen.location };
+      const engine = chosen.target ? deps.engine.on(chosen.target) : deps.engine;
+      await log(
+        `backing up ${plan.volumes.join(', ')} of release ${last.id} (method ${method}) to the ${chosen.location ? `customer's own bucket ${chosen.location}` : `${chosen.kind} target`}`,
+      );
+      await engine.ensureRepository(backupId, backup.customerId);
       const objects = serviceObjects(service.id, deps.instance);
       const volumes: BackedUpVolume[] = [];
       const takeAll = async () => {
         for (const volume of plan.volumes) {
-          const summary = await deps.engine.backupVolume(backupId, {
+          const summary = await engine.backupVolume(backupId, {
             customerId: backup.customerId,
             serviceId: service.id,
             volume,
@@ -122,7 +133,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       // backups' final status too. The snapshots are safe whatever happens here: a retention
       // failure is logged, never fails the backup, and leaves every earlier backup as it was.
       await applyRetention(
-        deps,
+        { engine, store: deps.store, ...where },
         { id: backupId, customerId: backup.customerId, serviceId: service.id, volumes: plan.volumes, policy },
         log,
       ).catch(async (error: unknown) => {
@@ -132,7 +143,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       });
       await deps.store.finishBackup(backupId, {
         status: 'succeeded',
-        target: deps.target,
+        ...where,
         method,
         deploymentId,
         volumes,

@@ -25,6 +25,7 @@ import { TEST_DATABASE_URL } from '../testing/test-env.js';
 import { createLocalTarget } from './repository.js';
 import { createRestoreProcessor } from './restore.processor.js';
 import { createVolumeEngine } from './volume-engine.js';
+import { operatorTargets } from './backup-targets.js';
 
 /**
  * A restore into a new service cloned from a backup (docs/backups.md#restore-into-a-new-service),
@@ -101,7 +102,7 @@ function processor(queued: string[]) {
     deployments: {} as never,
     logger: silentLogger,
     instance: INSTANCE,
-    target: 'local',
+    targets: operatorTargets('local'),
     enqueueDeploy: async (id) => void queued.push(id),
   });
 }

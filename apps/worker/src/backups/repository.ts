@@ -47,8 +47,11 @@ export interface RepositoryAccess {
 }
 
 export interface BackupTarget {
-  /** `local` or `s3`: recorded on each backup, which is restored from that target only. */
-  kind: 'local' | 's3';
+  /**
+   * `local`, `s3` (the operator's) or `customer` (the customer's own bucket): recorded on each
+   * backup, which is restored from that target only.
+   */
+  kind: 'local' | 's3' | 'customer';
   open(customerId: string): Promise<RepositoryAccess>;
 }
 

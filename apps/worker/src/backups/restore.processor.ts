@@ -3,6 +3,7 @@ import type { BackupRun, WorkerBackupsStore, WorkerService } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
+import type { BackupTargets } from './backup-targets.js';
 import { failClone, restoreIntoClone, type CloneRestoreDeps } from './clone-restore.js';
 import { withServiceStopped, type PauseDeps } from './service-pause.js';
 import type { VolumeEngine } from './volume-engine.js';
@@ -17,8 +18,8 @@ export type RestoreProcessorDeps = PauseDeps &
     >;
     engine: VolumeEngine;
     instance: string;
-    /** The target this worker opens (`local`, `s3`): a backup is restored from its own only. */
-    target: string;
+    /** A backup is restored from the target it recorded only (the customer's bucket, or the operator's). */
+    targets: Pick<BackupTargets, 'ofBackup'>;
   };
 
 /**
@@ -54,12 +55,17 @@ export function createRestoreProcessor(deps: RestoreProcessorDeps) {
       const backup = await deps.store.findBackup(restore.backupId);
       if (!backup || backup.status !== 'succeeded' || (!isClone && backup.serviceId !== service.id))
         throw new PermanentStepError('the backup is not a successful backup of this service');
-      if (backup.target !== deps.target)
-        throw new PermanentStepError(
-          `the backup is on the ${backup.target} target and this worker opens the ${deps.target} target (BACKUP_TARGET)`,
-        );
-      if (isClone) return restoreIntoClone(deps, restoreId, backup, service, log);
-      await restoreBackup(deps, { id: restoreId, kept: restore.keptVolumes }, backup, service, log);
+      const chosen = await deps.targets.ofBackup(backup);
+      const engine = chosen.target ? deps.engine.on(chosen.target) : deps.engine;
+      if (chosen.location) await log(`reading from the customer's own bucket ${chosen.location}`);
+      if (isClone) return restoreIntoClone({ ...deps, engine }, restoreId, backup, service, log);
+      await restoreBackup(
+        { ...deps, engine },
+        { id: restoreId, kept: restore.keptVolumes },
+        backup,
+        service,
+        log,
+      );
       await deps.store.finishRestore(restoreId, { status: 'succeeded', error: null });
       await log('restore succeeded');
     });

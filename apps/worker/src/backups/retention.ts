@@ -87,6 +87,8 @@ export async function applyRetention(
     engine: Pick<VolumeEngine, 'restic'>;
     store: Pick<WorkerBackupsStore, 'expireBackups'>;
     target: string;
+    /** The customer's bucket (`customer` target): only backups taken into it are expired. */
+    targetLocation?: string | null;
   },
   run: { id: string; customerId: string; serviceId: string; volumes: string[]; policy: RetentionPolicy },
   log: (line: string) => Promise<void>,
@@ -112,6 +114,7 @@ export async function applyRetention(
     serviceId: run.serviceId,
     customerId: run.customerId,
     target: deps.target,
+    targetLocation: deps.targetLocation ?? null,
     keptSnapshots: kept,
     reason: `its snapshots were removed by the retention policy (${describePolicy(run.policy)}) after backup ${run.id}`,
   });

@@ -85,7 +85,12 @@ export function relayScript(endpoint: { host: string; port: number }): string {
  * customer's own password (BACKUP_KEY-derived, as for the local target). The credentials reach
  * only the engine container's environment.
  */
-export function createS3Target(settings: S3Settings, keys?: RepositoryKeys): BackupTarget {
+export function createS3Target(
+  settings: S3Settings,
+  keys?: RepositoryKeys,
+  /** The address the relay dials instead of resolving the endpoint's name again (a checked one). */
+  dial: { host?: string } = {},
+): BackupTarget {
   const configured = () => {
     const endpoint = parseEndpoint(settings.BACKUP_S3_ENDPOINT);
     if (!BUCKET.test(settings.BACKUP_S3_BUCKET)) throw unconfigured('BACKUP_S3_BUCKET is not a bucket name');
@@ -108,7 +113,7 @@ export function createS3Target(settings: S3Settings, keys?: RepositoryKeys): Bac
       const password = repositoryKeys.passwordFor(checkCustomerId(customerId));
       const key = [prefix, customerId].filter(Boolean).join('/');
       const repository = `s3:${endpoint.protocol}//${endpoint.host}:${endpoint.port}/${settings.BACKUP_S3_BUCKET}/${key}`;
-      const relay = await openS3Relay(relayDir, endpoint);
+      const relay = await openS3Relay(relayDir, { host: dial.host ?? endpoint.host, port: endpoint.port });
       const options = ['-o', 's3.bucket-lookup=path', '-o', `s3.region=${settings.BACKUP_S3_REGION}`];
       const mounts: EngineMount[] = [
         { type: 'bind', source: relay.socketPath, target: RELAY_MOUNT, readOnly: false },

@@ -4,14 +4,16 @@ import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
 import { lockOrDelay } from '../processors/service-lock.js';
+import type { BackupTargets } from './backup-targets.js';
 import { engineReason } from './restic.js';
 import type { VolumeEngine } from './volume-engine.js';
 
 interface VerifyProcessorDeps {
   store: Pick<WorkerBackupsStore, 'findBackup' | 'startVerify' | 'finishVerify'>;
-  engine: Pick<VolumeEngine, 'restic' | 'cleanUp'>;
+  engine: Pick<VolumeEngine, 'restic' | 'cleanUp' | 'on'>;
   locks: AdvisoryLocks;
-  target: string;
+  /** A backup is checked on the target it recorded (the customer's own bucket, or the operator's). */
+  targets: Pick<BackupTargets, 'ofBackup'>;
   logger: Logger;
 }
 
@@ -30,8 +32,9 @@ export function createVerifyProcessor(deps: VerifyProcessorDeps) {
     const backup = await deps.store.findBackup(backupId);
     if (!backup || (backup.verifyStatus !== 'queued' && backup.verifyStatus !== 'running')) return;
     const lease = await lockOrDelay(deps.locks, backup.serviceId, job, token);
+    let engine: Pick<VolumeEngine, 'restic'> = deps.engine;
     const restic = async (cmd: string[], what: string) => {
-      const result = await deps.engine.restic(backupId, backup.customerId, cmd, []);
+      const result = await engine.restic(backupId, backup.customerId, cmd, []);
       if (result.exitCode !== 0)
         throw new Error(
           `${what} failed (exit ${result.exitCode}): ${engineReason(result.stderr, result.stdout)}`,
@@ -46,10 +49,8 @@ export function createVerifyProcessor(deps: VerifyProcessorDeps) {
         throw new PermanentStepError(
           `the backup is ${current?.status ?? 'gone'}: only a succeeded backup is checked`,
         );
-      if (current.target !== deps.target)
-        throw new PermanentStepError(
-          `the backup is on the ${current.target} target and this worker opens the ${deps.target} target (BACKUP_TARGET)`,
-        );
+      const chosen = await deps.targets.ofBackup(current);
+      if (chosen.target) engine = deps.engine.on(chosen.target);
       await restic(['restic', 'check', '--no-cache'], 'restic check');
       for (const volume of current.volumes) {
         if (!SNAPSHOT_ID.test(volume.snapshot_id))

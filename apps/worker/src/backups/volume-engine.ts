@@ -143,6 +143,9 @@ export function createVolumeEngine(deps: {
 
     ensureVolume: (name: string, labels: Record<string, string>) => containers.ensureVolume(name, labels),
     removeVolume: (name: string) => containers.removeVolume(name),
+
+    /** The same steps on another target (a customer's own bucket), chosen once per run. */
+    on: (other: BackupTarget) => createVolumeEngine({ ...deps, target: other }),
   };
 }
 export type VolumeEngine = ReturnType<typeof createVolumeEngine>;

@@ -93,6 +93,10 @@ export function createProcessors(parts: ProcessorParts): Processors {
       lifecycle,
       instance,
       logger,
+      endpointPolicy: {
+        allowedHosts: parts.sourcePolicy.backupTargetAllowedHosts,
+        protectedEndpoints: parts.sourcePolicy.protectedEndpoints,
+      },
       enqueueDeploy: parts.enqueueDeploy,
     }),
     'node-availability': parts.nodes.processor,

@@ -35,6 +35,8 @@ export interface BackupRun {
   status: BackupStatus;
   method: BackupMethod;
   target: string;
+  /** For the `customer` target: `<endpoint>/<bucket>/<prefix>` of the bucket it went to. */
+  targetLocation: string | null;
   deploymentId: string | null;
   volumes: BackedUpVolume[];
   sizeBytes: number | null;
@@ -72,8 +74,10 @@ export interface RestoreRun {
 
 export interface BackupOutcome {
   status: 'succeeded' | 'failed';
-  /** The target the worker wrote to (`local`, `s3`): the backup is restored from it only. */
+  /** The target the worker wrote to (`local`, `s3`, `customer`): the backup is restored from it only. */
   target: string;
+  /** The customer's bucket (`customer` target only); null or left out for the operator's. */
+  targetLocation?: string | null;
   method: BackupMethod;
   deploymentId: string | null;
   volumes: BackedUpVolume[];
@@ -216,6 +220,7 @@ export function createWorkerBackupsStore(db: Db) {
           data: {
             status: outcome.status,
             target: outcome.target,
+            targetLocation: outcome.targetLocation ?? null,
             method: outcome.method,
             deploymentId: outcome.deploymentId,
             volumes: outcome.volumes,
@@ -250,6 +255,8 @@ export function createWorkerBackupsStore(db: Db) {
       serviceId: string;
       customerId: string;
       target: string;
+      /** The customer's bucket for the `customer` target: another bucket's backups are not pruned here. */
+      targetLocation?: string | null;
       keptSnapshots: Set<string>;
       reason: string;
     }): Promise<string[]> {
@@ -258,6 +265,7 @@ export function createWorkerBackupsStore(db: Db) {
           serviceId: input.serviceId,
           customerId: input.customerId,
           target: input.target,
+          targetLocation: input.targetLocation ?? null,
           status: 'succeeded',
         },
       });

@@ -16,6 +16,8 @@ const SEALED: Record<string, Record<string, (value: unknown, seal: Seal) => Prom
   VariableGroup: { variables: sealWhole },
   // The platform's certificate key and ACME account key (PEM strings), sealed with its own data key.
   TlsCertificate: { privateKeyPem: sealText, accountKeyPem: sealText },
+  // A customer's own backup bucket's keys (docs/backups.md#a-customers-own-target).
+  CustomerBackupTarget: { credentials: sealWhole },
 };
 
 /** Models whose rows no customer owns: sealed with the platform's data key. */
@@ -100,7 +102,12 @@ function createCustomerResolver(base: Db) {
       isPlain(relation) && isPlain(relation.connect) && typeof relation.connect.id === 'string'
         ? relation.connect.id
         : undefined;
-    if (model === 'Service' || model === 'VariableGroup') {
+    if (model === 'CustomerBackupTarget') {
+      // Keyed by the customer: an upsert names it in `where`, a create in its data.
+      const owner = typeof data.customerId === 'string' ? data.customerId : connected(data.customer);
+      if (owner) return owner;
+      if (isPlain(where) && typeof where.customerId === 'string') return where.customerId;
+    } else if (model === 'Service' || model === 'VariableGroup') {
       const direct = typeof data.customerId === 'string' ? data.customerId : connected(data.customer);
       if (direct) return direct;
       if (whereId) return model === 'Service' ? serviceCustomer(whereId) : groupCustomer(whereId);

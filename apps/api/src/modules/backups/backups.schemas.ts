@@ -23,7 +23,7 @@ export const Backup = Type.Object(
     service_id: Id,
     status: BackupStatus,
     method: Type.Union([Type.Literal('stop'), Type.Literal('live')]),
-    /** `local` or `s3`: the target the worker wrote it to; it is restored from there only. */
+    /** `local` or `s3` (the operator's), `customer` (its own bucket): it is restored from there only. */
     target: Type.String(),
     /** The release (deployment) that ran when the backup was taken. */
     release_id: Nullable(Id),
