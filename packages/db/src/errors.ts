@@ -63,3 +63,14 @@ export function toDomainError(error: unknown): unknown {
     cause: error,
   });
 }
+
+/**
+ * A service's variables changed between the read a change was merged into and its write
+ * (ServiceChanges.variablesReadAs): nothing was written; read again and merge again.
+ */
+export class StaleVariablesError extends Error {
+  constructor(readonly serviceId: string) {
+    super(`the variables of service ${serviceId} changed since they were read`);
+    this.name = 'StaleVariablesError';
+  }
+}

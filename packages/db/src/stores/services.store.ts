@@ -1,10 +1,11 @@
+import { isDeepStrictEqual } from 'node:util';
 import { randomUUID } from 'node:crypto';
 import type { CustomerScope } from '@hostctl/auth-policy';
 import type { DeployMethod } from '@hostctl/domain';
 import type { Db, SqlPool } from '../client.js';
 import type { Vault } from '../vault/vault.js';
 import type { Deployment, Service } from '../generated/client.ts';
-import { isUniqueViolation } from '../errors.js';
+import { isUniqueViolation, StaleVariablesError } from '../errors.js';
 import { CAP_TRANSACTION } from './count-cap-lock.js';
 import {
   claimCapacity,
@@ -54,6 +55,13 @@ export interface ServiceChanges {
   capacity?: CapacityClaim;
   /** Replaces the attached variable groups (ids of the service's customer, in order). */
   variableGroups?: string[];
+  /**
+   * The variables and secret names `variables` and `secretNames` were computed from (a merge of a
+   * PATCH into a read). When the row no longer holds them at the write, another change landed in
+   * between and writing would lose it: the write throws StaleVariablesError instead, for the
+   * caller to read again and merge again.
+   */
+  variablesReadAs?: { variables: unknown; secretNames: unknown };
 }
 
 export type ServicesStore = ReturnType<typeof createServicesStore>;
@@ -123,6 +131,28 @@ export async function retryOnceOnConflict<T>(run: () => Promise<T>): Promise<T> 
   }
 }
 
+/**
+ * Locks the service's row (after any quota lock, the order every writer takes) and compares its
+ * variables with what the caller merged into. Values compare opened: the sealed text differs on
+ * every write even for equal values.
+ */
+async function assertVariablesUnchanged(
+  tx: Tx,
+  serviceId: string,
+  readAs: NonNullable<ServiceChanges['variablesReadAs']>,
+): Promise<void> {
+  await tx.$queryRaw`SELECT 1 FROM services WHERE id = ${serviceId} FOR UPDATE`;
+  const now = await tx.service.findUniqueOrThrow({
+    where: { id: serviceId },
+    select: { variables: true, secretNames: true },
+  });
+  if (
+    !isDeepStrictEqual(now.variables, readAs.variables) ||
+    !isDeepStrictEqual(now.secretNames, readAs.secretNames)
+  )
+    throw new StaleVariablesError(serviceId);
+}
+
 /** `vault` opens the variables of rows read with raw SQL (the client opens only Prisma's results). */
 export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'openAll'>) {
   return {
@@ -176,10 +206,11 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
       changes: ServiceChanges,
       guard?: (tx: Tx) => Promise<void>,
     ): Promise<{ deployment: Deployment; coalesced: boolean }> {
-      const { capacity, variableGroups, ...rest } = changes;
+      const { capacity, variableGroups, variablesReadAs, ...rest } = changes;
       return retryOnceOnConflict(() =>
         db.$transaction(async (tx) => {
           if (capacity) await claimCapacity(tx, customerId, capacity, serviceId);
+          if (variablesReadAs) await assertVariablesUnchanged(tx, serviceId, variablesReadAs);
           await tx.service.update({
             where: { id: serviceId },
             data: { ...rest, ...(capacity ? claimColumns(capacity) : {}) },

@@ -25,6 +25,7 @@ import { toDetail, toListItem } from './services.mapper.js';
 import { applyUpdate, combineOnCreate, liveSecretNames, withSecretsHidden } from './secret-variables.js';
 import { normaliseCustomDomains } from './custom-domains.js';
 import { rollbackRefused } from './rollback-refusals.js';
+import { mergeAgainWhileStale } from './stale-variables.js';
 import {
   HSTS_DEFAULT_MAX_AGE,
   type CreateServiceBody,
@@ -171,6 +172,55 @@ export function createServicesService(deps: ServicesServiceDeps) {
     return { input, capacity };
   }
 
+  /**
+   * One attempt at a change of variables, custom domains and/or HTTPS settings, then a redeploy.
+   * Variables are merged into the read below and written only if the row still holds that read.
+   */
+  async function updateOnce(principal: Principal, id: string, body: UpdateServiceBody, guard?: UpdateGuard) {
+    const service = await visibleOr404(principal, id);
+    const changes: ServiceChanges = {};
+    if (body.variable_groups)
+      changes.variableGroups = await checkGroups(service.customerId, body.variable_groups);
+    if (body.variables || body.secret_variables || body.variable_groups) {
+      const current = {
+        variables: service.variables as Record<string, string>,
+        secretNames: liveSecretNames(service),
+      };
+      const next = applyUpdate(current, body.variables, body.secret_variables, new Date());
+      // Checked with the groups the service will have (docs/secrets.md#variable-groups).
+      const groups = await deps.groups.environmentOf(
+        changes.variableGroups ?? (await deps.groups.groupIdsOf(id)),
+      );
+      const policy = { ...deps.sourcePolicy, groupVariables: groups.variables };
+      const revalidated = withSecretsHidden(
+        next,
+        () => revalidateVariables(service, next.variables, deps.catalog, policy),
+        groups.secretValues,
+      );
+      changes.variables = revalidated.variables;
+      changes.secretNames = next.secretNames;
+      changes.variablesReadAs = { variables: service.variables, secretNames: service.secretNames };
+      if (revalidated.capacity !== undefined) changes.capacity = revalidated.capacity;
+    }
+    if (body.custom_domains) {
+      const domains = normaliseCustomDomains(body.custom_domains, deps);
+      await deps.releaseStaleDomainClaims(domains, id);
+      // A friendly early answer naming the domain; the unique key below is what decides races.
+      const claimed = await services.findDomainClaims(domains, id);
+      if (claimed.length > 0) throw domainTaken(claimed);
+      changes.customDomains = domains;
+    }
+    if (body.https) Object.assign(changes, httpsChanges(body.https));
+    const { deployment } = await services
+      .updateAndRedeploy(id, service.customerId, changes, guard)
+      .catch((error: unknown) => {
+        if (isCustomDomainClaimed(error)) throw domainTaken(changes.customDomains ?? []);
+        throw error;
+      });
+    await jobs.enqueueDeploy(deployment.id);
+    return { ...(await detailOf(await visibleOr404(principal, id))), deploy_job_id: deployment.id };
+  }
+
   return {
     async list(principal: Principal, query: ServiceListQuery) {
       const page = query.page ?? 1;
@@ -256,47 +306,8 @@ export function createServicesService(deps: ServicesServiceDeps) {
      * `guard` runs in the write's transaction under the service's row lock (an attach's precondition).
      */
     async update(principal: Principal, id: string, body: UpdateServiceBody, guard?: UpdateGuard) {
-      const service = await visibleOr404(principal, id);
-      const changes: ServiceChanges = {};
-      if (body.variable_groups)
-        changes.variableGroups = await checkGroups(service.customerId, body.variable_groups);
-      if (body.variables || body.secret_variables || body.variable_groups) {
-        const current = {
-          variables: service.variables as Record<string, string>,
-          secretNames: liveSecretNames(service),
-        };
-        const next = applyUpdate(current, body.variables, body.secret_variables, new Date());
-        // Checked with the groups the service will have (docs/secrets.md#variable-groups).
-        const groups = await deps.groups.environmentOf(
-          changes.variableGroups ?? (await deps.groups.groupIdsOf(id)),
-        );
-        const policy = { ...deps.sourcePolicy, groupVariables: groups.variables };
-        const revalidated = withSecretsHidden(
-          next,
-          () => revalidateVariables(service, next.variables, deps.catalog, policy),
-          groups.secretValues,
-        );
-        changes.variables = revalidated.variables;
-        changes.secretNames = next.secretNames;
-        if (revalidated.capacity !== undefined) changes.capacity = revalidated.capacity;
-      }
-      if (body.custom_domains) {
-        const domains = normaliseCustomDomains(body.custom_domains, deps);
-        await deps.releaseStaleDomainClaims(domains, id);
-        // A friendly early answer naming the domain; the unique key below is what decides races.
-        const claimed = await services.findDomainClaims(domains, id);
-        if (claimed.length > 0) throw domainTaken(claimed);
-        changes.customDomains = domains;
-      }
-      if (body.https) Object.assign(changes, httpsChanges(body.https));
-      const { deployment } = await services
-        .updateAndRedeploy(id, service.customerId, changes, guard)
-        .catch((error: unknown) => {
-          if (isCustomDomainClaimed(error)) throw domainTaken(changes.customDomains ?? []);
-          throw error;
-        });
-      await jobs.enqueueDeploy(deployment.id);
-      return { ...(await detailOf(await visibleOr404(principal, id))), deploy_job_id: deployment.id };
+      // Merged into the variables current at the write: a concurrent change is never lost.
+      return mergeAgainWhileStale(() => updateOnce(principal, id, body, guard));
     },
 
     /**
