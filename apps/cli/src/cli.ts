@@ -27,6 +27,11 @@ import {
   revealGroupSecret,
 } from './commands/groups.commands.js';
 import { run } from './commands/run.commands.js';
+import {
+  revealServiceSecret,
+  setServiceVariables,
+  unsetServiceVariables,
+} from './commands/service-variables.commands.js';
 import { getRun, listRuns } from './commands/runs.commands.js';
 import { listScheduleRuns, runSchedule } from './commands/schedule-runs.commands.js';
 import {
@@ -61,6 +66,9 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   'services start': startService,
   'services stop': stopService,
   'services restart': restartService,
+  'services set': setServiceVariables,
+  'services unset': unsetServiceVariables,
+  'services reveal': revealServiceSecret,
   'groups list': listGroups,
   'groups get': getGroup,
   'groups create': createGroup,

@@ -11,6 +11,9 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
                         | --method template --template ID [--var K=V]... [--secret K=V]...
                         | --method git --git-url URL [--git-branch B] | --method ai --ai-url URL
                         [--wait [--timeout S]] [--idempotency-key K]
+  hostctl services set SERVICE [--var K=V]... [--secret K=V]... [--secret-stdin K] [--wait [--timeout S]]
+  hostctl services unset SERVICE NAME... [--wait [--timeout S]]   plain or secret; redeploys like set
+  hostctl services reveal SERVICE NAME              one secret value (audited)
   hostctl groups list [--customer ID] [--page N] [--per-page N]      variable groups (docs/secrets.md)
   hostctl groups get|redeploy GROUP                 redeploy: every service the group is attached to
   hostctl groups create --name NAME [--customer ID] [--var K=V]... [--secret K=V]... [--secret-stdin K]

@@ -3,9 +3,8 @@ import { assertKnownFlags, integerFlag, operands, UsageError } from '../args.js'
 import { printJson, type ClientCommand, type CommandContext } from '../client/context.js';
 import { resolveGroup } from '../client/resolve-group.js';
 import { resolveService } from '../client/resolve-service.js';
-import { CliError, EXIT } from '../exit-codes.js';
-import { parseVariables } from './services.commands.js';
-import { secretsFrom } from './groups.commands.js';
+import { EXIT } from '../exit-codes.js';
+import { changesToSet, changesToUnset, namesToUnset } from './variable-changes.js';
 
 type GroupChange = JsonBody<'/api/variable-groups/{id}', 'patch'>;
 type GroupUpdated = JsonResponse<'/api/variable-groups/{id}', 'patch'>;
@@ -44,15 +43,8 @@ function reportUpdate(context: CommandContext, updated: GroupUpdated): void {
 export const setGroupVariables: ClientCommand = async (context) => {
   assertKnownFlags(context.args, ['var', 'secret', 'secret-stdin', 'if-version']);
   const [ref = ''] = operands(context.args, 2, ['GROUP']);
-  const variables = parseVariables(context.args.repeated.get('var') ?? []);
-  const secrets = await secretsFrom(context);
-  if (Object.keys(variables).length + Object.keys(secrets).length === 0)
-    throw new UsageError('nothing to set: give --var NAME=VALUE, --secret NAME=VALUE or --secret-stdin NAME');
+  const body: GroupChange = await changesToSet(context);
   const group = await resolveGroup(context.client(), ref);
-  const body: GroupChange = {
-    variables: Object.keys(variables).length > 0 ? variables : undefined,
-    secret_variables: Object.keys(secrets).length > 0 ? secrets : undefined,
-  };
   reportUpdate(context, await patchGroup(context, group.id, body));
   return EXIT.ok;
 };
@@ -64,23 +56,11 @@ export const setGroupVariables: ClientCommand = async (context) => {
  */
 export const unsetGroupVariables: ClientCommand = async (context) => {
   assertKnownFlags(context.args, ['if-version']);
-  const names = context.args.positional.slice(3);
-  operands(context.args, 2, ['GROUP', ...names.map(() => 'NAME')]);
-  if (names.length === 0) throw new UsageError('missing NAME');
+  const { ref, names } = namesToUnset(context, 'GROUP');
   const client = context.client();
-  const { id } = await resolveGroup(client, context.args.positional[2] ?? '');
+  const { id } = await resolveGroup(client, ref);
   const group = await must(client.api.GET('/api/variable-groups/{id}', { params: { path: { id } } }));
-  const unknown = names.filter((name) => !(name in group.variables) && !(name in group.secret_variables));
-  if (unknown.length > 0)
-    throw new CliError(`variable group ${group.name} has no variable ${unknown.join(', ')}`, EXIT.usage);
-  const removed = (map: object) =>
-    Object.fromEntries(names.filter((name) => name in map).map((name) => [name, null]));
-  const variables = removed(group.variables);
-  const secrets = removed(group.secret_variables);
-  const body: GroupChange = {
-    variables: Object.keys(variables).length > 0 ? variables : undefined,
-    secret_variables: Object.keys(secrets).length > 0 ? secrets : undefined,
-  };
+  const body: GroupChange = changesToUnset(names, group, `variable group ${group.name}`);
   reportUpdate(context, await patchGroup(context, id, body, group.version));
   return EXIT.ok;
 };
