@@ -46,6 +46,16 @@ export function resolveTemplateVariables(
   return resolved;
 }
 
+/**
+ * The names resolveTemplateVariables fills with a generated secret for these given values: declared
+ * `generate`, with neither a given value nor a default. A service keeps them as secret variables.
+ */
+export function generatedNames(template: Template, given: Record<string, string>): string[] {
+  return template.variables
+    .filter((v) => v.generate && given[v.name] === undefined && v.default === undefined)
+    .map((v) => v.name);
+}
+
 function secret(length: number): string {
   let out = '';
   for (const byte of randomBytes(length * 2)) {

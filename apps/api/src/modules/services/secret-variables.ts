@@ -1,4 +1,5 @@
 import { DomainError, isDomainError, type FieldError } from '@hostctl/domain';
+import { generatedNames, type Template } from '@hostctl/templates';
 import { checkVariableBytes } from './variables.js';
 
 /**
@@ -119,6 +120,22 @@ export function applyUpdate(
     '/body/secret_variables',
   );
   return { variables, secretNames };
+}
+
+/**
+ * The secret names with those the template fills with a generated value added
+ * (docs/secrets.md#secret-variables): a password the catalog makes is a secret, never shown,
+ * though the caller never typed it. A name the caller gave keeps the kind it was given under.
+ */
+export function withGeneratedSecrets(
+  stored: StoredVariables,
+  template: Template | undefined,
+  now: Date,
+): Record<string, string> {
+  if (!template) return stored.secretNames;
+  const at = now.toISOString();
+  const generated = generatedNames(template, stored.variables).map((name) => [name, at] as const);
+  return { ...stored.secretNames, ...Object.fromEntries(generated) };
 }
 
 /**

@@ -22,7 +22,13 @@ import type { JobQueue } from '../../queue-client.js';
 import { checkMethodFields } from './create-input.js';
 import { resolveDeploySource, revalidateVariables } from './deploy-source.js';
 import { toDetail, toListItem } from './services.mapper.js';
-import { applyUpdate, combineOnCreate, liveSecretNames, withSecretsHidden } from './secret-variables.js';
+import {
+  applyUpdate,
+  combineOnCreate,
+  liveSecretNames,
+  withGeneratedSecrets,
+  withSecretsHidden,
+} from './secret-variables.js';
 import { normaliseCustomDomains } from './custom-domains.js';
 import { rollbackRefused } from './rollback-refusals.js';
 import { mergeAgainWhileStale } from './stale-variables.js';
@@ -65,6 +71,8 @@ type UpdateGuard = Parameters<ServicesStore['updateAndRedeploy']>[3];
 
 export function createServicesService(deps: ServicesServiceDeps) {
   const { services, jobs } = deps;
+
+  const templateOf = (id: string | null) => (id === null ? undefined : deps.catalog.get(id));
 
   async function visibleOr404(principal: Principal, id: string) {
     const service = await services.findById(customerScope(principal), id);
@@ -162,7 +170,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
       customerId,
       deployMethod: body.deploy_method,
       ...source,
-      secretNames: given.secretNames,
+      secretNames: withGeneratedSecrets(given, templateOf(source.templateId), new Date()),
       gitUrl: body.git_url ?? null,
       gitBranch: body.git_branch ?? null,
       aiUrl: body.ai_url ?? null,
@@ -198,7 +206,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
         groups.secretValues,
       );
       changes.variables = revalidated.variables;
-      changes.secretNames = next.secretNames;
+      changes.secretNames = withGeneratedSecrets(next, templateOf(service.templateId), new Date());
       changes.variablesReadAs = { variables: service.variables, secretNames: service.secretNames };
       if (revalidated.capacity !== undefined) changes.capacity = revalidated.capacity;
     }

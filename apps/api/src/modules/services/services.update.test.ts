@@ -69,7 +69,10 @@ describe('PATCH /api/services/:id', () => {
     expect(response.statusCode).toBe(200);
     const variables = json<{ variables: Record<string, string> }>(response).variables;
     expect(variables.POSTGRES_DB).toBe('shop');
-    expect(variables.POSTGRES_PASSWORD).toBe((before.variables as Record<string, string>).POSTGRES_PASSWORD);
+    const after = await h.container.db.service.findUniqueOrThrow({ where: { id } });
+    const password = (before.variables as Record<string, string>).POSTGRES_PASSWORD;
+    expect(password).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect((after.variables as Record<string, string>).POSTGRES_PASSWORD).toBe(password);
   });
 
   it.each([
