@@ -52,7 +52,7 @@ import { createDeploymentsService } from './modules/deployments/deployments.serv
 import { registerLogRoutes } from './modules/logs/logs.routes.js';
 import { createLogsService } from './modules/logs/logs.service.js';
 import { createJobQueue, type JobQueue } from './queue-client.js';
-import { registerIdempotency } from './plugins/idempotency.js';
+import { fingerprintKey, registerIdempotency } from './plugins/idempotency.js';
 import { createApiMetrics, registerMetrics } from './plugins/metrics.js';
 import { createKeyLimitCheck, type KeyLimitCheck } from './plugins/key-limits.js';
 import {
@@ -275,7 +275,11 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     audit,
     plugins: auth.plugins,
     async routes(app) {
-      registerIdempotency(app, { redis, prefix: config.QUEUE_PREFIX });
+      registerIdempotency(app, {
+        redis,
+        prefix: config.QUEUE_PREFIX,
+        fingerprintKey: fingerprintKey(config.SESSION_SECRET),
+      });
       registerHealthRoutes(app, { db, redis });
       registerMetrics(app, createApiMetrics());
       registerServiceRoutes(app, services);

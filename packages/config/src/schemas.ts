@@ -117,7 +117,7 @@ export const ApiConfigSchema = Type.Object({
   ),
   SESSION_SECRET: describe(
     Type.String({ minLength: 32 }),
-    'Secret (at least 32 characters) that encrypts the session cookie.',
+    'Secret (at least 32 characters) that encrypts the session cookie; the key of the idempotency fingerprints is derived from it (docs/idempotency.md), and push webhook secrets when WEBHOOK_SECRET_KEY is empty.',
   ),
   SESSION_TTL_SECONDS: describe(
     Type.Integer({ default: 86400, minimum: 1 }),

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedis } from '@hostctl/queue';
 import type { Redis } from 'ioredis';
 import { registerErrorHandlers } from './errors.js';
-import { registerIdempotency } from './idempotency.js';
+import { fingerprintKey, registerIdempotency } from './idempotency.js';
 
 // The timing cases (a duplicate while the first is still running) need a handler the test can hold
 // open, so this builds a small app with the real plugin and real Redis around a controllable route.
@@ -30,7 +30,13 @@ beforeAll(async () => {
       via: 'api_key',
     };
   });
-  registerIdempotency(app, { redis, prefix: `test-${randomUUID().slice(0, 8)}`, waitMs: 300, pollMs: 20 });
+  registerIdempotency(app, {
+    redis,
+    prefix: `test-${randomUUID().slice(0, 8)}`,
+    fingerprintKey: fingerprintKey(randomUUID()),
+    waitMs: 300,
+    pollMs: 20,
+  });
   app.post(
     '/work',
     { config: { permission: 'services:create', idempotent: true } },

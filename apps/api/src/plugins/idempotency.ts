@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash, createHmac, hkdfSync, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
@@ -23,6 +23,12 @@ export const IDEMPOTENCY_KEY_PATTERN = /^[\x20-\x7e]{1,255}$/;
 export interface IdempotencyOptions {
   redis: Redis;
   prefix: string;
+  /**
+   * The key of the stored request fingerprints (fingerprintKey()): a request body can carry secrets
+   * (`secret_variables` on a create), and an unkeyed hash of a body otherwise known would let
+   * whoever holds a Redis dump test guesses of a low-entropy secret offline.
+   */
+  fingerprintKey: Buffer;
   /** How long a completed response is replayable; at least 24 h by contract. */
   retentionSeconds?: number;
   /** Upper bound of one in-flight request: a crashed replica's lock frees the key after this. */
@@ -83,7 +89,7 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
     const { userId, limits, apiKeyId } = request.principal;
     const owner = limits ? `${userId}:key:${apiKeyId ?? ''}` : userId;
     const key = `${options.prefix}:idempotency:${owner}:${sha256(`${route}\n${idempotencyKey}`)}`;
-    const fingerprint = fingerprintOf(request);
+    const fingerprint = fingerprintOf(request, options.fingerprintKey);
 
     const deadline = Date.now() + waitMs;
     for (;;) {
@@ -95,7 +101,7 @@ export function registerIdempotency(app: FastifyInstance, options: IdempotencyOp
       }
       const stored = parse(await redis.get(key));
       if (stored === null) continue; // settled and released between SET and GET: try to claim again
-      if (stored.fingerprint !== fingerprint) {
+      if (!sameRequest(stored.fingerprint, fingerprint, request)) {
         throw new DomainError(
           'idempotency_key_reused',
           'this Idempotency-Key was already used for a different request; use a new key for a new request',
@@ -167,10 +173,35 @@ function replay(reply: FastifyReply, stored: Extract<StoredRecord, { state: 'don
   return reply.send(stored.body ?? undefined);
 }
 
+const KEYED = 'hmac-sha256:';
+
+/**
+ * The fingerprint key, derived (HKDF-SHA256) from SESSION_SECRET under a label of its own, so it
+ * equals nothing the sessions or webhooks use and needs no setting of its own (docs/idempotency.md).
+ */
+export function fingerprintKey(sessionSecret: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', sessionSecret, '', 'hostctl idempotency fingerprint v1', 32));
+}
+
 /** What makes two requests "the same": route, concrete path (ids) and a canonical form of the body. */
-function fingerprintOf(request: FastifyRequest): string {
+function requestText(request: FastifyRequest): string {
   const path = request.url.split('?')[0] ?? request.url;
-  return sha256(`${request.method} ${path}\n${canonicalJson(request.body ?? null)}`);
+  return `${request.method} ${path}\n${canonicalJson(request.body ?? null)}`;
+}
+
+function fingerprintOf(request: FastifyRequest, key: Buffer): string {
+  return `${KEYED}${createHmac('sha256', key).update(requestText(request)).digest('hex')}`;
+}
+
+/**
+ * A record written before fingerprints were keyed holds the bare SHA-256 of the request: it is
+ * compared as it was written, so a retry across the upgrade still replays (or is still refused)
+ * until the record expires, 24 h at most; new records are keyed only. A keyed record made under
+ * another SESSION_SECRET never matches: its retry is a 422, never a second run.
+ */
+function sameRequest(stored: string, fingerprint: string, request: FastifyRequest): boolean {
+  if (stored.startsWith(KEYED)) return stored === fingerprint;
+  return stored === sha256(requestText(request));
 }
 
 function canonicalJson(value: unknown): string {
