@@ -8,7 +8,7 @@ import { parseVariables } from './services.commands.js';
 // are two maps, plain and secret (docs/secrets.md), where a value merges in and null removes one.
 
 type Changes = Record<string, string | null>;
-export interface VariableChanges {
+interface VariableChanges {
   variables?: Changes;
   secret_variables?: Changes;
 }
