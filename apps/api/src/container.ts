@@ -46,6 +46,7 @@ import { catalogImages, loadCatalog } from '@hostctl/templates';
 import { registerTemplateRoutes } from './modules/templates/templates.routes.js';
 import { createChangeNotifier } from './live/change-notifier.js';
 import { createLogReader } from './live/log-reader.js';
+import { createRunOutputReader } from './live/run-output-reader.js';
 import { createStreamGuard } from './live/stream-guard.js';
 import { registerDeploymentRoutes } from './modules/deployments/deployments.routes.js';
 import { createDeploymentsService } from './modules/deployments/deployments.service.js';
@@ -65,6 +66,7 @@ import { registerNodeRoutes } from './modules/nodes/nodes.routes.js';
 import { createNodesService } from './modules/nodes/nodes.service.js';
 import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
+import { createRunOutputService } from './modules/runs/run-output.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
 import { createRunsService } from './modules/runs/runs.service.js';
 import { registerScheduleRoutes } from './modules/schedules/schedules.routes.js';
@@ -209,6 +211,10 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     services: servicesStore,
     enqueueRun: async (runId) => void (await producer.enqueue('run', { runId })),
   });
+  const runOutput = createRunOutputService({
+    runs: runsStore,
+    reader: createRunOutputReader(redis, config.QUEUE_PREFIX),
+  });
   const schedules = createSchedulesService({
     schedules: createSchedulesStore(db),
     services: servicesStore,
@@ -306,7 +312,7 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerNotificationRoutes(app, notifications);
       registerQuotaRoutes(app, quotas);
       registerUsageRoutes(app, usage);
-      registerRunRoutes(app, runs);
+      registerRunRoutes(app, runs, runOutput, streamGuard);
       registerScheduleRoutes(app, schedules);
       registerBackupRoutes(app, backups);
       registerBackupScheduleRoutes(app, backupSchedule);

@@ -29,3 +29,16 @@ export interface LogEntry {
   stream: 'stdout' | 'stderr';
   message: string;
 }
+
+/**
+ * Stream of one run's output while it runs (docs/jobs.md#output): entries ts, stream, message as
+ * in a service's log stream, then one entry with `end` (the run's status and exit code). Written
+ * by the worker running the command, read by the API's followers; the stored output of a
+ * finished run stays in PostgreSQL.
+ */
+export function runOutputStreamKey(prefix: string, runId: string): string {
+  return `${prefix}:run-output:${runId}`;
+}
+
+/** Approximate cap of each run's output stream (XADD MAXLEN ~): a late follower sees the end. */
+export const RUN_OUTPUT_STREAM_MAXLEN = 1_000;

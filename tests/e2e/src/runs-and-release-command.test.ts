@@ -52,10 +52,15 @@ function hostctl(token: string, ...args: string[]) {
   const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  // When each piece of stdout arrived: `run` prints the output while the command runs.
+  const arrivals: { at: number; text: string }[] = [];
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    arrivals.push({ at: Date.now(), text: chunk.toString() });
+  });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on('close', (code) => resolve({ code, stdout, stderr })),
+  return new Promise<{ code: number | null; stdout: string; stderr: string; arrivals: typeof arrivals }>(
+    (resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, arrivals })),
   );
 }
 
@@ -130,6 +135,26 @@ describe('one-off runs', () => {
     expect(three.code, three.stderr).toBe(3);
     expect(three.stdout).toBe('failing\n');
     expect(three.stderr).toContain('exit code 3');
+  });
+
+  it('hostctl run prints the output as it is printed, then exits with the command’s code', async () => {
+    const run = await hostctl(
+      a.key,
+      'run',
+      serviceId,
+      '--',
+      'sh',
+      '-c',
+      'echo first; sleep 2; echo second; exit 3',
+    );
+    expect(run.code, run.stderr).toBe(3);
+    expect(run.stdout).toBe('first\nsecond\n');
+    const runId = /run (\S+) of/.exec(run.stderr)?.[1] ?? '';
+    const view = await a.api.get<RunView & { finished_at: string }>(`/api/runs/${runId}`);
+    // The first line was on the CLI's stdout while the command still slept (2 s before its end).
+    const first = run.arrivals.find((piece) => piece.text.includes('first'));
+    expect(first?.text).not.toContain('second');
+    expect(first!.at).toBeLessThan(Date.parse(view.body.finished_at) - 1000);
   });
 
   it('hostctl run keeps the CLI’s codes for usage and authentication', async () => {

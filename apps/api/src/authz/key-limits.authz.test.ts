@@ -78,6 +78,7 @@ const ADMINISTRATION_READS = new Set([
 const OPERATE_READS = new Set([
   'GET /api/services/:id/runs',
   'GET /api/runs/:id',
+  'GET /api/runs/:id/output',
   'GET /api/services/:id/schedules',
   'GET /api/schedules/:id',
   'GET /api/schedules/:id/runs',
@@ -151,8 +152,9 @@ describe('WebSocket upgrades of other services are refused before the handshake'
   });
 
   it.each(Object.entries(SOCKET_TABLE))('%s', async (_key, socketCase) => {
+    const url = await socketCase.url(f);
     for (const auth of [keys.service!, keys.deploy!, keys.otherCustomer!]) {
-      const ws = openSocket(`ws://${base}${socketCase.url(f)}`, { authorization: auth });
+      const ws = openSocket(`ws://${base}${url}`, { authorization: auth });
       await expect(ws.opened).rejects.toThrow(/refused with 403/);
     }
   });

@@ -4,6 +4,11 @@ import type { Caller, Fixtures } from './authz-fixtures.js';
 /** The shapes and shorthands of the route table (route-table.ts and its per-feature parts). */
 export type Statuses = readonly [unscoped: number, own: number, other: number];
 export type Expected = Record<Role, Statuses> & { anonymous?: number };
+/** A WebSocket upgrade of a streaming route (route-table.ts SOCKET_TABLE). */
+export interface SocketCase {
+  url: (f: Fixtures) => string | Promise<string>;
+  expect: Expected;
+}
 
 export interface Request {
   url: string;

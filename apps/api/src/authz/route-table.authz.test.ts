@@ -140,7 +140,7 @@ describe('WebSocket upgrades answer each role × scope as the table says', () =>
   }
 
   it.each(Object.entries(SOCKET_TABLE))('%s', async (_key, socketCase) => {
-    const url = socketCase.url(f);
+    const url = await socketCase.url(f);
     const byCaller = await Promise.all(
       f.callers.map(async (caller) => ({
         caller,

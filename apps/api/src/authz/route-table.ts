@@ -7,6 +7,8 @@ import { NOTIFICATION_ROUTES } from './notification-routes.table.js';
 import { QUOTA_ROUTES } from './quota-routes.table.js';
 import { RUN_ROUTES } from './run-routes.table.js';
 import { SECRET_VARIABLE_ROUTES } from './secret-variable-routes.table.js';
+// The WebSocket side of the streaming routes, called by the same tests.
+export { SOCKET_TABLE } from './socket-routes.table.js';
 import {
   adminsOnly,
   platformOnly,
@@ -385,15 +387,3 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
 function adminsOnlyOr404(admin: Statuses): Expected {
   return { admin, operator: [404, 404, 404], viewer: [404, 404, 404] };
 }
-
-/** WebSocket upgrades of the streaming routes (same routes as above, the `wsHandler` side). */
-export const SOCKET_TABLE: Record<string, { url: (f: Fixtures) => string; expect: Expected }> = {
-  'GET /api/services/:id/logs?follow=true': {
-    url: (f) => `/api/services/${f.serviceA}/logs?follow=true`,
-    expect: readA(101),
-  },
-  'GET /api/deployments/:id (upgrade)': {
-    url: (f) => `/api/deployments/${f.deploymentA}`,
-    expect: readA(101),
-  },
-};

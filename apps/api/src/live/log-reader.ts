@@ -2,7 +2,10 @@ import type { Redis } from 'ioredis';
 import { DomainError } from '@hostctl/domain';
 import { serviceLogStreamKey, type LogEntry } from '@hostctl/queue';
 
-type StreamEntry = [id: string, fields: string[]];
+export type StreamEntry = [id: string, fields: string[]];
+
+/** Reads the entries after `lastId`; with `blockMs`, waits that long for the first one. */
+type StreamRead = (key: string, lastId: string, blockMs?: number) => Promise<StreamEntry[]>;
 
 const FOLLOW_BLOCK_MS = 10_000;
 
@@ -57,32 +60,51 @@ export function createLogReader(redis: Redis, prefix: string): LogReader {
 
     async follow(serviceId, fromId, emit, signal) {
       const key = serviceLogStreamKey(prefix, serviceId);
-      // XREAD BLOCK holds its connection: each follower gets its own, closed when it leaves.
-      const reader = redis.duplicate({
-        maxRetriesPerRequest: null,
-        enableOfflineQueue: true,
-        commandTimeout: undefined,
-      });
-      const close = () => reader.disconnect();
-      signal.addEventListener('abort', close, { once: true });
       let lastId = fromId;
-      try {
+      await withStreamReader(redis, signal, async (read) => {
         while (!signal.aborted) {
-          // An abort disconnects the reader, which ends a pending XREAD at once.
-          const result = await reader.xread('COUNT', 500, 'BLOCK', FOLLOW_BLOCK_MS, 'STREAMS', key, lastId);
-          for (const [id, fields] of result?.[0]?.[1] ?? []) {
-            lastId = id;
-            emit(toEntry([id, fields]));
+          for (const row of await read(key, lastId, FOLLOW_BLOCK_MS)) {
+            lastId = row[0];
+            emit(toEntry(row));
           }
         }
-      } catch (error) {
-        if (!signal.aborted) throw error;
-      } finally {
-        signal.removeEventListener('abort', close);
-        reader.disconnect();
-      }
+      });
     },
   };
+}
+
+/**
+ * Runs `use` with a connection of its own for XREAD BLOCK (a blocked read holds its connection:
+ * each follower gets one, closed when it leaves). An abort disconnects it, which ends a pending
+ * read at once; the error that makes is not one.
+ */
+export async function withStreamReader(
+  redis: Redis,
+  signal: AbortSignal,
+  use: (read: StreamRead) => Promise<void>,
+): Promise<void> {
+  const reader = redis.duplicate({
+    maxRetriesPerRequest: null,
+    enableOfflineQueue: true,
+    commandTimeout: undefined,
+  });
+  const close = () => reader.disconnect();
+  signal.addEventListener('abort', close, { once: true });
+  const read: StreamRead = async (key, lastId, blockMs) => {
+    const result =
+      blockMs === undefined
+        ? await reader.xread('COUNT', 500, 'STREAMS', key, lastId)
+        : await reader.xread('COUNT', 500, 'BLOCK', blockMs, 'STREAMS', key, lastId);
+    return result?.[0]?.[1] ?? [];
+  };
+  try {
+    await use(read);
+  } catch (error) {
+    if (!signal.aborted) throw error;
+  } finally {
+    signal.removeEventListener('abort', close);
+    reader.disconnect();
+  }
 }
 
 async function lastIdOf(redis: Redis, key: string): Promise<string> {
@@ -95,15 +117,21 @@ export function isAtOrAfter(entry: LogEntry, since: Date | undefined): boolean {
   return since === undefined || Date.parse(entry.timestamp) >= since.getTime();
 }
 
-function toEntry([id, fields]: StreamEntry): LogEntry {
+/** An entry's fields by name. */
+export function fieldsOf(fields: string[]): Map<string, string> {
   const map = new Map<string, string>();
   for (let i = 0; i + 1 < fields.length; i += 2) map.set(fields[i] ?? '', fields[i + 1] ?? '');
+  return map;
+}
+
+export function toEntry([id, fields]: StreamEntry): LogEntry {
+  const map = fieldsOf(fields);
   const stream = map.get('stream') === 'stderr' ? 'stderr' : 'stdout';
   const timestamp = map.get('ts') ?? new Date(Number(id.split('-')[0])).toISOString();
   return { timestamp, stream, message: map.get('message') ?? '' };
 }
 
-async function unavailableOnError<T>(run: () => Promise<T>): Promise<T> {
+export async function unavailableOnError<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {

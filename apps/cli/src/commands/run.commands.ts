@@ -4,6 +4,7 @@ import type { ApiClient } from '../client/api-client.js';
 import { printJson, type ClientCommand, type CommandContext } from '../client/context.js';
 import { resolveService } from '../client/resolve-service.js';
 import { EXIT } from '../exit-codes.js';
+import { streamRunOutput } from './run-stream.js';
 
 /** The API's bounds (docs/jobs.md#limits): the run's own timeout, and how long one GET waits. */
 const DEFAULT_RUN_TIMEOUT_S = 600;
@@ -16,11 +17,11 @@ const isFinal = (run: JobRun) => !['queued', 'running'].includes(run.status);
 
 /**
  * `run SERVICE [--component C] [--timeout S] -- CMD ARGS…` (docs/jobs.md#hostctl-run): runs the
- * command once in a container of the service's current release, waits, prints its output on stdout
- * and exits with the command's own exit code, so `hostctl run app -- ./migrate` gates a pipeline
- * the way the command itself would. The CLI's own failures keep their codes (docs/ci.md): 2 usage,
- * 5 authentication or permission, 1 when the run could not start, 3 when the run was stopped at its
- * timeout or the waiting ran out (the run then goes on).
+ * command once in a container of the service's current release, prints its output on stdout as it
+ * is printed (run-stream.ts) and exits with the command's own exit code, so `hostctl run app --
+ * ./migrate` gates a pipeline the way the command itself would. The CLI's own failures keep their
+ * codes (docs/ci.md): 2 usage, 5 authentication or permission, 1 when the run could not start, 3
+ * when the run was stopped at its timeout or the waiting ran out (the run then goes on).
  */
 export const run: ClientCommand = async (context) => {
   assertKnownFlags(context.args, ['component', 'timeout']);
@@ -40,8 +41,21 @@ export const run: ClientCommand = async (context) => {
     }),
   );
   context.err(`hostctl: run ${current.id} of ${service.name} ${current.status}`);
-  return followRun(context, client, current, timeout ?? DEFAULT_RUN_TIMEOUT_S);
+  const timeoutSeconds = timeout ?? DEFAULT_RUN_TIMEOUT_S;
+  // --json prints the run as one document: nothing may be streamed before it.
+  if (context.json) return followRun(context, client, current, timeoutSeconds);
+  const deadline = deadlineOf(timeoutSeconds);
+  const streamed = await streamRunOutput(context, client, current.id, deadline);
+  // Without a stream (an older API, a proxy without WebSockets) the output is printed at the end.
+  if (streamed === 'unavailable') return followRun(context, client, current, timeoutSeconds, { deadline });
+  if (streamed === 'broken')
+    context.err(
+      `hostctl: the output stream broke off; \`hostctl runs get ${current.id}\` shows the stored output`,
+    );
+  return followRun(context, client, current, timeoutSeconds, { deadline, isOutputShown: true });
 };
+
+const deadlineOf = (timeoutSeconds: number) => Date.now() + (timeoutSeconds + WAIT_GRACE_S) * 1000;
 
 /**
  * Waits for a run to be final (its timeout and a grace), prints its output on stdout (or the run
@@ -54,22 +68,26 @@ export async function followRun(
   client: ApiClient,
   started: JobRun,
   timeoutSeconds: number,
+  options: { deadline?: number; isOutputShown?: boolean } = {},
 ): Promise<number> {
   let current = started;
-  const deadline = Date.now() + (timeoutSeconds + WAIT_GRACE_S) * 1000;
-  while (!isFinal(current) && Date.now() < deadline) {
+  const deadline = options.deadline ?? deadlineOf(timeoutSeconds);
+  // At least one read: after a stream the run's final facts (status, exit code) come from here.
+  let hasRead = false;
+  while (!isFinal(current) && (!hasRead || Date.now() < deadline)) {
+    hasRead = true;
     const wait = Math.max(1, Math.min(WAIT_PER_REQUEST_S, Math.ceil((deadline - Date.now()) / 1000)));
     current = await must(
       client.api.GET('/api/runs/{id}', { params: { path: { id: current.id }, query: { wait } } }),
     );
   }
   if (context.json) printJson(context, current);
-  else if (current.output !== '') context.out(current.output.replace(/\n$/, ''));
+  else if (!options.isOutputShown && current.output !== '') context.out(current.output.replace(/\n$/, ''));
   if (!isFinal(current)) {
     context.err(`hostctl: stopped waiting; run ${current.id} is still ${current.status} and goes on`);
     return EXIT.timedOut;
   }
-  if (current.output_truncated)
+  if (current.output_truncated && !options.isOutputShown)
     context.err('hostctl: the output was longer than kept; only its end is shown');
   const took = current.duration_ms === null ? '' : ` in ${current.duration_ms} ms`;
   context.err(

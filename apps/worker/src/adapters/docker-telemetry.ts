@@ -45,10 +45,10 @@ export function createDockerTelemetry(options: {
   return {
     engineInfo,
 
-    async followLogs(containerId, { since, tail }, onChunk, signal) {
+    async followLogs(containerId, options, onChunk, signal) {
       const raw = (await docker
         .getContainer(objectSegment(containerId, 'container'))
-        .logs(followLogOptions({ since, tail }, signal))
+        .logs(followLogOptions(options, signal))
         .catch(fail(`cannot follow the output of container ${containerId}`))) as unknown as Readable;
       return followOutput(docker, raw, onChunk, signal);
     },
@@ -134,12 +134,12 @@ export function createDockerTelemetry(options: {
 }
 
 /** The query of a followed log (a container's, or a Swarm task's through the manager). */
-export function followLogOptions({ since, tail }: LogFollowOptions, signal: AbortSignal) {
+export function followLogOptions({ since, tail, timestamps }: LogFollowOptions, signal: AbortSignal) {
   return {
     follow: true as const,
     stdout: true,
     stderr: true,
-    timestamps: true,
+    timestamps: timestamps ?? true,
     ...(since ? { since } : {}),
     ...(tail !== undefined ? { tail } : {}),
     abortSignal: signal,

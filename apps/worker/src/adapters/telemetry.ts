@@ -19,6 +19,8 @@ export interface LogFollowOptions {
   since?: string;
   /** At most this many of the most recent lines (of those after `since`). */
   tail?: number;
+  /** Docker's timestamp before every line; default true (the log shipper's cursor needs it). */
+  timestamps?: boolean;
 }
 
 export interface LogFollow {

@@ -4,6 +4,7 @@ import type { Plan } from '@hostctl/compose';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { containerSpec, type ServiceObjects, type SetObjects } from '../pipeline/service-objects.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
+import type { LiveOutput } from './live-output.js';
 
 /** Most output kept of a run: its end, where the error usually is (docs/jobs.md#limits). */
 export const RUN_OUTPUT_MAX_BYTES = 256 * 1024;
@@ -28,6 +29,8 @@ interface OneOff {
   signal?: AbortSignal;
   /** Masks secret values from the output before it is bounded and kept. */
   redact: (text: string) => string;
+  /** Streams the output while the command runs (masked there too); absent: read at the end only. */
+  live?: Pick<LiveOutput, 'attach' | 'drain'>;
 }
 
 interface OneOffResult {
@@ -68,6 +71,8 @@ export async function runOneOff(runtime: ContainerRuntime, job: OneOff): Promise
   const id = await runtime.createContainer(spec);
   try {
     await runtime.startContainer(id);
+    // Docker replays a container's output from its start, so what came before this is not lost.
+    await job.live?.attach(id);
     const deadline = Date.now() + job.timeoutMs;
     let state = await runtime.inspectContainer(id);
     while (state && (state.isRunning || state.status === 'created') && Date.now() < deadline) {
@@ -80,6 +85,7 @@ export async function runOneOff(runtime: ContainerRuntime, job: OneOff): Promise
       await runtime.stopContainer(id, STOP_GRACE_S);
       state = await runtime.inspectContainer(id);
     }
+    await job.live?.drain();
     const { output, truncated } = bounded(job.redact(await runtime.containerLogs(id, OUTPUT_TAIL_LINES)));
     return {
       exitCode: timedOut || !state ? null : state.exitCode,

@@ -17,6 +17,7 @@ import { pinnedPlan, storedPlan } from '../release/release-images.js';
 import { watchForCancellation } from './cancel-watch.js';
 import { runOneOff } from './one-off-container.js';
 import { releaseSecretValues, secretMasker } from '../logs/secret-values.js';
+import type { LiveOutput } from './live-output.js';
 
 interface RunProcessorDeps {
   runs: RunsStore;
@@ -27,6 +28,8 @@ interface RunProcessorDeps {
   driver: Pick<RuntimeDriver, 'refusal'>;
   /** The service's and its groups' secret values now (logs/secret-values.ts, as the log shipper masks). */
   secretsOf: (serviceId: string) => Promise<string[]>;
+  /** The run's output stream for followers (live-output.ts), masked with the same values. */
+  liveOutput?: (runId: string, secrets: readonly string[]) => LiveOutput;
   logger: Logger;
 }
 
@@ -69,8 +72,10 @@ export function createRunProcessor(deps: RunProcessorDeps) {
     }
     // Masked as the application's log is (docs/secrets.md#secret-variables), plus the secrets the
     // release recorded: its containers hold those until the next deployment, even once rotated.
-    const redact = secretMasker([...(await deps.secretsOf(run.serviceId)), ...releaseSecretValues(release)]);
+    const secrets = [...(await deps.secretsOf(run.serviceId)), ...releaseSecretValues(release)];
+    const redact = secretMasker(secrets);
     if (!(await runs.start(run.id, release.id))) return { status: 'not queued' };
+    const live = deps.liveOutput?.(run.id, secrets);
     const objects = serviceObjects(run.serviceId, instance);
     const set = objects.set(release.id);
     const cancellation = watchForCancellation(runs, run.id);
@@ -87,6 +92,7 @@ export function createRunProcessor(deps: RunProcessorDeps) {
         timeoutMs: run.timeoutSeconds * 1000,
         signal: cancellation.signal,
         redact,
+        ...(live ? { live } : {}),
       });
       const outcome: RunOutcome = {
         status: result.timedOut ? 'timed_out' : result.exitCode === 0 ? 'succeeded' : 'failed',
@@ -97,12 +103,15 @@ export function createRunProcessor(deps: RunProcessorDeps) {
       };
       // A cancelled run is final already: finish changes only a run that is not.
       await runs.finish(run.id, outcome);
+      // After the row is final, so a follower that stops here reads the final run.
+      await live?.end(cancellation.signal.aborted ? 'cancelled' : outcome.status, outcome.exitCode);
       return { status: cancellation.signal.aborted ? 'cancelled' : outcome.status };
     } catch (error) {
       // The engine's message (image gone, name taken): never the command's variables.
       const message = redact((error as Error).message);
       deps.logger.warn({ runId: run.id, serviceId: run.serviceId, err: message }, 'run failed to start');
       await runs.finish(run.id, failure(`the command could not be run: ${message}`));
+      await live?.end('failed', null);
       return { status: 'failed' };
     } finally {
       cancellation.stop();

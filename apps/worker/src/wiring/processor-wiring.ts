@@ -8,9 +8,10 @@ import {
   type WorkerNotificationStore,
   type WorkerServiceStore,
 } from '@hostctl/db';
-import { serviceLogStreamKey } from '@hostctl/queue';
+import { runOutputStreamKey, serviceLogStreamKey } from '@hostctl/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
+import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { createBackupProcessors } from '../backups/backup-processors.js';
 import type { createNodes } from '../nodes/node-wiring.js';
@@ -19,6 +20,7 @@ import { createDeleteProcessor } from '../processors/delete.processor.js';
 import { createDeployProcessor } from '../processors/deploy.processor.js';
 import { createLifecycleProcessor } from '../processors/lifecycle.processor.js';
 import type { ReleaseDeps } from '../release/release-engine.js';
+import { createLiveOutput } from '../runs/live-output.js';
 import { createRunProcessor } from '../runs/run.processor.js';
 import { secretValuesOf } from '../logs/secret-values.js';
 import type { RuntimeWiring } from '../runtime/runtime-wiring.js';
@@ -54,6 +56,7 @@ export function createProcessors(parts: ProcessorParts): Processors {
   const instance = config.QUEUE_PREFIX;
   const images = registryImages ? { registryImages } : {};
   const lifecycle = { deployments, driver };
+  const runTelemetry = createDockerTelemetry({ socketPath: config.DOCKER_SOCKET });
   return {
     deploy: createDeployProcessor({
       deployments,
@@ -106,6 +109,15 @@ export function createProcessors(parts: ProcessorParts): Processors {
       release: parts.release,
       driver,
       secretsOf: secretValuesOf(db),
+      // Run containers are on the local engine (DOCKER_SOCKET), whatever RUNTIME is.
+      liveOutput: (runId, secrets) =>
+        createLiveOutput({
+          telemetry: runTelemetry,
+          redis: parts.connection,
+          key: runOutputStreamKey(instance, runId),
+          secrets,
+          logger,
+        }),
       logger,
     }),
     notify: notificationProcessorOf(config, parts.notifications, parts.sourcePolicy, logger),

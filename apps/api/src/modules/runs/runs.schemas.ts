@@ -100,3 +100,31 @@ export const RunQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+export const RunOutputQuery = Type.Object(
+  {
+    follow: Type.Optional(
+      Type.Boolean({
+        description:
+          'true upgrades to a WebSocket: the output as it is printed, one entry per message, then ' +
+          '{"type": "end", "status", "exit_code", …} once the run is final (docs/jobs.md#following-a-run)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const OutputEntry = Type.Object({
+  timestamp: Timestamp,
+  stream: Type.String(),
+  message: Type.String({ description: 'Output as printed, secrets masked: a chunk, not always a line' }),
+});
+
+export const RunOutput = Type.Object({
+  status: literals(RUN_STATUSES),
+  entries: Type.Array(OutputEntry, {
+    description:
+      'While the run goes on, what its live stream holds; once it is final, the stored output as one entry',
+  }),
+});
+export type RunOutput = Static<typeof RunOutput>;
