@@ -108,8 +108,10 @@ suite() {
 
 # The project names of the workspace, so the CPU-bound lane takes every project the other steps do
 # not name (a new project is run without editing this script).
-docker_lane=(worker e2e-swarm images web-browser)
-late_projects=(e2e)
+docker_lane=(worker e2e-swarm images)
+# After the CPU-bound projects, in the first lane: since those share one module graph per run
+# (isolate: false) that lane finishes first, and the browser suite evens the two out.
+late_projects=(e2e web-browser)
 mapfile -t all_projects < <(pnpm exec vitest list --config vitest.workspace.ts --filesOnly --json 2>/dev/null |
   node -e 'const files = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
     console.log([...new Set(files.map((f) => f.projectName))].sort().join("\n"))')
@@ -131,7 +133,7 @@ say "two lanes at once: static checks, $((${#rest_args[@]} / 2)) projects, ${lat
   if ((${#rest_args[@]} > 0)); then
     suite rest "$limit" --config vitest.workspace.ts "${rest_args[@]}"
   fi
-  # The single engine's e2e run (its own database: beside e2e-swarm is fine).
+  # The single engine's e2e run and the browser suite (their own databases: beside e2e-swarm is fine).
   for project in "${late_projects[@]}"; do
     suite "$project" "$limit" --config vitest.workspace.ts --project "$project"
   done
