@@ -1,5 +1,6 @@
 import { lstat, readdir } from 'node:fs/promises';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { DEFAULT_CONTAINER_LIMITS, type ContainerLimitPolicy } from '@hostctl/compose';
 import { DomainError, OWNER_LABEL } from '@hostctl/domain';
 import { BUILD_BRIDGE, BUILD_NETWORK } from '../egress/sandbox-bridges.js';
@@ -10,6 +11,9 @@ import { ImageBuildError, type ImageBuilder } from './image-builder.js';
 import { toRuntimeError } from './docker-errors.js';
 
 const MAX_DOCKERFILE_BYTES = 1024 * 1024;
+/** How long a worker that lost the race to create the build network waits to see the winner's. */
+const NETWORK_APPEAR_MS = 5000;
+const NETWORK_POLL_MS = 200;
 
 export interface DockerImageBuilderOptions {
   socketPath: string;
@@ -66,8 +70,12 @@ export function createDockerImageBuilder(options: DockerImageBuilderOptions): Im
       });
     } catch (error) {
       // Workers starting together on a new host race to create it: the engine answers the loser
-      // 409 (same name) or "networks have same bridge name" (500). Either way it exists now.
-      if (await networkExists()) return;
+      // 409 (same name) or "networks have same bridge name" (500). The winner's network may not be
+      // listed yet when the loser hears of it (seen on a loaded engine), so it is given a moment.
+      for (let waited = 0; waited <= NETWORK_APPEAR_MS; waited += NETWORK_POLL_MS) {
+        if (await networkExists()) return;
+        await sleep(NETWORK_POLL_MS);
+      }
       throw toRuntimeError(error, `cannot create the build network ${network.name}`);
     }
   };
