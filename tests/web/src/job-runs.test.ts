@@ -8,8 +8,9 @@ import { TEST_IMAGE } from './env.js';
 /**
  * A one-off run started from the Jobs tab (docs/jobs.md#in-the-dashboard): an operator writes the
  * command one argument per line, picks a component of the current release and a timeout; the real
- * worker runs it and the tab follows it to its end with its output. A viewer has no form at all:
- * every run route needs services:operate, which a viewer does not hold.
+ * worker runs it and the tab follows its output live, line by line, to its end
+ * (docs/jobs.md#following-a-run); a finished run shows the output the API kept. A viewer has no
+ * form at all: every run route needs services:operate, which a viewer does not hold.
  */
 let browser: Browser;
 let page: Page;
@@ -112,11 +113,12 @@ describe('a one-off run from the dashboard', () => {
     expect(started).toMatchObject({ command: ['sh', '-c', script], component: 'tasks', timeout: 90 });
     expect(await panel.getByRole('heading').innerText()).toBe(`Run ${started!.id.slice(0, 8)}`);
 
-    const output = panel.getByRole('log', { name: /Output of run/ });
-    await output.waitFor({ timeout: 90_000 });
-    expect(await output.innerText()).toContain(`${marker} in tasks-component`);
-    expect(await output.innerText()).toContain('to stderr');
+    const output = panel.getByLabel(/^Output of run/);
+    await expect
+      .poll(() => output.innerText(), { timeout: 90_000 })
+      .toContain(`${marker} in tasks-component`);
     await expect.poll(() => panel.getByRole('status').innerText()).toMatch(/failed\s+exit code 4/);
+    expect(await output.innerText()).toContain('to stderr');
     const final = (await adminCall<Run>('GET', `/api/runs/${started!.id}`)).body;
     expect(final).toMatchObject({ status: 'failed', exit_code: 4 });
     // The history lists it as a one-off run with its outcome.
@@ -126,6 +128,56 @@ describe('a one-off run from the dashboard', () => {
     await expect.poll(() => row.innerText(), { timeout: 15_000 }).toMatch(/failed\s+4/);
     await screenshot(page, 'jobs-run-started');
     expect(await axeViolations(page)).toEqual([]);
+  });
+
+  it('shows a running command’s lines as they are printed, then its end; later its stored output', async () => {
+    const { appUrl } = inject('web');
+    const service = await twoComponentService();
+    const marker = `live-${Date.now().toString(36)}`;
+    await page.goto(`${appUrl}/services/${service.id}/jobs`);
+    await settled(page, service.name);
+    await page.getByRole('button', { name: 'Run a command' }).click();
+    const form = page.getByRole('region', { name: 'Run a command' });
+    // The second line waits long enough to see the first alone while the run is running.
+    const script = `echo "first ${marker}"; sleep 8; echo "second ${marker}" >&2; exit 3`;
+    await form.getByLabel('Command').fill(`sh\n-c\n${script}`);
+    await form.getByRole('button', { name: 'Start run' }).click();
+
+    const panel = page.getByRole('region', { name: /^Run [0-9a-f]{8}$/ });
+    const output = panel.getByRole('region', { name: /^Output of run/ });
+    await expect.poll(() => output.innerText(), { timeout: 60_000 }).toContain(`first ${marker}`);
+    const [run] = await runsOf(service.id);
+    // While it runs the API keeps no output yet: these lines came over the live stream.
+    expect((await adminCall<Run>('GET', `/api/runs/${run!.id}`)).body).toMatchObject({
+      status: 'running',
+      output: '',
+    });
+    // The first line has the run read again: its status is not left at queued until the next poll.
+    await expect
+      .poll(() => panel.getByRole('status').innerText(), { timeout: 3_000 })
+      .toMatch(/^\s*running\s*$/);
+    expect(await output.innerText()).not.toContain(`second ${marker}`);
+    expect(await axeViolations(page)).toEqual([]);
+    await screenshot(page, 'jobs-run-live');
+
+    await expect
+      .poll(() => panel.getByRole('status').innerText(), { timeout: 30_000 })
+      .toMatch(/failed\s+exit code 3/);
+    const rows = (await output.innerText()).split('\n').filter((row) => row.includes(marker));
+    expect(rows).toHaveLength(2);
+    expect(rows[1]).toContain(`second ${marker}`);
+    expect(await output.locator('.stderr').innerText()).toContain(`second ${marker}`);
+
+    // Opened again, the finished run shows what the API stored, as before.
+    await panel.getByRole('button', { name: /^Close run/ }).click();
+    await page
+      .getByRole('region', { name: 'Runs of the service' })
+      .getByRole('button', { name: `Show log of run ${run!.id.slice(0, 8)}` })
+      .click();
+    const stored = panel.getByRole('log', { name: /^Output of run/ });
+    await expect.poll(() => stored.innerText(), { timeout: 15_000 }).toContain(`second ${marker}`);
+    expect(await stored.innerText()).toContain(`first ${marker}`);
+    expect(await panel.getByRole('status').innerText()).toMatch(/failed\s+exit code 3/);
   });
 
   it('is not offered to a viewer, whose role may not run commands', async () => {

@@ -24,6 +24,11 @@ export function refreshJobLists(queries: QueryClient, serviceId: string): Promis
   });
 }
 
+/** One run's own read, when its end is known before its next poll. */
+export function refreshRun(queries: QueryClient, serviceId: string, runId: string): Promise<void> {
+  return queries.invalidateQueries({ queryKey: [...jobsKey(serviceId), 'run', runId] });
+}
+
 export function useSchedules(serviceId: string) {
   return useQuery({
     queryKey: [...jobsKey(serviceId), 'schedules'],
@@ -45,7 +50,10 @@ export function useRuns(serviceId: string, filter: RunsFilter, page: number) {
   });
 }
 
-/** One run with its output, read again every 2 s until it is final. */
+/**
+ * One run with its output, read again every 2 s until it is final (for its status: while it runs,
+ * the panel follows its output over the WebSocket, use-run-follow.ts).
+ */
 export function useRun(serviceId: string, runId: string) {
   return useQuery({
     queryKey: [...jobsKey(serviceId), 'run', runId],

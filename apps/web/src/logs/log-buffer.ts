@@ -43,6 +43,20 @@ export class LogBuffer {
     }
   }
 
+  /**
+   * Adds text to the newest line, for output that arrives in pieces (a run's chunks end mid-line).
+   * Longer text can only start to match the search, never stop, so only a new match is recorded.
+   */
+  appendToLast(text: string): void {
+    const position = this.lines.length - 1;
+    const last = this.lines[position];
+    if (!last) return;
+    const grown = { ...last, message: last.message + text };
+    this.lines[position] = grown;
+    const index = this.dropped + position;
+    if (this.search && this.matches.at(-1) !== index && matches(grown, this.search)) this.matches.push(index);
+  }
+
   /** A new search tests every line once; later appends test only themselves. */
   setSearch(text: string): void {
     this.search = text.toLowerCase();
