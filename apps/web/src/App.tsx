@@ -88,7 +88,7 @@ function Screen({ route, me }: { route: Route; me: Me }) {
     case 'customers':
       return <CustomersScreen me={me} />;
     case 'usage':
-      return <UsageScreen customerId={route.customerId} />;
+      return <UsageScreen customerId={route.customerId} me={me} />;
     case 'users':
       return <UsersScreen />;
     case 'certificates':

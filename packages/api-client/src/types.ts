@@ -49,6 +49,7 @@ export type Backup = JsonResponse<'/api/backups/{id}', 'get'>;
 export type Restore = JsonResponse<'/api/restores/{id}', 'get'>;
 export type BackupSchedule = JsonResponse<'/api/services/{id}/backup-schedule', 'get'>;
 export type BackupScheduleBody = JsonBody<'/api/services/{id}/backup-schedule', 'put'>;
+export type BackupTarget = JsonResponse<'/api/customers/{id}/backup-target', 'get'>;
 export type ApiKey = JsonResponse<'/api/auth/api-keys', 'get'>['data'][number];
 export type Customer = JsonResponse<'/api/customers', 'get'>['data'][number];
 export type User = JsonResponse<'/api/users', 'get'>['data'][number];

@@ -1,10 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../api/client.ts';
-import { must } from '@hostctl/api-client';
+import { must, type Me } from '@hostctl/api-client';
+import { BackupTargetSection } from '../backups/BackupTargetSection.tsx';
 import { ListState, ProblemAlert } from '../components/feedback.tsx';
 import { PageHeading } from '../components/page.tsx';
 import { QuotaBars } from '../components/QuotaBars.tsx';
 import { dateTime } from '../format.ts';
+import { allows } from '../permissions.ts';
 
 const fetchQuota = (id: string) => must(api.GET('/api/customers/{id}/quota', { params: { path: { id } } }));
 
@@ -13,9 +15,12 @@ const hours = (seconds: number) => (seconds / HOUR).toLocaleString(undefined, { 
 
 /**
  * A customer's quotas (usage against each limit) and this month's metered usage per service
- * (docs/quotas.md, docs/metering.md), with the month as a CSV export.
+ * (docs/quotas.md, docs/metering.md), with the month as a CSV export; for those who may manage
+ * the customer, its own backup target (docs/backups.md#a-customers-own-target).
  */
-export function UsageScreen({ customerId }: { customerId: string }) {
+export function UsageScreen({ customerId, me }: { customerId: string; me: Me }) {
+  const manages =
+    allows(me, 'customers:manage') && (me.customer_id === null || me.customer_id === customerId);
   const customer = useQuery({
     queryKey: ['customers', customerId],
     queryFn: () => must(api.GET('/api/customers/{id}', { params: { path: { id: customerId } } })),
@@ -109,6 +114,7 @@ export function UsageScreen({ customerId }: { customerId: string }) {
           </div>
         </ListState>
       </section>
+      {manages ? <BackupTargetSection customerId={customerId} /> : null}
     </>
   );
 }
