@@ -121,10 +121,10 @@ describe('jobs', () => {
 
     await page.getByRole('button', { name: `Run now ${name}` }).click();
     await status(new RegExp(`Run [0-9a-f]{8} of ${name} queued`)).waitFor();
-    const output = page.getByRole('log', { name: /Output of run/ });
-    await output.waitFor({ timeout: 90_000 });
-    expect(await output.innerText()).toContain(marker);
-    expect(await output.innerText()).toContain('to stderr');
+    // Followed live (a region) while it runs; a finished run's stored output is a log.
+    const output = page.getByLabel(/^Output of run/);
+    await expect.poll(() => output.innerText(), { timeout: 90_000 }).toContain(marker);
+    await expect.poll(() => output.innerText(), { timeout: 15_000 }).toContain('to stderr');
     const panel = page.getByRole('region', { name: /^Run [0-9a-f]{8}$/ });
     await expect
       .poll(() => panel.getByRole('status').innerText(), { timeout: 15_000 })
