@@ -1,7 +1,6 @@
-import { isAllowlisted, normalizeHost } from './allowed-hosts.js';
-import { checkHostSyntax, checkPublicTarget, type GitUrlOptions } from './git-url.policy.js';
+import { checkDialedEndpoint, type DialedEndpoint } from './dialed-endpoint.js';
+import type { GitUrlOptions } from './git-url.policy.js';
 import { refuse, type PolicyResult } from './policy-result.js';
-import { protectedEndpointAt } from './protected-endpoints.js';
 
 /**
  * The endpoint of a customer's own backup bucket (docs/backups.md#a-customers-own-target). The
@@ -13,14 +12,7 @@ import { protectedEndpointAt } from './protected-endpoints.js';
  */
 export const BACKUP_TARGET_ALLOWLIST = 'BACKUP_TARGET_ALLOWED_HOSTS';
 
-export interface BackupEndpoint {
-  scheme: 'https' | 'http';
-  host: string;
-  port: number;
-  isAllowlisted: boolean;
-}
-
-const DEFAULT_PORTS = { https: 443, http: 80 } as const;
+export type BackupEndpoint = DialedEndpoint;
 
 export function checkBackupEndpoint(
   raw: string,
@@ -45,20 +37,5 @@ export function checkBackupEndpoint(
   if (!raw.toLowerCase().startsWith(`${scheme}://${url.hostname}`))
     return refuse('has a host that is not written in its canonical form');
   if (url.hostname.startsWith('[')) return refuse('is an IPv6 literal, which is not supported');
-  const hostProblem = checkHostSyntax(url.hostname);
-  if (hostProblem) return refuse(hostProblem);
-  const host = normalizeHost(url.hostname);
-  const defaultPort = DEFAULT_PORTS[scheme];
-  const port = url.port === '' ? defaultPort : Number(url.port);
-  const endpoint = protectedEndpointAt(host, port, options.protectedEndpoints ?? []);
-  if (endpoint)
-    return refuse(`points at a control-plane endpoint (port ${endpoint.port}), which is never allowed`);
-  const allowlisted = isAllowlisted(host, port, defaultPort, options.allowedHosts);
-  if (!allowlisted) {
-    if (scheme === 'http')
-      return refuse(`http:// is only allowed for hosts in ${BACKUP_TARGET_ALLOWLIST}; use https://`);
-    const targetProblem = checkPublicTarget(host, BACKUP_TARGET_ALLOWLIST);
-    if (targetProblem) return refuse(targetProblem);
-  }
-  return { ok: true, endpoint: { scheme, host, port, isAllowlisted: allowlisted } };
+  return checkDialedEndpoint(url, scheme, BACKUP_TARGET_ALLOWLIST, options);
 }

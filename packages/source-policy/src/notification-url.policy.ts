@@ -1,7 +1,6 @@
-import { isAllowlisted, normalizeHost } from './allowed-hosts.js';
-import { checkHostSyntax, checkPublicTarget, type GitUrlOptions } from './git-url.policy.js';
+import { checkDialedEndpoint, type DialedEndpoint } from './dialed-endpoint.js';
+import type { GitUrlOptions } from './git-url.policy.js';
 import { refuse, type PolicyResult } from './policy-result.js';
-import { protectedEndpointAt } from './protected-endpoints.js';
 
 /**
  * Notification target URLs (docs/notifications.md#target-urls) pass the host policy of git URLs
@@ -21,15 +20,7 @@ export const MAX_NOTIFICATION_URL_LENGTH = 2048;
 /** The variable an operator sets to open private or loopback receivers. */
 export const NOTIFICATION_ALLOWLIST = 'NOTIFICATION_ALLOWED_HOSTS';
 
-export interface NotificationTarget {
-  scheme: 'https' | 'http';
-  /** Normalised: lower case, IPv6 without brackets. */
-  host: string;
-  port: number;
-  isAllowlisted: boolean;
-}
-
-const DEFAULT_PORTS = { https: 443, http: 80 } as const;
+export type NotificationTarget = DialedEndpoint;
 
 export function checkNotificationUrl(
   raw: string,
@@ -53,20 +44,6 @@ export function checkNotificationUrl(
   if (raw.includes('#')) return refuse('must not contain a fragment ("#")');
   if (!raw.toLowerCase().startsWith(`${scheme}://${url.hostname}`))
     return refuse('has a host that is not written in its canonical form');
-  const hostProblem = checkHostSyntax(url.hostname);
-  if (hostProblem) return refuse(hostProblem);
-  const host = normalizeHost(url.hostname);
-  const defaultPort = DEFAULT_PORTS[scheme];
-  const port = url.port === '' ? defaultPort : Number(url.port);
-  const endpoint = protectedEndpointAt(host, port, options.protectedEndpoints ?? []);
-  if (endpoint)
-    return refuse(`points at a control-plane endpoint (port ${endpoint.port}), which is never allowed`);
-  const allowlisted = isAllowlisted(host, port, defaultPort, options.allowedHosts);
-  if (!allowlisted) {
-    if (scheme === 'http')
-      return refuse(`http:// is only allowed for hosts in ${NOTIFICATION_ALLOWLIST}; use https://`);
-    const targetProblem = checkPublicTarget(host, NOTIFICATION_ALLOWLIST);
-    if (targetProblem) return refuse(targetProblem);
-  }
-  return { ok: true, target: { scheme, host, port, isAllowlisted: allowlisted } };
+  const checked = checkDialedEndpoint(url, scheme, NOTIFICATION_ALLOWLIST, options);
+  return checked.ok ? { ok: true, target: checked.endpoint } : checked;
 }
