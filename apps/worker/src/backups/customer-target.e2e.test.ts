@@ -9,6 +9,7 @@ import { createWorkerBackupTargetsStore, type Db } from '@hostctl/db';
 import { parseAllowedHosts } from '@hostctl/source-policy';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackupContainers } from '../adapters/backup-containers.js';
+import { volumeFixtures } from '../testing/volume-fixtures.js';
 import { createTestDb } from '../testing/fixtures.js';
 import { createBackupTargets, type BackupTargets } from './backup-targets.js';
 import { createLocalTarget } from './repository.js';
@@ -26,7 +27,7 @@ const containers = createBackupContainers({
   socketPath: process.env.DOCKER_SOCKET ?? '/var/run/docker.sock',
 });
 const run = randomUUID();
-const volumes: string[] = [];
+const { newVolume, onVolume, checksums, removeAll } = volumeFixtures(containers, IMAGE, 'hostctl-owntarget');
 
 let db: Db;
 let s3: S3rver;
@@ -52,29 +53,6 @@ const targetsWith = (allowed: string): BackupTargets =>
   });
 const targets = () => targetsWith(`127.0.0.1:${port}`);
 
-async function newVolume(): Promise<string> {
-  const name = `hostctl-owntarget-${randomUUID().slice(0, 12)}`;
-  await containers.ensureVolume(name, {});
-  volumes.push(name);
-  return name;
-}
-async function onVolume(volume: string, script: string): Promise<string> {
-  const result = await containers.run({
-    name: `hostctl-owntarget-${randomUUID().slice(0, 8)}`,
-    image: IMAGE,
-    cmd: ['sh', '-c', script],
-    env: [],
-    mounts: [{ type: 'volume', source: volume, target: '/data', readOnly: false }],
-    labels: {},
-  });
-  if (result.exitCode !== 0) throw new Error(`volume script failed: ${result.stderr}`);
-  return result.stdout;
-}
-const checksums = (volume: string) =>
-  onVolume(
-    volume,
-    'cd /data && find . | sort | while read -r f; do stat -c "%a %s %u %n" "$f"; [ -f "$f" ] && sha256sum "$f"; done; true',
-  );
 const setTarget = async (customerId: string, bucket: string, ca: string) =>
   db.customerBackupTarget.upsert({
     where: { customerId },
@@ -121,7 +99,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  for (const volume of volumes) await containers.removeVolume(volume).catch(() => undefined);
+  await removeAll();
   await s3?.close();
   for (const dir of [s3Dir, relayDir, localDir, certDir]) await rm(dir, { recursive: true, force: true });
   await db?.$disconnect();

@@ -7,6 +7,7 @@ import path from 'node:path';
 import S3rver from 's3rver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBackupContainers } from '../adapters/backup-containers.js';
+import { volumeFixtures } from '../testing/volume-fixtures.js';
 import { createDerivedRepositoryKeys } from './repository.js';
 import { createS3Target, type S3Settings } from './s3-target.js';
 import { createVolumeEngine } from './volume-engine.js';
@@ -25,7 +26,7 @@ const containers = createBackupContainers({
 const customerA = randomUUID();
 const customerB = randomUUID();
 const run = randomUUID();
-const volumes: string[] = [];
+const { newVolume, onVolume, checksums, removeAll } = volumeFixtures(containers, IMAGE, 'hostctl-s3test');
 
 let s3: S3rver;
 let s3Dir: string;
@@ -39,32 +40,6 @@ const engineFor = (overrides: Partial<S3Settings> = {}, keys?: { passwordFor(id:
     target: createS3Target({ ...settings, ...overrides }, keys),
     image: IMAGE,
   });
-
-async function newVolume(): Promise<string> {
-  const name = `hostctl-s3test-${randomUUID().slice(0, 12)}`;
-  await containers.ensureVolume(name, {});
-  volumes.push(name);
-  return name;
-}
-
-/** A busybox script in the engine image with only `volume` mounted at /data, no network. */
-async function onVolume(volume: string, script: string): Promise<string> {
-  const result = await containers.run({
-    name: `hostctl-s3test-${randomUUID().slice(0, 8)}`,
-    image: IMAGE,
-    cmd: ['sh', '-c', script],
-    env: [],
-    mounts: [{ type: 'volume', source: volume, target: '/data', readOnly: false }],
-    labels: {},
-  });
-  if (result.exitCode !== 0) throw new Error(`volume script failed: ${result.stderr}`);
-  return result.stdout;
-}
-const checksums = (volume: string) =>
-  onVolume(
-    volume,
-    'cd /data && find . | sort | while read -r f; do stat -c "%a %s %u %n" "$f"; [ -f "$f" ] && sha256sum "$f"; done; true',
-  );
 
 beforeAll(async () => {
   s3Dir = await mkdtemp(path.join(tmpdir(), 'hostctl-s3rver-'));
@@ -112,7 +87,7 @@ beforeAll(async () => {
   };
 });
 afterAll(async () => {
-  for (const volume of volumes) await containers.removeVolume(volume).catch(() => undefined);
+  await removeAll();
   await s3?.close();
   await rm(s3Dir, { recursive: true, force: true });
   await rm(relayDir, { recursive: true, force: true });
