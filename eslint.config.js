@@ -38,6 +38,7 @@ export default tseslint.config(
       '.data/**',
       '**/*.js',
       '**/*.mjs',
+      '**/*.cjs',
       '**/vitest.config.ts',
       'vitest.workspace.ts',
       'prisma.config.ts',

@@ -11,6 +11,7 @@ export default defineConfig({
       'apps/worker/vitest.logic.config.ts',
       'tests/*',
       'tests/e2e/vitest.swarm.config.ts',
+      'tests/e2e/vitest.upgrade.config.ts',
       '!tests/fault',
     ],
   },

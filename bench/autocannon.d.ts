@@ -8,6 +8,8 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     body?: string;
     timeout?: number;
+    /** SNI of https:// connections (autocannon never verifies the certificate). */
+    servername?: string;
   }
   interface Histogram {
     average: number;

@@ -1,5 +1,5 @@
 // `pnpm bench`: every benchmark of docs/performance.md, one after another, then one table.
-// Optional: `pnpm bench --only=api,web,list,deploy,workers,release,parse`. Durations: see bench/lib/config.ts.
+// Optional: `pnpm bench --only=api,web,list,deploy,workers,release,parse,secrets,series,tls,density`. Durations: see bench/lib/config.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -26,11 +26,29 @@ import { deploySuite } from './suites/deploy.js';
 import { listScalingSuite } from './suites/list-scaling.js';
 import { parseSuite } from './suites/parse.js';
 import { releaseSuite } from './suites/release.js';
+import { secretsSuite } from './suites/secrets.js';
+import { seriesSuite } from './suites/series.js';
+import { tlsSuite } from './suites/tls.js';
+import { densitySuite } from './suites/density.js';
 import { webSuite } from './suites/web.js';
 import { workersSuite } from './suites/workers.js';
 
 // web before list: list grows the table to 100k services, web measures the page at 10k.
-const SUITES = ['api', 'web', 'list', 'deploy', 'workers', 'release', 'parse'] as const;
+const SUITES = [
+  'api',
+  'web',
+  'list',
+  'deploy',
+  'workers',
+  'release',
+  'parse',
+  'secrets',
+  'series',
+  'tls',
+  'density',
+] as const;
+/** Suites that need no running API, Redis or Docker (secrets and series migrate the database themselves). */
+const STANDALONE: readonly string[] = ['parse', 'secrets', 'series'];
 const only = process.argv
   .find((arg) => arg.startsWith('--only='))
   ?.slice('--only='.length)
@@ -86,8 +104,8 @@ try {
   log(
     `bench: ${cpus().length} CPUs, load average ${loadAverage().toFixed(2)}, suites ${selected.join(', ')}`,
   );
-  // parse is pure CPU: alone, it needs no database, API or Docker.
-  if (selected.some((suite) => suite !== 'parse')) await prepareStack();
+  // parse is pure CPU and secrets needs only the database: alone, they need no API or Docker.
+  if (selected.some((suite) => !STANDALONE.includes(suite))) await prepareStack();
   const full = ctx as BenchContext;
 
   const suites: [(typeof SUITES)[number], (c: BenchContext) => Promise<void>][] = [
@@ -98,11 +116,15 @@ try {
     ['workers', workersSuite],
     ['release', releaseSuite],
     ['parse', parseSuite],
+    ['secrets', secretsSuite],
+    ['series', seriesSuite],
+    ['tls', tlsSuite],
+    ['density', densitySuite],
   ];
   for (const [name, suite] of suites) {
     if (!selected.includes(name)) continue;
     // The seeded rows are not real services: a worker's reconciler would try to repair them all.
-    if (name === 'deploy' || name === 'workers' || name === 'release') await deleteServices(pool);
+    if (['deploy', 'workers', 'release', 'tls', 'density'].includes(name)) await deleteServices(pool);
     loads.push(`${name} ${loadAverage().toFixed(1)}`);
     await suite(full);
   }

@@ -17,11 +17,15 @@ FROM ${BASE_IMAGE}
 WORKDIR /app
 COPY --from=build /out/api/ /app/
 COPY --from=build /src/apps/web/dist/ /app/apps/web/dist/
-ENV NODE_ENV=production API_HOST=0.0.0.0 API_PORT=3000 DASHBOARD_DIR=/app/apps/web/dist
+# Two malloc arenas instead of one per thread: the threads that compile the bundles at start leave
+# their arenas mostly free but resident (~40 MiB of the idle RSS, docs/performance.md#memory).
+ENV NODE_ENV=production API_HOST=0.0.0.0 API_PORT=3000 DASHBOARD_DIR=/app/apps/web/dist MALLOC_ARENA_MAX=2
 # Files stay root-owned and read-only to the process.
 USER 10001:10001
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=4s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.API_PORT||3000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 # `node --enable-source-maps apps/api/dist/migrate.mjs` applies the database migrations (one-shot).
-CMD ["node", "--enable-source-maps", "apps/api/dist/main.mjs"]
+# Without --enable-source-maps: loading the maps costs ~30 MiB per process (docs/performance.md#memory);
+# stack traces keep function names. NODE_OPTIONS=--enable-source-maps maps them to the TypeScript.
+CMD ["node", "apps/api/dist/main.mjs"]

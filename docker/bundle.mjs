@@ -38,9 +38,9 @@ const APPS = {
   worker: {
     entries: { main: 'apps/worker/src/main.ts' },
     external: [],
-    // ssh2's optional native speed-up (docker-modem's ssh:// transport): never built here, and ssh2
-    // falls back to plain JavaScript when require() fails, so it stays out of the image.
-    absent: ['cpu-features'],
+    // docker-modem's ssh:// transport: the worker reaches its engines through unix sockets only,
+    // and ssh2 alone costs 16 MiB of idle memory (docker/stubs/ssh2.cjs says why).
+    stubs: { ssh2: 'docker/stubs/ssh2.cjs' },
     assets: {},
     files: ['templates'],
   },
@@ -117,7 +117,10 @@ async function bundleApp(name) {
   const externals = {
     name: 'externals',
     setup(builder) {
-      const names = [...app.external, ...(app.absent ?? [])];
+      for (const [pkg, stub] of Object.entries(app.stubs ?? {})) {
+        builder.onResolve({ filter: new RegExp(`^${pkg}$`) }, () => ({ path: path.join(root, stub) }));
+      }
+      const names = app.external;
       if (names.length === 0) return;
       const filter = new RegExp(
         `^(${names.map((pkg) => pkg.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')).join('|')})$`,

@@ -108,7 +108,7 @@ suite() {
 
 # The project names of the workspace, so the CPU-bound lane takes every project the other steps do
 # not name (a new project is run without editing this script).
-docker_lane=(worker e2e-swarm images)
+docker_lane=(worker e2e-swarm images upgrade)
 # After the CPU-bound projects, in the first lane: since those share one module graph per run
 # (isolate: false) that lane finishes first, and the browser suite evens the two out.
 late_projects=(e2e web-browser)

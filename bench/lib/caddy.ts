@@ -6,7 +6,8 @@ import { startProcess, waitHttp, type Proc } from './proc.js';
 /**
  * The release suite's own Caddy (the `caddy` binary scripts/setup-services.sh installs), on bench
  * ports, configured like the dev stack's (scripts/lib/caddy.sh: server `hostctl`, a catch-all 404):
- * a bench worker routes to it, so the dev stack's proxy is never touched.
+ * a bench worker routes to it, so the dev stack's proxy is never touched. The TLS suite's worker
+ * adds its HTTPS listener (127.0.0.1:39322) and certificate the way production's does.
  */
 export interface BenchCaddy {
   proc: Proc;
@@ -23,6 +24,10 @@ export async function startBenchCaddy(): Promise<BenchCaddy> {
     admin: { listen: `127.0.0.1:${BENCH.ports.caddyAdmin}`, config: { persist: false } },
     apps: {
       http: {
+        // Caddy serves TLS on every listener of a server with connection policies except the one
+        // on http_port (default 80): the TLS suite adds those policies, and 39320 must stay plain.
+        http_port: BENCH.ports.caddyHttp,
+        https_port: BENCH.ports.caddyHttps,
         servers: {
           hostctl: {
             listen: [`127.0.0.1:${BENCH.ports.caddyHttp}`],

@@ -24,8 +24,20 @@ export const BENCH = {
   /** Label on the raw-Docker baseline containers and networks (not hostctl's: no reconciler touches them). */
   rawLabel: 'bench.hostctl.raw',
   image: env.BENCH_IMAGE ?? 'local/busybox:1',
+  /** The TLS suite's upstream: a Node HTTP server keeps its connections to Caddy alive (busybox httpd does not). */
+  nodeImage: env.BENCH_NODE_IMAGE ?? 'local/node:20',
   sessionSecret: randomBytes(32).toString('hex'),
-  ports: { api: 39300, hello: 39301, pg: 39302, workerHealth: 39310, caddyHttp: 39320, caddyAdmin: 39321 },
+  ports: {
+    api: 39300,
+    hello: 39301,
+    pg: 39302,
+    workerHealth: 39310,
+    caddyHttp: 39320,
+    caddyAdmin: 39321,
+    caddyHttps: 39322,
+  },
+  /** The workers' default APPS_DOMAIN: service hosts are <name>.apps.localhost. */
+  appsDomain: 'apps.localhost',
   /** Seconds of each measured autocannon run (after a 1 s warm-up). */
   durationS: seconds('BENCH_DURATION', 3),
   /** API benchmark: rounds of (baselines, API routes), interleaved so drift hits both; medians reported. */
@@ -37,12 +49,19 @@ export const BENCH = {
   /** Release suite: redeploys of each of its two services (start-first, stop-first), alternating. */
   releaseIterations: seconds('BENCH_RELEASES', 4),
   batchSize: seconds('BENCH_BATCH', 50),
+  /** TLS suite: new services whose HTTPS readiness after `succeeded` is measured. */
+  tlsDeploys: seconds('BENCH_TLS_DEPLOYS', 5),
   /**
    * WORKER_CONCURRENCY of each process in the worker-scaling batches. 1 by default, so each added
    * replica adds capacity and the figure shows how throughput follows replicas; with the
    * production default (4) one process already saturates the Docker engine of a 2-core host.
    */
   scalingConcurrency: seconds('BENCH_SCALING_CONCURRENCY', 1),
+  /** Density suite: the service counts compared, the idle window at each, the log lines timed. */
+  densityServices: seconds('BENCH_DENSITY', 500),
+  densityBase: seconds('BENCH_DENSITY_BASE', 10),
+  densityIdleS: seconds('BENCH_DENSITY_IDLE', 40),
+  densityLogSamples: seconds('BENCH_DENSITY_LOG_SAMPLES', 20),
 } as const;
 
 /** The bench truncates its database: refuse anything that is not obviously a bench database. */

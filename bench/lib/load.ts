@@ -23,6 +23,8 @@ export interface LoadOptions {
   connections: number;
   durationS: number;
   headers?: Record<string, string>;
+  /** TLS server name (SNI) when the url is https:// to an address, not to the name itself. */
+  servername?: string;
   /** The server's pid, to measure its CPU time per request. */
   pid?: number;
 }
@@ -37,6 +39,7 @@ export async function measure(options: LoadOptions): Promise<LoadResult> {
     connections: options.connections,
     headers: options.headers ?? {},
     timeout: 10,
+    ...(options.servername ? { servername: options.servername } : {}),
   };
   await autocannon({ ...base, duration: 1 });
   const cpuBefore = options.pid === undefined ? 0 : cpuMs(options.pid);

@@ -88,6 +88,19 @@ export async function redeployService(api: Api, serviceId: string): Promise<stri
   return body.deploy_job_id;
 }
 
+/** PATCH /api/services/:id (a change that redeploys, e.g. `https`); returns the deployment id. */
+export async function updateService(api: Api, serviceId: string, changes: unknown): Promise<string> {
+  const { status, body } = await call<{ deploy_job_id: string }>(
+    api,
+    'PATCH',
+    `/api/services/${serviceId}`,
+    changes,
+  );
+  if (status !== 200)
+    throw new Error(`PATCH /api/services/${serviceId} answered ${status}: ${JSON.stringify(body)}`);
+  return body.deploy_job_id;
+}
+
 export async function serviceStatus(api: Api, serviceId: string): Promise<string> {
   const { status, body } = await call<{ status: string }>(api, 'GET', `/api/services/${serviceId}`);
   if (status !== 200) throw new Error(`GET /api/services/${serviceId} answered ${status}`);

@@ -19,12 +19,27 @@ export async function prepareRuntime(): Promise<void> {
     await run(process.execPath, ['docker/bundle.mjs', BUNDLE_DIR, 'api', 'worker'], {});
 }
 
+/**
+ * Extra node flags for the API and workers, e.g. `BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/p"`
+ * to see where a suite's time goes (node refuses --cpu-prof in NODE_OPTIONS).
+ */
+const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 function startApp(name: string, app: 'api' | 'worker', env: Record<string, string>): Proc {
-  if (RUNTIME === 'tsx') return startNode(name, `apps/${app}/src/main.ts`, env);
-  return startNode(name, `apps/${app}/dist/main.mjs`, env, {
-    cwd: path.join(BUNDLE_DIR, app),
-    nodeArgs: ['--enable-source-maps'],
-  });
+  if (RUNTIME === 'tsx')
+    return startNode(name, `apps/${app}/src/main.ts`, env, {
+      nodeArgs: [...EXTRA_NODE_ARGS, '--import', 'tsx'],
+    });
+  // As the images run them (docker/*.Dockerfile): no source maps loaded, two malloc arenas.
+  return startNode(
+    name,
+    `apps/${app}/dist/main.mjs`,
+    { ...env, MALLOC_ARENA_MAX: '2' },
+    {
+      cwd: path.join(BUNDLE_DIR, app),
+      nodeArgs: EXTRA_NODE_ARGS,
+    },
+  );
 }
 
 /** The dev stack's key-encryption key, which the bench's API and workers both need. */

@@ -15,6 +15,7 @@ import {
 import { startWorker } from '../lib/stack.js';
 import { failuresBetween, startVisitor } from '../lib/visitors.js';
 import { log, type BenchContext } from './context.js';
+import { releaseSlotsPhase } from './release-slots.js';
 
 /**
  * 5. Releases (issue 14): two copies of one stateless service behind the suite's own Caddy, one
@@ -199,6 +200,8 @@ export async function releaseSuite(ctx: BenchContext): Promise<void> {
     log(`release: deleting ${created.length} services`);
     await deleteServices(api, ctx.pool, created);
     created.length = 0;
+    await worker.stop();
+    await releaseSlotsPhase(ctx, windows, workerEnv({}).extraEnv, add);
   } finally {
     if (created.length > 0)
       await deleteServices(api, ctx.pool, created).catch((error: unknown) =>

@@ -1,6 +1,6 @@
 import { defineProject } from 'vitest/config';
 
-// The static gate itself: `pnpm install && pnpm typecheck` on a copy of the working tree.
+// The static gate itself: what `pnpm typecheck` covers, and that it catches an API the CLI no longer matches.
 export default defineProject({
   test: {
     name: 'check',

@@ -3,6 +3,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { LIMITS } from '@hostctl/domain';
 import type { Authenticator } from './auth/authenticator.js';
+import { buildSharedSerializer } from './http/serialization.js';
 import { validatorCompiler } from './http/validation.js';
 import { registerAccessControl } from './plugins/access.js';
 import { registerAudit } from './plugins/audit.js';
@@ -41,6 +42,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       void sendProblem(request, reply, toDomain(error));
     },
     clientErrorHandler: answerClientError,
+    schemaController: { compilersFactory: { buildSerializer: buildSharedSerializer } },
   });
   app.setValidatorCompiler(validatorCompiler);
   registerErrorHandlers(app);

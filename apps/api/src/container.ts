@@ -9,6 +9,7 @@ import {
   createTlsCertificatesStore,
   createDeploymentsStore,
   createRunsStore,
+  createExecSessionsStore,
   createSchedulesStore,
   createDatabase,
   keyringFromSettings,
@@ -19,6 +20,7 @@ import {
   createNotificationsStore,
   createQuotasStore,
   createUsageStore,
+  createServiceMetricsStore,
   createBackupsStore,
   createBackupCloneStore,
   createBackupSchedulesStore,
@@ -68,6 +70,10 @@ import { toPlacement } from './modules/nodes/nodes.mapper.js';
 import { createAuditService } from './modules/audit/audit.service.js';
 import { createRunOutputService } from './modules/runs/run-output.service.js';
 import { registerRunRoutes } from './modules/runs/runs.routes.js';
+import { createExecBounds } from './modules/exec/exec-bounds.js';
+import { registerExecRoutes } from './modules/exec/exec.routes.js';
+import { createExecService } from './modules/exec/exec.service.js';
+import { createExecRelay } from './live/exec-relay.js';
 import { createRunsService } from './modules/runs/runs.service.js';
 import { registerScheduleRoutes } from './modules/schedules/schedules.routes.js';
 import { createSchedulesService } from './modules/schedules/schedules.service.js';
@@ -82,6 +88,8 @@ import { registerNotificationRoutes } from './modules/notifications/notification
 import { createNotificationsService } from './modules/notifications/notifications.service.js';
 import { registerQuotaRoutes } from './modules/quotas/quotas.routes.js';
 import { createQuotasService } from './modules/quotas/quotas.service.js';
+import { registerServiceMetricsRoutes } from './modules/service-metrics/service-metrics.routes.js';
+import { createServiceMetricsService } from './modules/service-metrics/service-metrics.service.js';
 import { registerUsageRoutes } from './modules/usage/usage.routes.js';
 import { createUsageService } from './modules/usage/usage.service.js';
 import { registerWebhookReceiver, registerWebhookRoutes } from './modules/webhooks/webhooks.routes.js';
@@ -205,6 +213,10 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
     store: createUsageStore(db),
     customerExists: async (id) => (await db.customer.count({ where: { id } })) > 0,
   });
+  const serviceMetrics = createServiceMetricsService({
+    services: servicesStore,
+    metrics: createServiceMetricsStore(db),
+  });
   const runsStore = createRunsStore(db);
   const runs = createRunsService({
     runs: runsStore,
@@ -214,6 +226,18 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
   const runOutput = createRunOutputService({
     runs: runsStore,
     reader: createRunOutputReader(redis, config.QUEUE_PREFIX),
+  });
+  const exec = createExecService({
+    services: servicesStore,
+    runs: runsStore,
+    sessions: createExecSessionsStore(db),
+    bounds: createExecBounds({
+      redis,
+      prefix: config.QUEUE_PREFIX,
+      perService: config.EXEC_MAX_PER_SERVICE,
+      perCustomer: config.EXEC_MAX_PER_CUSTOMER,
+    }),
+    enqueueExec: async (execSessionId) => void (await producer.enqueue('exec', { execSessionId })),
   });
   const schedules = createSchedulesService({
     schedules: createSchedulesStore(db),
@@ -312,7 +336,14 @@ export function createContainer(config: ApiConfig, log: FastifyBaseLogger): Cont
       registerNotificationRoutes(app, notifications);
       registerQuotaRoutes(app, quotas);
       registerUsageRoutes(app, usage);
+      registerServiceMetricsRoutes(app, serviceMetrics);
       registerRunRoutes(app, runs, runOutput, streamGuard);
+      registerExecRoutes(app, exec, {
+        relay: createExecRelay(redis, config.QUEUE_PREFIX),
+        guard: streamGuard,
+        idleMs: config.EXEC_IDLE_TIMEOUT_MS,
+        audit,
+      });
       registerScheduleRoutes(app, schedules);
       registerBackupRoutes(app, backups);
       registerBackupScheduleRoutes(app, backupSchedule);

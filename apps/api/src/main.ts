@@ -1,13 +1,17 @@
 // API process: load config → build the container → build the app → listen; drain on SIGTERM.
 import pino from 'pino';
-import { ApiConfigSchema, assertProductionSafe, installProcessGuard, loadConfig } from '@hostctl/config';
+import {
+  ApiConfigSchema,
+  assertProductionSafe,
+  ConfigError,
+  installProcessGuard,
+  loadConfig,
+} from '@hostctl/config';
 import { SecretsKeyError } from '@hostctl/db';
 import { buildApp, LOG_REDACTIONS } from './app.js';
 import { createContainer } from './container.js';
 
-const config = loadConfig(ApiConfigSchema);
-// Before anything connects: a production API with development settings must not start at all.
-assertProductionSafe(config);
+const config = configOrExit();
 const logger = pino({ level: config.LOG_LEVEL, redact: LOG_REDACTIONS });
 installProcessGuard(logger);
 const container = await startContainer();
@@ -20,6 +24,23 @@ const app = await buildApp({
   plugins: container.plugins,
   routes: container.routes,
 }).catch(didNotStart);
+
+/**
+ * Settings that cannot work stop the start with each problem named (exit 2, as the worker's),
+ * before anything connects: a production API with development settings must not start at all.
+ * Caught here so that the operator reads the problems, not the bundle's minified source line.
+ */
+function configOrExit() {
+  try {
+    const loaded = loadConfig(ApiConfigSchema);
+    assertProductionSafe(loaded);
+    return loaded;
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    console.error(error.message);
+    process.exit(2);
+  }
+}
 
 /**
  * Any other start failure (a port taken, a database down) may pass on a restart: exit so the

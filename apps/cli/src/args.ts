@@ -18,6 +18,7 @@ export const BOOLEAN_FLAGS: ReadonlySet<string> = new Set([
   'yes',
   'timestamps',
   'token-stdin',
+  'secret-key-stdin',
   'help',
   // Allows a token over plain http:// to a host other than loopback (client-config.ts tokenUrl).
   'insecure',

@@ -27,6 +27,7 @@ import {
   revealGroupSecret,
 } from './commands/groups.commands.js';
 import { run } from './commands/run.commands.js';
+import { exec } from './commands/exec.commands.js';
 import {
   revealServiceSecret,
   setServiceVariables,
@@ -103,6 +104,7 @@ const CLIENT_COMMANDS: Record<string, ClientCommand> = {
   logs,
   events,
   run,
+  exec,
   login,
   logout,
 };

@@ -30,6 +30,9 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl events SERVICE
   hostctl run SERVICE [--component C] [--timeout S] -- CMD ARGS…
                                                  run once in the current release; exits with its code
+  hostctl exec SERVICE [--component C] [-- CMD ARGS…]
+                                                 terminal in a running container (default /bin/sh);
+                                                 exits with its code; needs a key with the exec action
   hostctl runs get RUN [--wait]                  status, exit code, duration and output of a run
   hostctl runs list SERVICE [--page N] [--per-page N]   every run of the service, newest first
   hostctl schedules list SERVICE | schedules get SERVICE SCHEDULE      scheduled jobs (docs/jobs.md)
@@ -50,8 +53,11 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
           [--keep-last N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N]]   show or set
   hostctl backups unschedule SERVICE                     remove the backup schedule (backups stay)
   hostctl backups target show|unset CUSTOMER             the customer's own bucket (customer id)
-  hostctl backups target set CUSTOMER --endpoint URL --bucket B --access-key-id ID --secret-key-stdin
-          [--prefix P] [--region R] [--ca-file PEM]   backups go there; the secret key on stdin
+  hostctl backups target set CUSTOMER [--endpoint URL] [--bucket B] [--prefix P] [--region R]
+          [--ca-file PEM] [--access-key-id ID --secret-key-stdin] [--reset prefix,region,ca-file]
+          changes only the fields given (the others and the stored key pair stay; a new endpoint,
+          bucket or key id needs the secret on stdin); creates the target when there is none
+          (--endpoint, --bucket, --access-key-id and --secret-key-stdin then)
   hostctl restore BACKUP [--wait [--timeout S]]          the backup's volumes back into its service
   hostctl restore BACKUP --into-new NAME [--wait]        a new service NAME cloned from the backup
 SERVICE and GROUP are an id or a name; RUN, an id; SCHEDULE, an id or a name of one of SERVICE's schedules. --wait streams the deployment log to stderr (default timeout 900 s).

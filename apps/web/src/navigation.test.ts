@@ -50,6 +50,7 @@ describe('parseRoute', () => {
     expect(parseRoute('/services/abc')).toEqual({ screen: 'service', id: 'abc', tab: 'overview' });
     expect(parseRoute('/services/abc/logs')).toEqual({ screen: 'service', id: 'abc', tab: 'logs' });
     expect(parseRoute('/services/abc/jobs')).toEqual({ screen: 'service', id: 'abc', tab: 'jobs' });
+    expect(parseRoute('/services/abc/terminal')).toEqual({ screen: 'service', id: 'abc', tab: 'terminal' });
     expect(parseRoute('/signed-out')).toEqual({ screen: 'signed-out' });
     expect(parseRoute('/customers/c%2F1/usage')).toEqual({ screen: 'usage', customerId: 'c/1' });
     expect(parseRoute('/variable-groups')).toEqual({ screen: 'variable-groups' });

@@ -1,10 +1,12 @@
 /** The dashboard's screens, parsed from the location path (one place decides what a URL shows). */
-export type ServiceTab = 'overview' | 'deployments' | 'logs' | 'jobs' | 'backups' | 'events' | 'settings';
+export type ServiceTab =
+  'overview' | 'deployments' | 'logs' | 'jobs' | 'terminal' | 'backups' | 'events' | 'settings';
 export const SERVICE_TABS: readonly ServiceTab[] = [
   'overview',
   'deployments',
   'logs',
   'jobs',
+  'terminal',
   'backups',
   'events',
   'settings',

@@ -4,7 +4,14 @@ import { describe, expect, it } from 'vitest';
 import { routeId } from './adapters/caddy-routes.js';
 import { createComposeService, waitFor, waitForDeployment, type CreatedService } from './testing/fixtures.js';
 import { deploymentLog } from './testing/repository-fixtures.js';
-import { CADDY_ADMIN_URL, PDNS_API_URL, pdns, pdnsApiKey, viaCaddy } from './testing/network-fixtures.js';
+import {
+  CADDY_ADMIN_URL,
+  caddyAdmin,
+  PDNS_API_URL,
+  pdns,
+  pdnsApiKey,
+  viaCaddy,
+} from './testing/network-fixtures.js';
 import { TEST_IMAGE } from './testing/test-env.js';
 import { useWorkerApp } from './testing/worker-fixture.js';
 
@@ -42,7 +49,7 @@ const { prefix, db, app, created } = useWorkerApp('net', {
     ).toBe(204);
   },
   cleanup: async () => {
-    await fetch(`${CADDY_ADMIN_URL}/id/${foreignRouteId}`, { method: 'DELETE' }).catch(() => undefined);
+    await caddyAdmin.removeId(foreignRouteId).catch(() => undefined);
     await pdns('DELETE', `/zones/${zone}.`);
   },
 });
@@ -56,7 +63,7 @@ const markVerified = (serviceId: string, names: string[]) =>
     data: { status: 'verified', verifiedAt: new Date() },
   });
 const caddyRoute = async (serviceId: string): Promise<unknown> =>
-  (await fetch(`${CADDY_ADMIN_URL}/id/${routeId(serviceId)}`)).json();
+  caddyAdmin.json(`/id/${routeId(serviceId)}`);
 
 const lookup = (name: string) =>
   resolver.resolve4(name).catch((error: { code?: string }) => error.code ?? 'error');
@@ -103,9 +110,7 @@ describe('routes and DNS records of a service', () => {
   });
 
   it('the reconciler restores a route Caddy lost and removes routes of gone services', async () => {
-    expect(
-      (await fetch(`${CADDY_ADMIN_URL}/id/${routeId(service.serviceId)}`, { method: 'DELETE' })).status,
-    ).toBe(200);
+    expect((await caddyAdmin.call('DELETE', `/id/${routeId(service.serviceId)}`)).status).toBe(200);
     expect((await viaCaddy(`${name}.apps.localhost`)).status).toBe(404);
     const ghost = randomUUID();
     const route = (id: string, instance: string, host: string) => ({
@@ -117,12 +122,7 @@ describe('routes and DNS records of a service', () => {
       ],
       terminal: true,
     });
-    const put = (body: unknown) =>
-      fetch(`${CADDY_ADMIN_URL}/config/apps/http/servers/hostctl/routes/0`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      });
+    const put = (body: unknown) => caddyAdmin.call('PUT', '/config/apps/http/servers/hostctl/routes/0', body);
     expect((await put(route(routeId(ghost), prefix, `ghost-${suffix}.apps.localhost`))).status).toBe(200);
     // Another installation's route (its own instance marker) is none of this reconciler's business.
     expect(

@@ -24,6 +24,12 @@ const eventsOf = async () =>
   ).map((event) => `${event.type} ${event.status}: ${event.message}`);
 
 beforeAll(async () => {
+  // The worker's files run one at a time on one database, and a reconciler owns every service of
+  // its database, as an installation's does: a service an earlier file left `running` (its rows
+  // kept, its containers gone) would be restored or failed by this file's sweeps too and change the
+  // counts checked here (a rehearsal saw servicesFailed 1 from clone-restore's, which now cleans
+  // up). Any left anyway are stopped first.
+  await db.service.updateMany({ where: { status: 'running' }, data: { status: 'stopped' } });
   service = await createComposeService(db, { compose: WEB });
   created.push(service);
   await app.producer.enqueue('deploy', { deploymentId: service.deploymentId });

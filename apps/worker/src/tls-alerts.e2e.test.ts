@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createAdvisoryLocks } from '@hostctl/db';
 import { silentLogger, testConfig } from './testing/fixtures.js';
-import { CADDY_ADMIN_URL, PDNS_API_URL, pdnsApiKey } from './testing/network-fixtures.js';
+import { CADDY_ADMIN_URL, caddyAdmin, PDNS_API_URL, pdnsApiKey } from './testing/network-fixtures.js';
 import {
   PEBBLE_DIRECTORY_URL,
   pebbleListenerCertFile,
@@ -39,9 +39,7 @@ const worker = useWorkerApp('tlsalert', {
     await db.tlsCertificate.deleteMany({ where: { name: WILDCARD } });
   },
   cleanup: async (): Promise<void> => {
-    await fetch(`${CADDY_ADMIN_URL}/id/hostctl-tls-${worker.prefix}`, { method: 'DELETE' }).catch(
-      () => undefined,
-    );
+    await caddyAdmin.removeId(`hostctl-tls-${worker.prefix}`).catch(() => undefined);
     await db.tlsCertificate.deleteMany({ where: { name: WILDCARD } });
     await db.customer.deleteMany({ where: { id: { in: customers } } });
   },

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createAdvisoryLocks } from '@hostctl/db';
 import { silentLogger, testConfig, uniquePrefix } from './testing/fixtures.js';
 import { CADDY_ADMIN_URL } from './testing/network-fixtures.js';
-import { createCaddyAdmin } from './tls/caddy-admin.js';
+import { createCaddyAdmin } from './adapters/caddy-admin.js';
 import { challengeRouteId, createCaddyChallenges } from './tls/caddy-challenges.js';
 import { CHALLENGE_ROUTE_MAX_AGE_MS, createChallengeSweep } from './tls/challenge-sweep.js';
 

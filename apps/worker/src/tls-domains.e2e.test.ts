@@ -10,7 +10,7 @@ import {
   type CreatedService,
 } from './testing/fixtures.js';
 import { createCertificates } from './tls/tls-wiring.js';
-import { CADDY_ADMIN_URL, PDNS_API_URL, pdns, pdnsApiKey } from './testing/network-fixtures.js';
+import { CADDY_ADMIN_URL, caddyAdmin, PDNS_API_URL, pdns, pdnsApiKey } from './testing/network-fixtures.js';
 import {
   PEBBLE_DIRECTORY_URL,
   pebbleListenerCertFile,
@@ -50,7 +50,7 @@ const worker = useWorkerApp('tlsdom', {
   },
   cleanup: async (): Promise<void> => {
     for (const id of [`hostctl-tls-${worker.prefix}`, `hostctl-tls-${worker.prefix}--${SHOP}`])
-      await fetch(`${CADDY_ADMIN_URL}/id/${id}`, { method: 'DELETE' }).catch(() => undefined);
+      await caddyAdmin.removeId(id).catch(() => undefined);
     await db.tlsCertificate.deleteMany({ where: { name: { in: [WILDCARD, SHOP, PENDING] } } });
     await pdns('DELETE', `/zones/${zone}.`);
     await db.customer.deleteMany({ where: { id: opsCustomerId } });
@@ -58,8 +58,7 @@ const worker = useWorkerApp('tlsdom', {
 });
 const { db, app, created } = worker;
 
-const caddyConfig = async (): Promise<string> =>
-  JSON.stringify(await (await fetch(`${CADDY_ADMIN_URL}/config/`)).json());
+const caddyConfig = async (): Promise<string> => JSON.stringify(await caddyAdmin.json('/config/'));
 const setHttps = (serviceId: string, data: { httpsRedirect?: boolean; hstsMaxAge?: number | null }) =>
   db.service.update({ where: { id: serviceId }, data });
 
@@ -219,9 +218,9 @@ describe('a certificate per verified custom domain', () => {
   it('the opt-out: plain HTTP is proxied as it comes', async () => {
     await setHttps(service.serviceId, { hstsMaxAge: null, httpsRedirect: false });
     await app.reconciler.runOnce();
-    expect(
-      JSON.stringify(await (await fetch(`${CADDY_ADMIN_URL}/id/${routeId(service.serviceId)}`)).json()),
-    ).not.toContain('subroute');
+    expect(JSON.stringify(await caddyAdmin.json(`/id/${routeId(service.serviceId)}`))).not.toContain(
+      'subroute',
+    );
     const plain = await plainHttp(`${name}.apps.localhost`);
     expect({ status: plain.status, location: plain.headers.location }).toEqual({
       status: 200,
@@ -240,7 +239,7 @@ describe('a certificate per verified custom domain', () => {
     await db.service.update({ where: { id: service.serviceId }, data: { customDomains: [] } });
     expect(await app.certificates.runDomainsOnce()).toEqual({ issued: [], loaded: [], removed: [SHOP] });
     expect(await db.tlsCertificate.findUnique({ where: { name: SHOP } })).toBeNull();
-    expect((await fetch(`${CADDY_ADMIN_URL}/id/hostctl-tls-${worker.prefix}--${SHOP}`)).status).toBe(404);
+    expect((await caddyAdmin.call('GET', `/id/hostctl-tls-${worker.prefix}--${SHOP}`)).status).toBe(404);
     // The wildcard is never taken for a custom domain's.
     expect(await db.tlsCertificate.findUnique({ where: { name: WILDCARD } })).not.toBeNull();
   });

@@ -3,7 +3,7 @@ import { describe, expect, it, beforeAll } from 'vitest';
 import { createAdvisoryLocks } from '@hostctl/db';
 import { silentLogger, testConfig, waitForDeployment } from './testing/fixtures.js';
 import { createCertificates } from './tls/tls-wiring.js';
-import { CADDY_ADMIN_URL, PDNS_API_URL, pdnsApiKey } from './testing/network-fixtures.js';
+import { CADDY_ADMIN_URL, caddyAdmin, PDNS_API_URL, pdnsApiKey } from './testing/network-fixtures.js';
 import {
   PEBBLE_DIRECTORY_URL,
   pebbleListenerCertFile,
@@ -36,9 +36,7 @@ const worker = useWorkerApp('tls', {
     await db.tlsCertificate.deleteMany({ where: { name: WILDCARD } });
   },
   cleanup: async (): Promise<void> => {
-    await fetch(`${CADDY_ADMIN_URL}/id/hostctl-tls-${worker.prefix}`, { method: 'DELETE' }).catch(
-      () => undefined,
-    );
+    await caddyAdmin.removeId(`hostctl-tls-${worker.prefix}`).catch(() => undefined);
     await db.tlsCertificate.deleteMany({ where: { name: WILDCARD } });
   },
 });

@@ -5,6 +5,7 @@ import {
   createWorkerNotificationStore,
   createWorkerServiceStore,
   createCustomDomainsStore,
+  createServiceMetricsStore,
   createTlsCertificatesStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel } from '@hostctl/queue';
@@ -16,6 +17,7 @@ import type { ContainerRuntime } from './adapters/runtime.js';
 import { createObservers } from './health/observers.js';
 import { createNodes } from './nodes/node-wiring.js';
 import { registerCertificateMetrics } from './metrics/certificate-metrics.js';
+import { registerServiceUsageMetrics } from './metrics/service-usage-metrics.js';
 import { instrumentLocks } from './metrics/instrumented-locks.js';
 import { recordSweeps } from './metrics/sweep-metrics.js';
 import { createWorkerMetrics } from './metrics/worker-metrics.js';
@@ -66,6 +68,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
     queues: () => Object.values(QUEUES).map((name) => producer.queue(name)),
   });
   registerCertificateMetrics(metrics.registry, createTlsCertificatesStore(db));
+  registerServiceUsageMetrics(metrics.registry, createServiceMetricsStore(db));
   // Each running job holds one connection for its service lock; lifecycle and reconciler need more.
   const locks = instrumentLocks(
     createAdvisoryLocks({ url: config.DATABASE_URL, max: config.WORKER_CONCURRENCY * 2 + 4 }),

@@ -28,6 +28,7 @@ const processors: Processors = {
   backup: record('backup'),
   restore: record('restore'),
   verify: record('verify'),
+  exec: record('exec'),
 };
 let workers: Worker[] = [];
 const queues = new Map<QueueName, Queue>();

@@ -36,6 +36,8 @@ export function createWorkers(options: {
   connection: Redis;
   prefix: string;
   concurrency: number;
+  /** Queues whose jobs wait on I/O for long (terminals) get their own number of slots. */
+  queueConcurrency?: Partial<Record<QueueName, number>>;
   processors: Processors;
   logger: Logger;
   observer?: JobObserver;
@@ -82,7 +84,11 @@ export function createWorkers(options: {
     return handler(job, token);
   };
   const workers = Object.values(QUEUES).map(
-    (queue) => new Worker(queue, observed(queue, dispatch(queue)), common),
+    (queue) =>
+      new Worker(queue, observed(queue, dispatch(queue)), {
+        ...common,
+        concurrency: options.queueConcurrency?.[queue] ?? concurrency,
+      }),
   );
   for (const worker of workers) {
     worker.on('stalled', (jobId) => {

@@ -625,6 +625,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services/{id}/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getServicesByIdMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/services/{id}/runs": {
         parameters: {
             query?: never;
@@ -665,6 +681,22 @@ export interface paths {
             cookie?: never;
         };
         get: operations["getRunsByIdOutput"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}/exec": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getServicesByIdExec"];
         put?: never;
         post?: never;
         delete?: never;
@@ -862,7 +894,7 @@ export interface paths {
         delete: operations["deleteCustomersByIdBackupTarget"];
         options?: never;
         head?: never;
-        patch?: never;
+        patch: operations["patchCustomersByIdBackupTarget"];
         trace?: never;
     };
     "/api/services/{id}/webhook": {
@@ -3546,6 +3578,8 @@ export interface operations {
                                 default?: string;
                                 /** @description A random secret is generated when no value is given */
                                 generated: boolean;
+                                /** @description A password or key: the service keeps it as a secret variable (write-only), so a form masks its input */
+                                secret: boolean;
                                 pattern?: string;
                             }[];
                             compose: string;
@@ -5249,7 +5283,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url: string;
-                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "quota.exceeded" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
+                    events: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "service.memory_high" | "service.restart_loop" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "quota.exceeded" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                     customer_id?: string;
@@ -5527,7 +5561,7 @@ export interface operations {
             content: {
                 "application/json": {
                     url?: string;
-                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "quota.exceeded" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
+                    events?: ("deployment.succeeded" | "deployment.failed" | "deployment.rolled_back" | "service.failed" | "service.unhealthy" | "service.recovered" | "service.deleted" | "service.memory_high" | "service.restart_loop" | "job.failed" | "job.missed" | "backup.failed" | "backup.missed" | "backup.verify_failed" | "quota.exceeded" | "certificate.renewal_failed" | "certificate.expiring" | "usage.period_closed")[];
                     enabled?: boolean;
                     description?: string;
                 };
@@ -6638,6 +6672,141 @@ export interface operations {
             };
         };
     };
+    getServicesByIdMetrics: {
+        parameters: {
+            query?: {
+                /** @description start of the range (inclusive); default: 24 hours before `to` */
+                from?: string;
+                /** @description end of the range (exclusive); default: now */
+                to?: string;
+                /** @description width of each point, aligned to UTC; 5m and 15m reach 8 days back, the others 35 days; default: 5m for a range up to 7 days, else 1h */
+                resolution?: "5m" | "15m" | "1h" | "6h" | "1d";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service_id: string;
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        resolution: string;
+                        /** @description oldest first; a point without samples is absent */
+                        points: {
+                            /**
+                             * Format: date-time
+                             * @description start of the point
+                             */
+                            t: string;
+                            /** @description samples merged into the point (one per sweep, 30 s by default) */
+                            samples: number;
+                            /** @description percent of one CPU (200 = two full CPUs), summed over containers */
+                            cpu_percent_avg: number;
+                            cpu_percent_max: number;
+                            /** @description working set in MiB, summed over containers */
+                            memory_mb_avg: number;
+                            memory_mb_max: number;
+                            /** @description the largest limit sampled in the point; 0: no limit */
+                            memory_limit_mb: number;
+                            /** @description bytes received during the point */
+                            network_rx_bytes: number;
+                            /** @description bytes sent during the point */
+                            network_tx_bytes: number;
+                            /** @description container restarts during the point */
+                            restarts: number;
+                            /** @description restarts caused by the out-of-memory killer (a lower bound) */
+                            oom_kills: number;
+                        }[];
+                        /** @description deployments queued in the range, oldest first (at most 200) */
+                        annotations: {
+                            /** @enum {string} */
+                            type: "deployment";
+                            deployment_id: string;
+                            status: string;
+                            /**
+                             * Format: date-time
+                             * @description when the deployment was queued
+                             */
+                            at: string;
+                            finished_at: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getServicesByIdRuns: {
         parameters: {
             query?: {
@@ -7048,6 +7217,106 @@ export interface operations {
             };
             /** @description Not found. Problem details; `code` is one of: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getServicesByIdExec: {
+        parameters: {
+            query?: {
+                /** @description default: the web component, else the first */
+                component?: string;
+                /** @description argv, one cmd parameter per argument, run as it is (no shell); default /bin/sh */
+                cmd?: string | string[];
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        service_id: string;
+                        component: string;
+                        command: string[];
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Name already in use. Problem details; `code` is one of: `name_taken`, `deployment_in_progress`, `conflict`, `quota_exceeded`, `idempotency_in_progress`. */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9053,10 +9322,10 @@ export interface operations {
                     prefix?: string;
                     /** @description Default us-east-1 */
                     region?: string;
-                    /** @description Write-only */
-                    access_key_id: string;
-                    /** @description Write-only */
-                    secret_access_key: string;
+                    /** @description Write-only; left out with secret_access_key: the stored credentials are kept */
+                    access_key_id?: string;
+                    /** @description Write-only; may be left out only while the endpoint, bucket and access key id stay as stored (the stored credentials are kept) */
+                    secret_access_key?: string;
                     ca_certificate?: string | null;
                 };
             };
@@ -9212,6 +9481,134 @@ export interface operations {
             };
             /** @description Not found. Problem details; `code` is one of: `not_found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests. Problem details; `code` is one of: `rate_limited`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Service temporarily unavailable. Problem details; `code` is one of: `dependency_unavailable`. */
+            503: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After"?: number;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchCustomersByIdBackupTarget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description https://host[:port]: a scheme, a host and a port only; the backup container reaches only it */
+                    endpoint?: string;
+                    /** @description The bucket; it must exist */
+                    bucket?: string;
+                    prefix?: string | null;
+                    region?: string | null;
+                    /** @description Write-only; left out with secret_access_key: the stored credentials are kept */
+                    access_key_id?: string;
+                    /** @description Write-only; may be left out only while the endpoint, bucket and access key id stay as stored (the stored credentials are kept) */
+                    secret_access_key?: string;
+                    ca_certificate?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        customer_id: string;
+                        endpoint: string;
+                        bucket: string;
+                        prefix: string;
+                        region: string;
+                        has_ca_certificate: boolean;
+                        has_credentials: boolean;
+                        /** Format: date-time */
+                        created_at: string;
+                        /** Format: date-time */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description Invalid request. Problem details; `code` is one of: `validation_failed`, `malformed_json`, `invalid_compose`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Authentication required. Problem details; `code` is one of: `unauthenticated`. */
+            401: {
+                headers: {
+                    /** @description `Bearer realm="hostctl"` */
+                    "WWW-Authenticate"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Permission denied. Problem details; `code` is one of: `forbidden`, `origin_rejected`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Not found. Problem details; `code` is one of: `not_found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Request body too large. Problem details; `code` is one of: `payload_too_large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Unsupported media type. Problem details; `code` is one of: `unsupported_media_type`. */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10230,7 +10627,7 @@ export interface operations {
                     expires_at?: string | null;
                     service_id?: string;
                     customer_id?: string;
-                    actions?: ("read" | "deploy" | "operate" | "manage")[];
+                    actions?: ("read" | "deploy" | "operate" | "manage" | "exec")[];
                 };
             };
         };

@@ -39,6 +39,8 @@ export type DeploymentDetail = JsonResponse<'/api/deployments/{id}', 'get'>;
 export type DeploymentLogLine = NonNullable<DeploymentDetail['logs']>[number];
 export type ServiceEvent = JsonResponse<'/api/services/{id}/events', 'get'>['data'][number];
 export type LogEntry = JsonResponse<'/api/services/{id}/logs', 'get'>['logs'][number];
+/** GET /api/services/{id}/metrics: the resource history (docs/health-and-resources.md#history). */
+export type ServiceMetrics = JsonResponse<'/api/services/{id}/metrics', 'get'>;
 export type JobRun = JsonResponse<'/api/runs/{id}', 'get'>;
 /** A row of a run history (service or schedule): a run without its output. */
 export type JobRunSummary = JsonResponse<'/api/services/{id}/runs', 'get'>['data'][number];

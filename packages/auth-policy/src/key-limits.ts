@@ -11,11 +11,13 @@ import { customerScope, scopeAllows } from './scope.js';
  * - `read`: every read of services, deployments, logs, events, customers and templates;
  * - `deploy`: redeploy (and the other routes that start or undo a deployment: rollback, cancel);
  * - `operate`: start, stop, restart, one-off runs;
- * - `manage`: create, change and delete services, reveal secret variables, mint narrower keys.
+ * - `manage`: create, change and delete services, reveal secret variables, mint narrower keys;
+ * - `exec`: open a terminal into a running service (docs/jobs.md#terminal). No other action implies
+ *   it, and an API key reaches the terminal only with it (`needsExplicitKeyAction`).
  * Administration (users, customers, API keys but that minting, the audit log, nodes, quotas,
  * certificates) has no action: a limited key never administers anything, whatever its owner's role.
  */
-export const KEY_ACTIONS = ['read', 'deploy', 'operate', 'manage'] as const;
+export const KEY_ACTIONS = ['read', 'deploy', 'operate', 'manage', 'exec'] as const;
 export type KeyAction = (typeof KEY_ACTIONS)[number];
 
 export interface KeyLimits {
@@ -62,7 +64,7 @@ const DEFAULT_REQUIREMENT: Record<Permission, KeyRequirement> = {
 
 /** The actions a route of this permission may declare instead of the default. */
 const DECLARABLE: Partial<Record<Permission, readonly KeyAction[]>> = {
-  'services:operate': ['deploy', 'operate', 'manage'],
+  'services:operate': ['deploy', 'operate', 'manage', 'exec'],
   // Minting a narrower key (POST /api/auth/api-keys): a key with `manage` may, for its own scope.
   'api_keys:manage': ['manage'],
 };
@@ -85,6 +87,7 @@ const ACTION_PERMISSIONS: Record<KeyAction, readonly Permission[]> = {
   deploy: ['services:operate'],
   operate: ['services:operate'],
   manage: ['services:create', 'services:operate', 'services:delete'],
+  exec: ['services:operate'],
 };
 
 export function actionPermissions(action: KeyAction): readonly Permission[] {
@@ -100,6 +103,18 @@ export function actionPermissions(action: KeyAction): readonly Permission[] {
 export function credentialAllows(principal: Pick<Principal, 'limits'>, action: KeyAction): boolean {
   const actions = principal.limits?.actions ?? null;
   return actions === null || actions.includes(action);
+}
+
+/**
+ * Whether an API key carries an action it must hold by name: a key without limits (acting as its
+ * owner) does not, so only a key minted with it reaches a terminal. Sessions: their role decides.
+ */
+export function credentialHoldsExplicitly(
+  principal: Pick<Principal, 'via' | 'limits'>,
+  action: KeyAction,
+): boolean {
+  if (principal.via !== 'api_key') return true;
+  return principal.limits?.actions?.includes(action) ?? false;
 }
 
 export function isLimited(limits: KeyLimits): boolean {

@@ -1,3 +1,4 @@
+import { parseBackupHooks } from './backup-hooks.parser.js';
 import { parseReleaseCommand } from './release-command.parser.js';
 import { LIMITS } from '@hostctl/domain';
 import { DEFAULT_CONTAINER_LIMITS, type ContainerLimitPolicy } from './container-limits.js';
@@ -116,6 +117,7 @@ function toPlan(
   if (web) plan.web = web;
   const release = parseReleaseCommand(services, problems);
   if (release) plan.release = release;
+  parseBackupHooks(services, containers, problems);
   return plan;
 }
 

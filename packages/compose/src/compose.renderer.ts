@@ -13,6 +13,19 @@ export function renderCompose(plan: Plan): string {
   const release = plan.release ? services[plan.release.component] : undefined;
   if (plan.release && release)
     (release as Record<string, unknown>)['x-hostctl'] = { release_command: plan.release.command.map(escape) };
+  for (const container of plan.containers) {
+    const hooks = container.backupHooks;
+    const service = services[container.name] as Record<string, unknown>;
+    if (!hooks) continue;
+    service['x-hostctl'] = {
+      ...(service['x-hostctl'] as Record<string, unknown> | undefined),
+      backup: {
+        ...(hooks.pre ? { pre: hooks.pre.map(escape) } : {}),
+        ...(hooks.post ? { post: hooks.post.map(escape) } : {}),
+        timeout_seconds: hooks.timeoutSeconds,
+      },
+    };
+  }
   const document: Record<string, unknown> = { services };
   if (plan.volumes.length > 0) document.volumes = Object.fromEntries(plan.volumes.map((name) => [name, {}]));
   return stringify(document, { lineWidth: 0 });

@@ -9,6 +9,7 @@ export {
   type ParseComposeOptions,
 } from './compose.parser.js';
 export { renderCompose } from './compose.renderer.js';
+export { BACKUP_HOOK_TIMEOUT } from './backup-hooks.parser.js';
 export { startOrder } from './dependency-graph.js';
 export * from './container-limits.js';
 export { YAML_BOUNDS } from './yaml-bounds.js';

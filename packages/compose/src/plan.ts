@@ -61,6 +61,21 @@ export interface PlanContainer {
   replicas?: number;
   placement?: { constraints: string[]; preferences: string[] };
   reservations?: { memoryBytes?: number; nanoCpus?: number };
+  /**
+   * `services.<component>.x-hostctl.backup`: commands run in this component's running container
+   * around a backup of the service's volumes (docs/backups.md#hooks), e.g. a database dump into a
+   * file of its volume before the copy and its removal after.
+   */
+  backupHooks?: PlanBackupHooks;
+}
+
+export interface PlanBackupHooks {
+  /** Runs before the copy; a non-zero exit or a timeout fails the backup. */
+  pre?: string[];
+  /** Runs after the copy, whether it succeeded or not. */
+  post?: string[];
+  /** How long each hook may run. */
+  timeoutSeconds: number;
 }
 
 export interface Plan {

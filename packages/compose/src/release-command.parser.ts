@@ -4,8 +4,8 @@ import { child, entries, isRecord, type Problems } from './problems.js';
 /** Bounds of a release command: an argv, like a one-off run's (docs/jobs.md#release-command). */
 const ARGS_MAX = 256;
 const ARG_MAX_CHARS = 8 * 1024;
-const EXTENSION = 'x-hostctl';
-const EXTENSION_KEYS = new Set(['release_command']);
+export const EXTENSION = 'x-hostctl';
+const EXTENSION_KEYS = new Set(['release_command', 'backup']);
 
 /**
  * `services.<name>.x-hostctl.release_command`: a command run once per deployment in a one-off
@@ -43,7 +43,8 @@ export function parseReleaseCommand(services: unknown, problems: Problems): Plan
   return release;
 }
 
-function argvOf(value: unknown, at: string, problems: Problems): string[] | undefined {
+/** An argv list (strings or numbers), bounded; reports what is wrong at `at` and returns undefined. */
+export function argvOf(value: unknown, at: string, problems: Problems): string[] | undefined {
   if (!Array.isArray(value) || value.some((item) => typeof item !== 'string' && typeof item !== 'number')) {
     problems.add(at, 'must be a list of strings (an argv; for a shell write [sh, -c, "…"])');
     return undefined;

@@ -1,6 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { backupSettings } from './backup-settings.js';
 import { scheduleApiSettings, schedulerSettings } from './schedule-settings.js';
+import { execApiSettings, execWorkerSettings } from './exec-settings.js';
 import { describe } from './describe.js';
 import { notificationAttemptSettings } from './notification-settings.js';
 import { secretsKeys } from './secrets-keys.js';
@@ -128,6 +129,7 @@ export const ApiConfigSchema = Type.Object({
     'Set the Secure attribute on the session cookie (keep true outside tests).',
   ),
   ...scheduleApiSettings,
+  ...execApiSettings,
   DOMAIN_VERIFICATION_RESOLVER: describe(
     Type.String({ default: '', pattern: '^$|^[0-9A-Fa-f.:\\[\\]]+(,[0-9A-Fa-f.:\\[\\]]+)*$' }),
     "Comma-separated DNS servers (IP or IP:port) that custom-domain ownership checks ask (docs/tls.md#custom-domains). Empty: the system's resolvers. The dev stack and the tests point it at the stack's PowerDNS (127.0.0.1:5300).",
@@ -284,6 +286,7 @@ export const WorkerConfigSchema = Type.Object({
     "Keep the first 1 KiB of a receiver's answer as the delivery's last_response, which the tenant reads. Off: only the status code is kept, so a target cannot be used to read what an internal endpoint answers (docs/notifications.md#target-urls).",
   ),
   ...schedulerSettings,
+  ...execWorkerSettings,
   NOTIFY_RELAY_INTERVAL_MS: describe(
     Type.Integer({ default: 2000, minimum: 100 }),
     'How often the worker enqueues the notification deliveries that are due (the outbox relay; it also re-enqueues jobs lost with Redis).',

@@ -162,6 +162,9 @@ export const NOTIFICATION_EVENTS = [
   'service.unhealthy',
   'service.recovered',
   'service.deleted',
+  // Threshold alerts on the resource history, once per streak (docs/notifications.md#threshold-alerts).
+  'service.memory_high',
+  'service.restart_loop',
   'job.failed',
   'job.missed',
   // A service's backups (docs/backups.md#notifications).

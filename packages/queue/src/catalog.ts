@@ -14,6 +14,8 @@ export const QUEUES = {
   runs: 'runs',
   /** Backups, restores and checks of services' volumes (docs/backups.md): long, never ahead of a stop. */
   backups: 'backups',
+  /** Terminals (docs/jobs.md#terminal): each holds a slot while open, so they have their own queue and slots. */
+  terminals: 'terminals',
 } as const;
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
 
@@ -44,6 +46,7 @@ const NotifyPayload = Type.Object(
 );
 
 const RunPayload = Type.Object({ runId: RowId }, { additionalProperties: false });
+const ExecPayload = Type.Object({ execSessionId: RowId }, { additionalProperties: false });
 // A backup or restore run is a row first (PostgreSQL); the job names only the row.
 const BackupPayload = Type.Object({ backupId: RowId }, { additionalProperties: false });
 const RestorePayload = Type.Object({ restoreId: RowId }, { additionalProperties: false });
@@ -134,6 +137,13 @@ export const JOBS = {
     payload: RunPayload,
     options: { attempts: 1, removeOnComplete: { age: 600 }, removeOnFail: { age: 3600 } },
     jobId: (payload: Static<typeof RunPayload>) => `run.${payload.runId}`,
+  }),
+  // One attempt: a terminal whose worker died is over (its API side sees no output and closes it).
+  exec: define({
+    queue: QUEUES.terminals,
+    payload: ExecPayload,
+    options: { attempts: 1, removeOnComplete: true, removeOnFail: { age: 3600 } },
+    jobId: (payload: Static<typeof ExecPayload>) => `exec.${payload.execSessionId}`,
   }),
 };
 export type JobName = keyof typeof JOBS;

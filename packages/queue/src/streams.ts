@@ -42,3 +42,17 @@ export function runOutputStreamKey(prefix: string, runId: string): string {
 
 /** Approximate cap of each run's output stream (XADD MAXLEN ~): a late follower sees the end. */
 export const RUN_OUTPUT_STREAM_MAXLEN = 1_000;
+
+/**
+ * The two streams of one terminal (docs/jobs.md#terminal): `in` carries what the API relays from
+ * the client (stdin, resize, ping, close) to the worker holding the exec, `out` what the worker
+ * relays back (ready, output, exit, error). Each side reads the other's with XREAD BLOCK.
+ */
+export function execStreamKeys(prefix: string, execSessionId: string): { input: string; output: string } {
+  return { input: `${prefix}:exec:${execSessionId}:in`, output: `${prefix}:exec:${execSessionId}:out` };
+}
+
+/** Seconds an exec stream outlives its last write (a side that died leaves nothing behind). */
+export const EXEC_STREAM_TTL_SECONDS = 120;
+/** How often the API side says it is still there; the worker ends a terminal silent for 3 of these. */
+export const EXEC_PING_MS = 10_000;

@@ -10,6 +10,11 @@ export interface TemplateVariable {
   default?: string;
   /** Generated when not given: a random secret of this many characters. */
   generate?: { length: number };
+  /**
+   * A password or key: a service keeps it as a secret variable however it was given
+   * (docs/secrets.md#secret-variables). `secret: true` in the YAML, implied by `generate`.
+   */
+  secret: boolean;
   /** Anchored regular expression a value must match. */
   pattern?: string;
 }
@@ -55,7 +60,10 @@ function toTemplate(id: string, raw: unknown): Template {
       name: v.name as string,
       description: typeof v.description === 'string' ? v.description : '',
       required: v.required === true,
+      secret: v.secret === true || typeof v.generate === 'number',
     };
+    if (v.secret !== undefined && typeof v.secret !== 'boolean')
+      fail(`variable ${variable.name}: secret must be true or false`);
     if (typeof v.default === 'string' || typeof v.default === 'number') variable.default = String(v.default);
     else if (v.default !== undefined) fail(`variable ${variable.name}: default must be a string or number`);
     if (typeof v.generate === 'number') variable.generate = { length: v.generate };

@@ -20,7 +20,7 @@ describe('catalogImages', () => {
           name: 't',
           description: '',
           category: 'x',
-          variables: [{ name: 'IMG', description: '', required: true }],
+          variables: [{ name: 'IMG', description: '', required: true, secret: false }],
           compose:
             'services:\n  a:\n    image: "redis:7" # cache\n  b:\n    image: ${IMG}\n  c:\n    image: ${OTHER:-x/y:1}\n',
         },

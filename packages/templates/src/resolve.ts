@@ -47,13 +47,11 @@ export function resolveTemplateVariables(
 }
 
 /**
- * The names resolveTemplateVariables fills with a generated secret for these given values: declared
- * `generate`, with neither a given value nor a default. A service keeps them as secret variables.
+ * The template's password and key variables (declared `secret`, or `generate`d): a service keeps
+ * each as a secret variable, whether it was generated, typed by the caller or sent as plain.
  */
-export function generatedNames(template: Template, given: Record<string, string>): string[] {
-  return template.variables
-    .filter((v) => v.generate && given[v.name] === undefined && v.default === undefined)
-    .map((v) => v.name);
+export function secretVariableNames(template: Template): string[] {
+  return template.variables.filter((v) => v.secret).map((v) => v.name);
 }
 
 function secret(length: number): string {

@@ -6,3 +6,5 @@ export * from './chromium.js';
 export * from './git-server.js';
 export * from './dashboard-build.js';
 export * from './app-bundles.js';
+export * from './docker-objects.js';
+export * from './pebble.js';

@@ -2,7 +2,7 @@
 // committed, so a schema change breaks `pnpm typecheck` of the dashboard and the CLI. This fails
 // when the committed file is stale: a route or schema changed without `pnpm api:client`.
 import { describe, expect, it } from 'vitest';
-import { command, ROOT } from './fresh-copy.js';
+import { command, ROOT } from './workspace-files.js';
 
 describe('packages/api-client/src/schema.d.ts', () => {
   it('matches a fresh generation from the API document', async () => {

@@ -1,7 +1,4 @@
-import { spawn } from 'node:child_process';
 import { createHmac, randomUUID } from 'node:crypto';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDatabase, keyringFromEnvironment, type Db } from '@hostctl/db';
 import { apiClient } from '@hostctl/testing';
@@ -9,7 +6,8 @@ import { operatorApi } from './release-fixtures.js';
 import { E2E_DATABASE_URL, TEST_IMAGE } from './env.js';
 import { startGitServer, type GitServer, type TestRepo } from '@hostctl/testing';
 import { startNotificationReceiver, type NotificationReceiver } from './notification-receiver.js';
-import { ROOT, startStack, type Stack } from './stack.js';
+import { hostctlProcess } from './cli-process.js';
+import { startStack, type Stack } from './stack.js';
 
 /**
  * A CI pipeline against the real stack (issue 15, docs/ci.md, docs/webhooks.md): the developer
@@ -19,7 +17,6 @@ import { ROOT, startStack, type Stack } from './stack.js';
  * deploy, 5 for a token limited to another service. The team's receiver gets a signed notification
  * of each pushed deployment's outcome.
  */
-const BIN = path.join(ROOT, 'apps/cli/bin/hostctl.mjs');
 const suffix = Date.now().toString(36);
 const site = (text: string) => ({
   Dockerfile: `FROM ${TEST_IMAGE}\nCOPY index.html /www/index.html\nEXPOSE 8080\nCMD ["httpd", "-f", "-p", "8080", "-h", "/www"]\n`,
@@ -39,25 +36,9 @@ let firstDeployment: string;
 let hook: { url: string; secret: string };
 let receiver: NotificationReceiver;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** `hostctl` as a CI job runs it: HOSTCTL_URL and HOSTCTL_TOKEN, nothing stored. */
-function hostctl(token: string, ...args: string[]): Promise<Run> {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOSTCTL_URL: stack.apiUrl, HOSTCTL_TOKEN: token };
-  delete env.HOSTCTL_TOKEN_FILE;
-  // No stored login is read or written: the token comes from the environment only.
-  env.XDG_CONFIG_HOME = path.join(tmpdir(), `hostctl-ci-e2e-${suffix}`);
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
-}
+const hostctl = (token: string, ...args: string[]) =>
+  hostctlProcess({ apiUrl: stack.apiUrl, token }, ...args);
 
 /** What GitHub sends for a push: the JSON body and its HMAC-SHA256 under the hook's secret. */
 async function githubPush(commit: string, branch = 'main'): Promise<Response> {

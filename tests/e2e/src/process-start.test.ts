@@ -34,3 +34,18 @@ describe('a process whose start fails', { timeout: 120_000 }, () => {
     expect(output).toMatch(/the worker did not start.*EADDRINUSE/s);
   });
 });
+
+describe('a process whose settings cannot work', { timeout: 120_000 }, () => {
+  it('the api exits 2 and names each problem, before it connects to anything', async () => {
+    const { code, output } = await runEntry('apps/api/src/main.ts', {
+      NODE_ENV: 'production',
+      OIDC_ISSUER: 'http://127.0.0.1:9',
+      PUBLIC_URL: 'http://127.0.0.1:3000',
+    });
+    expect(code).toBe(2);
+    expect(output).toContain('OIDC_ISSUER: must be an https:// URL in production');
+    expect(output).toContain('PUBLIC_URL: must be an https:// URL in production');
+    // The problems, not a stack trace with the (bundled, minified) source line of the throw.
+    expect(output).not.toMatch(/\bat .*main\.(ts|mjs)/);
+  });
+});

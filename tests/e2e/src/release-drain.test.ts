@@ -1,3 +1,4 @@
+import { FINAL_DEPLOYMENT_STATUSES } from '@hostctl/domain';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isGood, requireCaddy, viaCaddy } from './caddy-traffic.js';
 import { eventually } from './client.js';
@@ -61,7 +62,11 @@ describe('release windows that end on evidence', () => {
     const deploymentId = await release(api, serviceId, { VERSION: '2' });
     await eventually(
       () => stepOf(deploymentId),
-      (deployment) => deployment.step === 'drain' || deployment.status !== 'running',
+      // A queued deployment is not running yet either: only the drain step or a final status ends
+      // the wait, or the test would ask Caddy before the switch.
+      (deployment) =>
+        deployment.step === 'drain' ||
+        (FINAL_DEPLOYMENT_STATUSES as readonly string[]).includes(deployment.status),
     );
     // Switched: new visitors get release 2, while the deployment waits for the slow request.
     const after = await viaCaddy(host);

@@ -1,11 +1,8 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEST_IMAGE } from './env.js';
 import { operatorApi, waitDeployment, type Api } from './release-fixtures.js';
-import { ROOT, startStack, type Stack } from './stack.js';
+import { hostctlProcess } from './cli-process.js';
+import { startStack, type Stack } from './stack.js';
 import { fetchFrom, runningUnitsOf } from './workloads.js';
 
 /**
@@ -14,8 +11,6 @@ import { fetchFrom, runningUnitsOf } from './workloads.js';
  * customer's service, and a failing release command fails its deployment while the release
  * before it keeps serving.
  */
-const BIN = path.join(ROOT, 'apps/cli/bin/hostctl.mjs');
-const scratch = mkdtempSync(path.join(tmpdir(), 'hostctl-runs-e2e-'));
 
 // The release command prints the release's own variable and exits with another: a bad release
 // is one whose migration fails. $$ is compose's escape: the shell in the container expands it.
@@ -45,24 +40,8 @@ let a: { api: Api; customerId: string; key: string };
 let b: { api: Api; key: string };
 let serviceId = '';
 
-function hostctl(token: string, ...args: string[]) {
-  const env: NodeJS.ProcessEnv = { ...process.env, HOSTCTL_URL: stack.apiUrl, HOSTCTL_TOKEN: token };
-  env.XDG_CONFIG_HOME = path.join(scratch, 'config');
-  delete env.HOSTCTL_TOKEN_FILE;
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env });
-  let stdout = '';
-  let stderr = '';
-  // When each piece of stdout arrived: `run` prints the output while the command runs.
-  const arrivals: { at: number; text: string }[] = [];
-  child.stdout.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    arrivals.push({ at: Date.now(), text: chunk.toString() });
-  });
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  return new Promise<{ code: number | null; stdout: string; stderr: string; arrivals: typeof arrivals }>(
-    (resolve) => child.on('close', (code) => resolve({ code, stdout, stderr, arrivals })),
-  );
-}
+const hostctl = (token: string, ...args: string[]) =>
+  hostctlProcess({ apiUrl: stack.apiUrl, token }, ...args);
 
 async function runToEnd(api: Api, command: string[]): Promise<RunView> {
   const accepted = await api.post<RunView>(`/api/services/${serviceId}/runs`, { command });
@@ -96,7 +75,6 @@ beforeAll(async () => {
 afterAll(async () => {
   if (serviceId) await a?.api.delete(`/api/services/${serviceId}`);
   await stack?.stop();
-  rmSync(scratch, { recursive: true, force: true });
 });
 
 describe('one-off runs', () => {
@@ -145,10 +123,12 @@ describe('one-off runs', () => {
       '--',
       'sh',
       '-c',
-      'echo first; sleep 2; echo second; exit 3',
+      'echo first; echo careful >&2; sleep 2; echo second; exit 3',
     );
     expect(run.code, run.stderr).toBe(3);
+    // The command's stderr on the CLI's stderr: a `> file` of its stdout holds its stdout only.
     expect(run.stdout).toBe('first\nsecond\n');
+    expect(run.stderr).toContain('careful\n');
     const runId = /run (\S+) of/.exec(run.stderr)?.[1] ?? '';
     const view = await a.api.get<RunView & { finished_at: string }>(`/api/runs/${runId}`);
     // The first line was on the CLI's stdout while the command still slept (2 s before its end).

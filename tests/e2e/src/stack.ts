@@ -4,7 +4,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 import { inject } from 'vitest';
-import { appBundles, freePort } from '@hostctl/testing';
+import { appBundles, freePort, removeInstanceObjects } from '@hostctl/testing';
 import { E2E_DATABASE_URL, REDIS_URL, runtimeEnv } from './env.js';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -20,14 +20,20 @@ export interface Stack {
   killWorkers(pid?: number): Promise<number>;
   /** Starts one more worker process with the stack's environment. */
   startWorker(): void;
+  /** The last output of the stack's processes (about 200 chunks), for a failure's message. */
+  logs(): string;
   /** Runs the operator CLI with the stack's environment and returns its parsed JSON output. */
   cli(...args: string[]): Promise<Record<string, unknown>>;
-  stop(): Promise<void>;
+  /**
+   * Stops the processes, then removes the containers, networks and volumes of the installation
+   * (its QUEUE_PREFIX); `keepServices` leaves them for a stack started with the same prefix.
+   */
+  stop(options?: { keepServices?: boolean }): Promise<void>;
 }
 
 /** The app's bundle, run by node itself (no wrapper process: killWorkers' SIGKILL reaches the app). */
-function start(entry: string, env: Record<string, string>, logs: string[]): ChildProcess {
-  const bundle = appBundles(inject('bundles')).entryOf(entry);
+function start(bundles: string, entry: string, env: Record<string, string>, logs: string[]): ChildProcess {
+  const bundle = appBundles(bundles).entryOf(entry);
   const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
     cwd: ROOT,
     env: { ...process.env, ...env },
@@ -56,13 +62,25 @@ async function waitFor(url: string, logs: string[], timeoutMs = 180_000): Promis
   throw new Error(`${url} did not become ready:\n${logs.join('').slice(-3000)}`);
 }
 
+/** The engines a stack's workers create objects on: the build engine, and the swarm manager's. */
+const enginesOf = (env: Record<string, string>): string[] => [
+  env.DOCKER_SOCKET ?? process.env.DOCKER_SOCKET ?? '/var/run/docker.sock',
+  ...(env.SWARM_DOCKER_HOST ? [env.SWARM_DOCKER_HOST.replace(/^unix:\/\//, '')] : []),
+];
+
 /** Exited by itself or by a signal (a killed child has a signalCode and no exitCode). */
 const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 /** Starts `apiCount` API processes and `workerCount` workers sharing one queue prefix. */
 export async function startStack(
-  options: { workers?: number; extraEnv?: Record<string, string> } = {},
+  options: {
+    workers?: number;
+    extraEnv?: Record<string, string>;
+    /** Another build's bundles (the upgrade test's previous release); this run's by default. */
+    bundles?: string;
+  } = {},
 ): Promise<Stack> {
+  const bundles = options.bundles ?? inject('bundles');
   const apiPort = await freePort();
   const env: Record<string, string> = {
     NODE_ENV: 'test',
@@ -86,10 +104,10 @@ export async function startStack(
     ...options.extraEnv,
   };
   const logs: string[] = [];
-  const processes = [start('apps/api/src/main.ts', env, logs)];
+  const processes = [start(bundles, 'apps/api/src/main.ts', env, logs)];
   const workers: ChildProcess[] = [];
   const startWorker = () => {
-    const worker = start('apps/worker/src/main.ts', env, logs);
+    const worker = start(bundles, 'apps/worker/src/main.ts', env, logs);
     workers.push(worker);
     processes.push(worker);
   };
@@ -106,6 +124,7 @@ export async function startStack(
     env,
     processes,
     startWorker,
+    logs: () => logs.join(''),
     async killWorkers(pid) {
       const running = workers.filter(
         (worker) => !hasExited(worker) && (pid === undefined || worker.pid === pid),
@@ -122,7 +141,7 @@ export async function startStack(
       return running.length;
     },
     async cli(...args) {
-      const cliBundle = appBundles(inject('bundles')).entryOf('apps/cli/src/main.ts');
+      const cliBundle = appBundles(bundles).entryOf('apps/cli/src/main.ts');
       const child = spawn(process.execPath, [cliBundle, ...args, '--json'], {
         cwd: ROOT,
         env: { ...process.env, ...env },
@@ -135,7 +154,7 @@ export async function startStack(
       if (code !== 0) throw new Error(`hostctl ${args.join(' ')} exited ${code}: ${err}`);
       return JSON.parse(out) as Record<string, unknown>;
     },
-    async stop() {
+    async stop({ keepServices = false } = {}) {
       await Promise.all(
         processes.map(
           (child) =>
@@ -147,6 +166,8 @@ export async function startStack(
             }),
         ),
       );
+      if (keepServices) return;
+      for (const socket of enginesOf(env)) await removeInstanceObjects(env.QUEUE_PREFIX!, socket);
     },
   };
 }

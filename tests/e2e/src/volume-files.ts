@@ -50,3 +50,7 @@ export const volumeChecksums = (volume: string) =>
     volume,
     'cd /data && find . -type f | sort | while read -r f; do sha256sum "$f"; stat -c "%a %s %n" "$f"; done',
   );
+
+/** The contents of `/data/<file>` of the volume, or `missing` when there is no such file. */
+export const readVolumeFile = (volume: string, file: string) =>
+  runOn(volume, 'if [ -f "/data/$FILE" ]; then cat "/data/$FILE"; else printf missing; fi', [`FILE=${file}`]);

@@ -106,6 +106,7 @@ function screens(): [string, string, string | RegExp][] {
     ['service-deployments', `${base}/deployments`, service.name],
     ['service-logs', `${base}/logs`, service.name],
     ['service-jobs', `${base}/jobs`, service.name],
+    ['service-terminal', `${base}/terminal`, service.name],
     ['service-backups', `${base}/backups`, service.name],
     ['service-events', `${base}/events`, service.name],
     ['service-settings', `${base}/settings`, service.name],

@@ -90,6 +90,25 @@ describe('a customer’s backup target', () => {
     expect(html).not.toContain(SECRET_KEY);
     expect(html).not.toContain(ACCESS_KEY);
     await screenshot(operator, 'backup-target-replace');
+    // Editing the prefix with the keys left empty keeps the stored keys.
+    await form.getByLabel('Prefix').fill('hostctl-edited');
+    await form.getByRole('button', { name: 'Save target' }).click();
+    await section.getByText('Backup target saved').waitFor();
+    expect((await targetOf(customerId)).body).toMatchObject({
+      prefix: 'hostctl-edited',
+      has_credentials: true,
+    });
+    // Another bucket with the keys left empty: refused at the secret's field (the stored secret
+    // does not follow to another place), nothing changed.
+    await section.getByRole('button', { name: 'Replace target' }).click();
+    await form.getByLabel('Bucket').fill('acme-elsewhere');
+    await form.getByRole('button', { name: 'Save target' }).click();
+    const secretField = form.getByLabel('Secret access key');
+    await expect.poll(() => secretField.getAttribute('aria-invalid')).toBe('true');
+    expect((await targetOf(customerId)).body).toMatchObject({
+      bucket: 'acme-backups',
+      prefix: 'hostctl-edited',
+    });
     await form.getByRole('button', { name: 'Cancel' }).click();
 
     // Remove asks first; Cancel keeps it.

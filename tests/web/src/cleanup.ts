@@ -1,38 +1,12 @@
-import Docker from 'dockerode';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { generateApiKey } from '@hostctl/auth-policy';
 import { createBootstrapStore, createDb } from '@hostctl/db';
-import { INSTANCE_LABEL, OWNER_LABEL } from '@hostctl/domain';
+import { removeInstanceObjects } from '@hostctl/testing';
 import { QUEUE_PREFIX, REDIS_URL, WEB_DATABASE_URL } from './env.js';
 
-const docker = new Docker({ socketPath: '/var/run/docker.sock' });
-const mine = { label: [`${OWNER_LABEL}=true`, `${INSTANCE_LABEL}=${QUEUE_PREFIX}`] };
-
 /** Removes the containers, networks and volumes of the web test stack's instance (nobody else's). */
-export async function removeDockerObjects(): Promise<number> {
-  const containers = await docker.listContainers({ all: true, filters: mine });
-  await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true, v: true })));
-  const networks = await docker.listNetworks({ filters: mine });
-  await Promise.all(
-    networks.map((n) =>
-      docker
-        .getNetwork(n.Id)
-        .remove()
-        .catch(() => undefined),
-    ),
-  );
-  const { Volumes } = await docker.listVolumes({ filters: mine });
-  await Promise.all(
-    (Volumes ?? []).map((v) =>
-      docker
-        .getVolume(v.Name)
-        .remove()
-        .catch(() => undefined),
-    ),
-  );
-  return containers.length;
-}
+export const removeDockerObjects = (): Promise<number> => removeInstanceObjects(QUEUE_PREFIX);
 
 /**
  * A clean slate for a run: an interrupted earlier run may have left rows its reconciler would try

@@ -117,7 +117,10 @@ describe('a one-off run from the dashboard', () => {
     await expect
       .poll(() => output.innerText(), { timeout: 90_000 })
       .toContain(`${marker} in tasks-component`);
-    await expect.poll(() => panel.getByRole('status').innerText()).toMatch(/failed\s+exit code 4/);
+    // The script sleeps a second after the marker: the end comes later than a default poll's 1 s.
+    await expect
+      .poll(() => panel.getByRole('status').innerText(), { timeout: 30_000 })
+      .toMatch(/failed\s+exit code 4/);
     expect(await output.innerText()).toContain('to stderr');
     const final = (await adminCall<Run>('GET', `/api/runs/${started!.id}`)).body;
     expect(final).toMatchObject({ status: 'failed', exit_code: 4 });

@@ -97,6 +97,11 @@ export const BACKUP_ROUTES: Record<string, RouteEntry> = {
       secret_access_key: 'authz-secret-key',
     },
   })),
+  // PATCH changes the fields given (the stored keys stay for the same endpoint and bucket).
+  'PATCH /api/customers/:id/backup-target': one('change own backup target', writeA(200), async (f) => ({
+    url: await targeted(f),
+    payload: { prefix: 'authz-patched' },
+  })),
   'DELETE /api/customers/:id/backup-target': one('remove own backup target', writeA(204), async (f) => ({
     url: await targeted(f),
   })),

@@ -82,6 +82,8 @@ const OPERATE_READS = new Set([
   'GET /api/services/:id/schedules',
   'GET /api/schedules/:id',
   'GET /api/schedules/:id/runs',
+  // The terminal needs the `exec` action by name (docs/jobs.md#terminal).
+  'GET /api/services/:id/exec',
 ]);
 
 const cases = Object.entries(ROUTE_TABLE)

@@ -6,6 +6,7 @@ import { BACKUP_ROUTES } from './backup-routes.table.js';
 import { NOTIFICATION_ROUTES } from './notification-routes.table.js';
 import { QUOTA_ROUTES } from './quota-routes.table.js';
 import { RUN_ROUTES } from './run-routes.table.js';
+import { EXEC_ROUTES } from './exec-routes.table.js';
 import { SECRET_VARIABLE_ROUTES } from './secret-variable-routes.table.js';
 // The WebSocket side of the streaming routes, called by the same tests.
 export { SOCKET_TABLE } from './socket-routes.table.js';
@@ -182,6 +183,10 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
   'GET /api/services/:id': one('detail', readA(200), (f) => ({ url: `/api/services/${f.serviceA}` })),
   'GET /api/services/:id/events': one('events', readA(200), (f) => ({
     url: `/api/services/${f.serviceA}/events`,
+  })),
+  // The resource history (docs/health-and-resources.md#history) is read like the detail.
+  'GET /api/services/:id/metrics': one('metrics', readA(200), (f) => ({
+    url: `/api/services/${f.serviceA}/metrics`,
   })),
   'GET /api/services/:id/logs': one('logs', readA(200), (f) => ({ url: `/api/services/${f.serviceA}/logs` })),
   'GET /api/deployments/:id': one('deployment', readA(200), (f) => ({
@@ -378,6 +383,7 @@ export const ROUTE_TABLE: Record<string, RouteEntry> = {
   },
   ...NOTIFICATION_ROUTES,
   ...RUN_ROUTES,
+  ...EXEC_ROUTES,
   ...QUOTA_ROUTES,
   ...BACKUP_ROUTES,
   ...SECRET_VARIABLE_ROUTES,

@@ -1,5 +1,6 @@
 import { readA, type SocketCase } from './route-expectations.js';
 import { RUN_SOCKET_ROUTES } from './run-routes.table.js';
+import { EXEC_SOCKET_ROUTES } from './exec-routes.table.js';
 
 /** WebSocket upgrades of the streaming routes (routes of route-table.ts, the `wsHandler` side). */
 export const SOCKET_TABLE: Record<string, SocketCase> = {
@@ -12,4 +13,5 @@ export const SOCKET_TABLE: Record<string, SocketCase> = {
     expect: readA(101),
   },
   ...RUN_SOCKET_ROUTES,
+  ...EXEC_SOCKET_ROUTES,
 };

@@ -12,6 +12,10 @@ const CLOSE_CODES: Partial<Record<ErrorCode, number>> = {
   unauthenticated: 4401,
   forbidden: 4403,
   not_found: 4404,
+  operation_timeout: 4408,
+  conflict: 4409,
+  rate_limited: 4429,
+  dependency_unavailable: 4503,
 };
 
 /** One WebSocket message: a JSON object, or an array of them where a route batches. */

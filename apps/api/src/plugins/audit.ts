@@ -76,37 +76,52 @@ export function registerAudit(app: FastifyInstance, recorder: AuditRecorder): vo
 
   app.addHook('onResponse', async (request, reply) => {
     if (!isAudited(request)) return;
-    const pattern = request.routeOptions.url ?? '';
-    const target = targetOf(pattern);
-    const { type, id } = targetIdOf(request, target);
-    const principal = request.principal;
-    const facts = request.auditFacts ?? {};
-    const event: NewAuditEvent = {
-      actorType: principal
-        ? principal.via === 'api_key'
-          ? 'api_key'
-          : 'user'
-        : facts.actorUserId
-          ? 'user'
-          : 'anonymous',
-      actorUserId: principal?.userId ?? facts.actorUserId ?? null,
-      actorApiKeyId: principal?.apiKeyId ?? null,
-      actorCustomerId: principal?.customerId ?? null,
-      actorSeesAll: principal ? customerScope(principal).kind === 'all' : false,
-      method: request.method,
-      route: pattern,
-      action: request.routeOptions.config.audit ?? defaultActionName(request.method, pattern),
-      targetType: type,
-      targetId: id,
-      statusCode: reply.statusCode,
-      errorCode: facts.errorCode ?? null,
-      subject: facts.subject ?? null,
-      sourceAddress: request.ip,
-      requestId: request.id,
-    };
     // After the response: the caller never waits for the insert, and a failure is logged, not thrown.
-    recorder.record(event, request.log);
+    recorder.record(auditEventOf(request, reply.statusCode, targetOf), request.log);
   });
+}
+
+/**
+ * Records the event of an upgraded request (a WebSocket's 101 has no response the hook above sees):
+ * the terminal records its opening this way (docs/jobs.md#terminal).
+ */
+export function recordUpgradeAudit(request: FastifyRequest, recorder: AuditRecorder, subject: string): void {
+  noteAuditSubject(request, subject);
+  recorder.record(auditEventOf(request, 101, routeTarget), request.log);
+}
+
+function auditEventOf(
+  request: FastifyRequest,
+  statusCode: number,
+  targetOf: (pattern: string) => RouteTarget,
+): NewAuditEvent {
+  const pattern = request.routeOptions.url ?? '';
+  const { type, id } = targetIdOf(request, targetOf(pattern));
+  const principal = request.principal;
+  const facts = request.auditFacts ?? {};
+  return {
+    actorType: principal
+      ? principal.via === 'api_key'
+        ? 'api_key'
+        : 'user'
+      : facts.actorUserId
+        ? 'user'
+        : 'anonymous',
+    actorUserId: principal?.userId ?? facts.actorUserId ?? null,
+    actorApiKeyId: principal?.apiKeyId ?? null,
+    actorCustomerId: principal?.customerId ?? null,
+    actorSeesAll: principal ? customerScope(principal).kind === 'all' : false,
+    method: request.method,
+    route: pattern,
+    action: request.routeOptions.config.audit ?? defaultActionName(request.method, pattern),
+    targetType: type,
+    targetId: id,
+    statusCode,
+    errorCode: facts.errorCode ?? null,
+    subject: facts.subject ?? null,
+    sourceAddress: request.ip,
+    requestId: request.id,
+  };
 }
 
 function targetIdOf(

@@ -1,6 +1,7 @@
 import type { ParsedArgs } from '../args.js';
 import type { ApiClient } from './api-client.js';
 import type { ClientConfig } from './client-config.js';
+import type { TerminalIo } from '../commands/exec-session.js';
 
 /**
  * What an API command gets: its arguments, a client made on first use (so `login` and `--help`
@@ -18,6 +19,8 @@ export interface CommandContext {
   err: (text: string) => void;
   /** Reads all of standard input (compose files, `login --token-stdin`). */
   readStdin: () => Promise<string>;
+  /** `exec`'s raw stdin and stdout (the process's when absent). */
+  terminal?: TerminalIo;
 }
 
 /** An exit code of docs/ci.md, or (`run`) the exit code of the command that ran. */

@@ -77,7 +77,7 @@ describe('run prints the output as it arrives', () => {
       // The second line arrives 300 ms later, in two chunks; then the end and the close.
       setTimeout(() => {
         socket.send(entry('sec'));
-        socket.send(entry('ond\n', 'stderr'));
+        socket.send(entry('ond\n'));
         state.isEnded = true;
         socket.send(JSON.stringify({ type: 'end', status: 'failed', exit_code: 3 }));
         socket.close(1000, 'end');
@@ -94,6 +94,25 @@ describe('run prints the output as it arrives', () => {
     expect(result.err.at(-1)).toMatch(/run .* failed \(exit code 3\)/);
     expect(new URL(handshakes.at(-1)?.url ?? '', baseUrl).pathname).toBe(`/api/runs/${R}/output`);
     expect(handshakes.at(-1)?.headers.authorization).toBe(`Bearer ${TOKEN}`);
+  });
+
+  it("prints the command's stderr on stderr and its stdout on stdout, each line whole", async () => {
+    behaviour = (socket) => {
+      socket.send(entry('rows: 4'));
+      socket.send(entry('warning: slow\n', 'stderr'));
+      socket.send(entry('2\nCOPY done\n'));
+      socket.send(entry('last warning', 'stderr'));
+      socket.send(JSON.stringify({ type: 'end' }));
+      socket.close(1000);
+    };
+    const result = await runLive(api(jobRun({ ...final, status: 'succeeded', exit_code: 0 })).fetchImpl, {
+      isEnded: false,
+    });
+    expect(result.code).toBe(0);
+    // What a `> dump.sql` would hold: stdout only, its line not cut by the stderr chunk between.
+    expect(result.out.map((item) => item.line)).toEqual(['rows: 42', 'COPY done']);
+    expect(result.err).toEqual(expect.arrayContaining(['warning: slow', 'last warning']));
+    expect(result.err.indexOf('warning: slow')).toBeLessThan(result.err.indexOf('last warning'));
   });
 
   it('prints a last line without its newline', async () => {

@@ -13,8 +13,10 @@ type StreamResult = 'ended' | 'waited-out' | 'broken' | 'unavailable';
 /**
  * Prints a run's output as it is printed (docs/jobs.md#following-a-run): the WebSocket of
  * `GET /api/runs/:id/output?follow=true`, with the bearer header on the handshake like `logs
- * --follow`. Output arrives in chunks, not lines; whole lines go to stdout as they complete, and
- * a last line without its newline at the end. A refused credential is exit 5, as for every request.
+ * --follow`. Output arrives in chunks, not lines, each of one of the command's streams; whole
+ * lines go to the CLI's stdout or stderr as the command wrote them (`hostctl run … -- pg_dump >
+ * dump.sql` keeps the command's warnings out of the file), as they complete, and a last line
+ * without its newline at the end. A refused credential is exit 5, as for every request.
  */
 export async function streamRunOutput(
   context: CommandContext,
@@ -25,7 +27,9 @@ export async function streamRunOutput(
   const url = new URL(`${client.baseUrl.replace(/^http/, 'ws')}/api/runs/${runId}/output`);
   url.searchParams.set('follow', 'true');
   const socket = new WebSocket(url, { headers: { authorization: client.authorization() } });
-  let pending = '';
+  // A line in progress per stream: a stdout chunk never completes a stderr line.
+  const pending: Record<OutputStream, string> = { stdout: '', stderr: '' };
+  const print = { stdout: context.out, stderr: context.err };
   let hasOutput = false;
   let hasEnded = false;
   return new Promise<StreamResult>((resolve, reject) => {
@@ -34,8 +38,10 @@ export async function streamRunOutput(
       if (isSettled) return;
       isSettled = true;
       clearTimeout(timer);
-      if (pending !== '') context.out(pending);
-      pending = '';
+      for (const stream of OUTPUT_STREAMS) {
+        if (pending[stream] !== '') print[stream](pending[stream]);
+        pending[stream] = '';
+      }
       if (result instanceof CliError) reject(result);
       else resolve(result);
     };
@@ -51,9 +57,10 @@ export async function streamRunOutput(
       if (frame?.type === 'end') hasEnded = true;
       else if (typeof frame?.message === 'string') {
         hasOutput = true;
-        const lines = (pending + frame.message).split('\n');
-        pending = lines.pop() ?? '';
-        for (const line of lines) context.out(line);
+        const stream: OutputStream = frame.stream === 'stderr' ? 'stderr' : 'stdout';
+        const lines = (pending[stream] + frame.message).split('\n');
+        pending[stream] = lines.pop() ?? '';
+        for (const line of lines) print[stream](line);
       }
     });
     socket.once('unexpected-response', (_request, response) => {
@@ -77,7 +84,10 @@ export async function streamRunOutput(
   });
 }
 
-function parseFrame(text: string): { type?: unknown; message?: unknown } | null {
+const OUTPUT_STREAMS = ['stdout', 'stderr'] as const;
+type OutputStream = (typeof OUTPUT_STREAMS)[number];
+
+function parseFrame(text: string): { type?: unknown; stream?: unknown; message?: unknown } | null {
   try {
     const parsed: unknown = JSON.parse(text);
     return parsed && typeof parsed === 'object' ? parsed : null;

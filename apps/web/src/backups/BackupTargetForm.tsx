@@ -17,9 +17,10 @@ const FIELDS = [
 type Values = Record<(typeof FIELDS)[number][0] | 'ca_certificate', string>;
 
 /**
- * Sets or replaces a customer's own backup bucket (PUT replaces it whole, credentials included:
+ * Sets or replaces a customer's own backup bucket (PUT replaces it whole:
  * docs/backups.md#a-customers-own-target). The form starts from the target's visible fields; the
- * keys are asked for every time, since the API never gives them back.
+ * API never gives the keys back, so while a target is stored they may be left empty to keep the
+ * stored ones (the API refuses that when the endpoint or bucket changes, naming the field).
  */
 export function BackupTargetForm(props: {
   customerId: string;
@@ -49,6 +50,9 @@ export function BackupTargetForm(props: {
             prefix: body.prefix || undefined,
             region: body.region || undefined,
             ca_certificate: body.ca_certificate.trim() || null,
+            // Left empty: the stored credentials are kept (same endpoint and bucket only).
+            access_key_id: body.access_key_id || undefined,
+            secret_access_key: body.secret_access_key || undefined,
           },
         }),
       ),
@@ -58,6 +62,8 @@ export function BackupTargetForm(props: {
     },
   });
   const errors = fieldErrors(save.error);
+  const isKey = (key: string) => key === 'access_key_id' || key === 'secret_access_key';
+  const keepsKeys = target?.has_credentials === true;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate(values);
@@ -65,13 +71,23 @@ export function BackupTargetForm(props: {
   return (
     <form className="stack" onSubmit={submit} aria-label="Set the backup target">
       {FIELDS.map(([key, label, hint, type]) => (
-        <Field key={key} id={`backup-target-${key}`} label={label} hint={hint} error={errors.get(key)}>
+        <Field
+          key={key}
+          id={`backup-target-${key}`}
+          label={label}
+          hint={
+            keepsKeys && isKey(key)
+              ? 'write-only: leave empty to keep the stored one (only while the endpoint and bucket stay)'
+              : hint
+          }
+          error={errors.get(key)}
+        >
           {(control) => (
             <input
               {...control}
               type={type}
               value={values[key]}
-              required={key !== 'prefix' && key !== 'region'}
+              required={key !== 'prefix' && key !== 'region' && !(keepsKeys && isKey(key))}
               autoComplete={type === 'password' ? 'new-password' : 'off'}
               onChange={(e) => setValues((v) => ({ ...v, [key]: e.target.value }))}
             />

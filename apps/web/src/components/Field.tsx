@@ -2,7 +2,7 @@ import type { ReactNode } from 'react';
 import { toProblem } from '@hostctl/api-client';
 
 /** The attributes a field's control takes so its hint and its error are read with it. */
-interface FieldControlProps {
+export interface FieldControlProps {
   id: string;
   'aria-invalid': boolean;
   'aria-describedby': string | undefined;

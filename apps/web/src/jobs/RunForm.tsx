@@ -1,33 +1,15 @@
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { useState, type FormEvent } from 'react';
 import { must, type JobRun } from '@hostctl/api-client';
 import { api } from '../api/client.ts';
 import { ProblemAlert } from '../components/feedback.tsx';
 import { Field, fieldErrors } from '../components/Field.tsx';
+import { ComponentChoice } from '../service/ComponentChoice.tsx';
+import { useComponents } from '../service/components-query.ts';
 import { refreshJobs } from './job-api.ts';
 import { commandFromLines } from './job-format.ts';
 
 const DEFAULT_TIMEOUT_S = 600;
-
-/**
- * The components a run may take (the compose services of the current release), from the newest
- * succeeded deployment's pinned images; undefined while that is read. Empty when not known: the form
- * then takes a name as typed and the API checks it against the release.
- */
-function useComponents(serviceId: string): string[] | undefined {
-  const deployments = useQuery({
-    queryKey: ['jobs', serviceId, 'components'],
-    queryFn: () =>
-      must(
-        api.GET('/api/services/{id}/deployments', {
-          params: { path: { id: serviceId }, query: { page: 1, per_page: 20 } },
-        }),
-      ),
-  });
-  if (deployments.isPending) return undefined;
-  const current = deployments.data?.data.find((deployment) => deployment.status === 'succeeded');
-  return Object.keys(current?.image_digests ?? {}).sort();
-}
 
 interface RunFormProps {
   serviceId: string;
@@ -98,25 +80,14 @@ export function RunForm({ serviceId, onStarted, onCancel }: RunFormProps) {
             hint="Whose image, variables and limits the run takes"
             error={errors.get('component')}
           >
-            {(control) =>
-              components === undefined || components.length > 0 ? (
-                <select {...control} value={component} onChange={(e) => setComponent(e.target.value)}>
-                  <option value="">the web component (default)</option>
-                  {(components ?? []).map((name) => (
-                    <option key={name} value={name}>
-                      {name}
-                    </option>
-                  ))}
-                </select>
-              ) : (
-                <input
-                  {...control}
-                  value={component}
-                  placeholder="empty: the web component"
-                  onChange={(e) => setComponent(e.target.value)}
-                />
-              )
-            }
+            {(control) => (
+              <ComponentChoice
+                control={control}
+                components={components}
+                value={component}
+                onChange={setComponent}
+              />
+            )}
           </Field>
           <Field id={id('timeout')} label="Timeout (seconds)" error={errors.get('timeout')}>
             {(control) => (

@@ -1,7 +1,9 @@
 import { useQuery } from '@tanstack/react-query';
+import type { ChangeEvent } from 'react';
 import { api } from '../api/client.ts';
 import { must } from '@hostctl/api-client';
 import { ListState } from '../components/feedback.tsx';
+import { SecretInput } from '../components/SecretInput.tsx';
 
 interface Props {
   templateId: string;
@@ -42,27 +44,36 @@ export function TemplateFields({ templateId, onTemplate, values, onValue }: Prop
           <legend>{chosen.name} settings</legend>
           <p className="hint">{chosen.description}</p>
           {chosen.variables.length === 0 ? <p className="muted">This template has no settings.</p> : null}
-          {chosen.variables.map((variable) => (
-            <div key={variable.name} className="field">
-              <label>
-                {variable.name}
-                {variable.required && !variable.generated ? ' (required)' : ''}
-                <input
-                  value={values[variable.name] ?? ''}
-                  onChange={(e) => onValue(variable.name, e.target.value)}
-                  required={variable.required && !variable.generated && variable.default === undefined}
-                  placeholder={variable.default ?? (variable.generated ? 'generated when left empty' : '')}
-                  {...(variable.pattern ? { pattern: variable.pattern } : {})}
-                  autoComplete="off"
-                  aria-describedby={`hint-${variable.name}`}
-                />
-              </label>
-              {/* Outside the label: a hint inside it would become part of the field's name. */}
-              <p id={`hint-${variable.name}`} className="hint">
-                {variable.description}
-              </p>
-            </div>
-          ))}
+          {chosen.variables.map((variable) => {
+            const inputId = `variable-${variable.name}`;
+            const input = {
+              id: inputId,
+              value: values[variable.name] ?? '',
+              onChange: (e: ChangeEvent<HTMLInputElement>) => onValue(variable.name, e.target.value),
+              required: variable.required && !variable.generated && variable.default === undefined,
+              placeholder: variable.default ?? (variable.generated ? 'generated when left empty' : ''),
+              ...(variable.pattern ? { pattern: variable.pattern } : {}),
+              'aria-describedby': `hint-${variable.name}`,
+            };
+            return (
+              <div key={variable.name} className="field">
+                <label htmlFor={inputId}>
+                  {variable.name}
+                  {variable.required && !variable.generated ? ' (required)' : ''}
+                </label>
+                {/* A password or key the service keeps secret: masked like the secret it becomes. */}
+                {variable.secret ? (
+                  <SecretInput {...input} label={variable.name} />
+                ) : (
+                  <input {...input} autoComplete="off" />
+                )}
+                {/* Outside the label: a hint inside it would become part of the field's name. */}
+                <p id={`hint-${variable.name}`} className="hint">
+                  {variable.description}
+                </p>
+              </div>
+            );
+          })}
         </fieldset>
       ) : null}
     </ListState>

@@ -13,6 +13,7 @@ import { DeploymentsTab } from './DeploymentsTab.tsx';
 import { EventsTab } from './EventsTab.tsx';
 import { JobsTab } from '../jobs/JobsTab.tsx';
 import { BackupsTab } from '../backups/BackupsTab.tsx';
+import { TerminalTab } from '../terminal/TerminalTab.tsx';
 import { LogsTab } from './LogsTab.tsx';
 import { OverviewTab } from './OverviewTab.tsx';
 import { SettingsTab } from './SettingsTab.tsx';
@@ -22,6 +23,7 @@ const TAB_LABELS: Record<ServiceTab, string> = {
   deployments: 'Deployments',
   logs: 'Logs',
   jobs: 'Jobs',
+  terminal: 'Terminal',
   backups: 'Backups',
   events: 'Events',
   settings: 'Settings',
@@ -83,6 +85,8 @@ function TabContent({ tab, service, me }: { tab: ServiceTab; service: Service; m
       return <LogsTab serviceId={service.id} />;
     case 'jobs':
       return <JobsTab service={service} canOperate={allows(me, 'services:operate')} />;
+    case 'terminal':
+      return <TerminalTab service={service} canOperate={allows(me, 'services:operate')} />;
     case 'backups':
       return <BackupsTab service={service} me={me} />;
     case 'events':

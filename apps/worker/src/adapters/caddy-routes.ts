@@ -1,9 +1,9 @@
-import http from 'node:http';
 import { isDeepStrictEqual } from 'node:util';
 import { DomainError } from '@hostctl/domain';
+import { CaddyConnectionReset, createCaddyAdmin } from './caddy-admin.js';
 
 /**
- * Caddy's admin API (the only code talking to it). One route per service, `@id`
+ * Service routes in Caddy, through its admin API (caddy-admin.ts). One route per service, `@id`
  * `hostctl-svc-<serviceId>`, inserted at the front of the server's route list (before the
  * catch-all 404), matching the service's host names and proxying to its web container. A `vars`
  * handler in front carries the installation and service id: several installations can share one
@@ -156,37 +156,12 @@ function readHttps(handlers: HandlerJson[] | undefined): RouteHttps | undefined 
   };
 }
 
+const INSERT_TRIES = 3;
+
 export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
-  const admin = options.adminUrl.replace(/\/+$/, '');
   const routesPath = `/config/apps/http/servers/${encodeURIComponent(options.serverName)}/routes`;
-  // A connection of its own per call (agent: false): Caddy closes its admin connections when a
-  // config change is applied, and a pooled keep-alive socket then fails the next call ("other side
-  // closed"; seen with fetch: every call after an apply or a removal failed once).
-  const call = (method: string, path: string, body?: unknown) =>
-    new Promise<{ status: number; text: string }>((resolve, reject) => {
-      const payload = body === undefined ? undefined : JSON.stringify(body);
-      const request = http.request(
-        `${admin}${path}`,
-        {
-          method,
-          agent: false,
-          timeout: options.timeoutMs ?? 10_000,
-          headers: payload === undefined ? {} : { 'content-type': 'application/json' },
-        },
-        (response) => {
-          let text = '';
-          response.setEncoding('utf8');
-          response.on('data', (chunk: string) => (text += chunk));
-          response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-          response.on('error', reject);
-        },
-      );
-      request.on('timeout', () => request.destroy(new Error('timed out')));
-      request.on('error', (error) =>
-        reject(new DomainError('runtime_error', `Caddy admin API unreachable: ${error.message}`)),
-      );
-      request.end(payload);
-    });
+  const admin = createCaddyAdmin(options.adminUrl, { timeoutMs: options.timeoutMs });
+  const { call } = admin;
   const expectOk = (result: { status: number; text: string }, what: string) => {
     if (result.status >= 300)
       throw new DomainError(
@@ -216,22 +191,22 @@ export function createCaddyRoutes(options: CaddyOptions): CaddyRoutes {
         ],
         terminal: true,
       };
-      const existing = await call('GET', `/id/${id}`);
-      if (existing.status === 200)
-        return expectOk(await call('PATCH', `/id/${id}`, body), `update route ${id}`);
-      if (existing.status !== 404) expectOk(existing, `read route ${id}`);
-      expectOk(await call('PUT', `${routesPath}/0`, body), `add route ${id}`);
+      for (let tries = 1; ; tries += 1) {
+        const existing = await call('GET', `/id/${id}`);
+        if (existing.status === 200)
+          return expectOk(await call('PATCH', `/id/${id}`, body), `update route ${id}`);
+        if (existing.status !== 404) expectOk(existing, `read route ${id}`);
+        try {
+          return expectOk(await call('PUT', `${routesPath}/0`, body), `add route ${id}`);
+        } catch (error) {
+          // An insert cut off may have landed: read again rather than insert a duplicate.
+          if (!(error instanceof CaddyConnectionReset) || tries >= INSERT_TRIES) throw error;
+        }
+      }
     },
 
     async remove(serviceId) {
-      const id = routeId(serviceId);
-      // Duplicates can exist (two writers racing); each DELETE removes one.
-      for (let attempt = 0; attempt < 10; attempt += 1) {
-        const result = await call('DELETE', `/id/${id}`);
-        if (result.status === 404) return;
-        expectOk(result, `remove route ${id}`);
-      }
-      throw new DomainError('runtime_error', `route ${id} is still present after 10 removals`);
+      await admin.removeId(routeId(serviceId));
     },
 
     async inFlight(upstreams) {

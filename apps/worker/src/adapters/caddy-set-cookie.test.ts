@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CADDY_ADMIN_URL } from '../testing/network-fixtures.js';
+import { createCaddyAdmin } from './caddy-admin.js';
 import { createCaddyRoutes, routeId } from './caddy-routes.js';
 
 // Issue 27, class 6, against the dev stack's Caddy: a tenant's app answered
@@ -67,10 +68,7 @@ describe("a tenant app's Set-Cookie through the proxy", () => {
 
   it('a route an older version installed is listed as outdated until applied again', async () => {
     // What a route from before this rule looks like: the proxy without its header operations.
-    const stripped = await fetch(`${CADDY_ADMIN_URL}/id/${routeId(serviceId)}/handle/1/headers`, {
-      method: 'DELETE',
-    });
-    expect(stripped.status).toBe(200);
+    await createCaddyAdmin(CADDY_ADMIN_URL).must('DELETE', `/id/${routeId(serviceId)}/handle/1/headers`);
     expect(await cookiesViaCaddy()).toContain(PLANTING[0]);
     const [old] = (await caddy.list()).filter((route) => route.serviceId === serviceId);
     expect(old?.outdated).toBe(true);

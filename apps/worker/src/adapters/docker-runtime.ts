@@ -328,6 +328,7 @@ function toState(info: Docker.ContainerInspectInfo): ContainerState {
     isRestarting: info.State.Restarting,
     exitCode: info.State.ExitCode,
     restartCount: info.RestartCount ?? 0,
+    oomKilled: info.State.OOMKilled,
     ...(health === 'starting' || health === 'healthy' || health === 'unhealthy'
       ? { health, healthyStreak: passingStreak(checks?.Log ?? []) }
       : {}),
@@ -362,7 +363,7 @@ function frames(raw: Buffer): { stream: number; payload: Buffer }[] {
 }
 
 /** The output of both streams, in the order it was written. */
-function demux(raw: Buffer): string {
+export function demux(raw: Buffer): string {
   if (!Buffer.isBuffer(raw)) return String(raw);
   return Buffer.concat(frames(raw).map((frame) => frame.payload)).toString('utf8');
 }

@@ -12,6 +12,7 @@ import type {
   OutputStream,
 } from './telemetry.js';
 import { statusOf, toRuntimeError, fail } from './docker-errors.js';
+import { createCpuReadings } from './cpu-readings.js';
 
 /**
  * ContainerTelemetry on one Docker engine through dockerode (lint keeps dockerode inside these
@@ -31,6 +32,7 @@ export function createDockerTelemetry(options: {
     if (!info.ID) throw new DomainError('runtime_error', 'the Docker engine reported no ID');
     return { id: info.ID, memoryBytes: info.MemTotal ?? 0 };
   };
+  const cpuReadings = createCpuReadings();
   // Read once: a container without a memory limit reports this engine's memory as its limit.
   let hostMemory: Promise<number> | undefined;
   const hostMemoryBytes = (): Promise<number> =>
@@ -90,10 +92,13 @@ export function createDockerTelemetry(options: {
 
     async sampleUsage(containerId) {
       try {
-        return toUsage(
-          await docker.getContainer(objectSegment(containerId, 'container')).stats({ stream: false }),
-          await hostMemoryBytes(),
-        );
+        // One-shot: answered at the engine's next collection, not after a second reading a
+        // second later, which made a sweep of 500 containers take three times its interval
+        // (docs/performance.md#density-500-services-on-one-host).
+        const stats = await docker
+          .getContainer(objectSegment(containerId, 'container'))
+          .stats({ stream: false, 'one-shot': true });
+        return toUsage(stats, cpuReadings.percentSince(containerId, stats), await hostMemoryBytes());
       } catch (error) {
         if (statusOf(error) === 404) return null;
         throw toRuntimeError(error, `cannot read the usage of container ${containerId}`);
@@ -195,24 +200,22 @@ function toEvent(line: string): ContainerEvent | null {
 }
 
 /** The `docker stats` arithmetic: CPU from the two readings' deltas, memory without page cache. */
-function toUsage(stats: Docker.ContainerStats, hostMemoryBytes: number): ContainerUsage {
-  const cpu = stats.cpu_stats;
-  const pre = stats.precpu_stats;
-  const cpuDelta = (cpu?.cpu_usage?.total_usage ?? 0) - (pre?.cpu_usage?.total_usage ?? 0);
-  const systemDelta = (cpu?.system_cpu_usage ?? 0) - (pre?.system_cpu_usage ?? 0);
-  const cpus = cpu?.online_cpus || cpu?.cpu_usage?.percpu_usage?.length || 1;
+function toUsage(stats: Docker.ContainerStats, cpuPercent: number, hostMemoryBytes: number): ContainerUsage {
   const memory = stats.memory_stats ?? {};
   const details = (memory as { stats?: Record<string, number> }).stats ?? {};
   // cgroup v1 reports total_inactive_file, v2 inactive_file: the cache the kernel can reclaim.
   const cache = details.total_inactive_file ?? details.inactive_file ?? 0;
   const usage = memory.usage ?? 0;
+  const networks = Object.values(stats.networks ?? {});
   return {
-    cpuPercent: cpuDelta > 0 && systemDelta > 0 ? (cpuDelta / systemDelta) * cpus * 100 : 0,
+    cpuPercent,
     memoryBytes: cache < usage ? usage - cache : usage,
     // At or above the host's memory: no limit, said as Infinity whichever engine reported it.
     memoryLimitBytes:
       hostMemoryBytes > 0 && (memory.limit ?? 0) >= hostMemoryBytes
         ? Number.POSITIVE_INFINITY
         : (memory.limit ?? 0),
+    networkRxBytes: networks.reduce((sum, network) => sum + (network.rx_bytes ?? 0), 0),
+    networkTxBytes: networks.reduce((sum, network) => sum + (network.tx_bytes ?? 0), 0),
   };
 }

@@ -55,6 +55,8 @@ export interface ContainerState {
   isRestarting: boolean;
   exitCode: number;
   restartCount: number;
+  /** The last exit was the kernel's out-of-memory kill (Docker's State.OOMKilled; absent: unknown). */
+  oomKilled?: boolean;
   /** Only for containers with a health check. */
   health?: 'starting' | 'healthy' | 'unhealthy';
   /**

@@ -76,22 +76,6 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       .listTasks({ filters: { service: [serviceName] } })
       .catch(fail(`cannot list the tasks of ${serviceName}`))) as SwarmTask[];
 
-  async function ensureNetwork(names: SwarmNames): Promise<void> {
-    const existing = await docker
-      .listNetworks({ filters: { name: [names.network] } })
-      .catch(fail('cannot list networks'));
-    if (existing.some((network) => network.Name === names.network)) return;
-    await docker
-      .createNetwork({
-        Name: names.network,
-        Driver: 'overlay',
-        Labels: names.labels,
-        CheckDuplicate: true,
-        ...(options.encryptOverlays ? { Options: { encrypted: '' } } : {}),
-      })
-      .catch(ignoreStatus(409, fail(`cannot create network ${names.network}`)));
-  }
-
   /** A stateful service stays on the node its volumes are on; a new one starts on this manager. */
   async function volumeNode(existing: Docker.Service[]): Promise<string> {
     for (const service of existing) {
@@ -171,7 +155,7 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       const names = swarmNames(release.serviceId, options.instance);
       // The pipeline records and logs them when it prepares the plan (warnings()).
       const warnings = swarmWarnings(release.plan);
-      await ensureNetwork(names);
+      await ensureOverlay(docker, names, options.encryptOverlays);
       await log.info(`Overlay network ${names.network} ready`);
       // The standby is no component of any plan: never updated, nor removed as one the plan dropped.
       const existing = (await servicesOf(names)).filter((service) => !isStandby(service));
@@ -346,4 +330,25 @@ export function createSwarmRuntime(options: SwarmRuntimeOptions): ServiceRuntime
       if (!left.includes(`network ${network.Name}`)) left.push(`network ${network.Name}`);
     return left;
   }
+}
+
+/** The service's overlay network, created when missing (its components and its runs' jobs join it). */
+export async function ensureOverlay(
+  docker: Docker,
+  names: SwarmNames,
+  encrypt: boolean | undefined,
+): Promise<void> {
+  const existing = await docker
+    .listNetworks({ filters: { name: [names.network] } })
+    .catch(fail('cannot list networks'));
+  if (existing.some((network) => network.Name === names.network)) return;
+  await docker
+    .createNetwork({
+      Name: names.network,
+      Driver: 'overlay',
+      Labels: names.labels,
+      CheckDuplicate: true,
+      ...(encrypt ? { Options: { encrypted: '' } } : {}),
+    })
+    .catch(ignoreStatus(409, fail(`cannot create network ${names.network}`)));
 }

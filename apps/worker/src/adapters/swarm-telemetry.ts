@@ -90,13 +90,14 @@ export function createSwarmObservation(options: {
       return { id: `swarm-${cluster}`, memoryBytes: info.MemTotal ?? 0 };
     },
 
-    async followLogs(taskId, { since, tail }, onChunk, signal) {
+    // `timestamps` passed on: a run's live output (runs/live-output.ts) asks for none.
+    async followLogs(taskId, { since, tail, timestamps }, onChunk, signal) {
       // dockerode implements Task#logs (GET /tasks/{id}/logs) but its types leave it out.
       const task = docker.getTask(objectSegment(taskId, 'task')) as unknown as {
         logs(options: ReturnType<typeof followLogOptions>): Promise<Readable>;
       };
       const raw = await task
-        .logs(followLogOptions({ since, tail }, signal))
+        .logs(followLogOptions({ since, tail, ...(timestamps === undefined ? {} : { timestamps }) }, signal))
         .catch(fail(`cannot follow the output of task ${taskId}`));
       return followOutput(docker, raw, onChunk, signal);
     },

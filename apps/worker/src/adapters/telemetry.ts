@@ -38,12 +38,21 @@ export interface ContainerEvent {
 }
 
 export interface ContainerUsage {
-  /** Percent of one CPU over the sampling window (200 = two full CPUs). */
+  /**
+   * Percent of one CPU (200 = two full CPUs) since this engine's previous sample of the container
+   * (cpu-readings.ts); 0 at its first sample.
+   */
   cpuPercent: number;
   /** Working set: usage minus reclaimable page cache, as `docker stats` shows it. */
   memoryBytes: number;
   /** Infinity when the container has no limit (Docker reports the host's memory then). */
   memoryLimitBytes: number;
+  /**
+   * Bytes received and sent over all the container's networks since its network namespace was
+   * made (counters: they start again at 0 when the container restarts).
+   */
+  networkRxBytes: number;
+  networkTxBytes: number;
 }
 
 export interface DiskUsage {
@@ -66,7 +75,7 @@ export interface ContainerTelemetry {
   ): Promise<LogFollow>;
   /** Container start/die/destroy events of containers carrying all `labels`, until the signal aborts. */
   watchEvents(labels: Labels, onEvent: (event: ContainerEvent) => void, signal: AbortSignal): Promise<void>;
-  /** One usage sample (about a second: Docker takes two readings); null when the container is gone. */
+  /** One usage sample (Docker's next collection, within a second); null when the container is gone. */
   sampleUsage(containerId: string): Promise<ContainerUsage | null>;
   diskUsage(): Promise<DiskUsage>;
   /** Output of the container's most recent health check run, when it has one. */

@@ -10,6 +10,7 @@ import {
 import type { Logger } from 'pino';
 import { createBackupContainers } from '../adapters/backup-containers.js';
 import type { LifecycleProcessorDeps } from '../processors/lifecycle.processor.js';
+import type { VolumeRunDeps } from './volume-run.js';
 import type { RuntimeDriver } from '../runtime/driver.js';
 import type { GitUrlOptions } from '@hostctl/source-policy';
 import { createBackupProcessor } from './backup.processor.js';
@@ -36,8 +37,9 @@ export function createBackupProcessors(options: {
   db: Db;
   locks: AdvisoryLocks;
   services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
-  lifecycle: Pick<LifecycleProcessorDeps, 'deployments'> & {
-    driver: Pick<RuntimeDriver, 'lifecycle' | 'refusal'>;
+  lifecycle: {
+    deployments: LifecycleProcessorDeps['deployments'] & VolumeRunDeps['deployments'];
+    driver: Pick<RuntimeDriver, 'lifecycle' | 'refusal' | 'execInComponent'>;
   };
   instance: string;
   logger: Logger;

@@ -208,7 +208,12 @@ describe('failures are loud', () => {
       store: createWorkerBackupsStore(db),
       services: createWorkerServiceStore(db),
       deployments: createWorkerDeploymentStore(db),
-      driver: { refusal: () => undefined, lifecycle: async () => undefined },
+      driver: {
+        refusal: () => undefined,
+        lifecycle: async () => undefined,
+        // These plans declare no backup hooks.
+        execInComponent: () => Promise.reject(new Error('no hook is declared here')),
+      },
       locks: freeLocks,
       engine,
       instance: 'test',

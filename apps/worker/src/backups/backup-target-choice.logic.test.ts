@@ -95,7 +95,12 @@ async function backUp(backupId: string, used: string[]) {
     store: createWorkerBackupsStore(db),
     services: createWorkerServiceStore(db),
     deployments: createWorkerDeploymentStore(db),
-    driver: { refusal: () => undefined, lifecycle: async () => undefined },
+    driver: {
+      refusal: () => undefined,
+      lifecycle: async () => undefined,
+      // These plans declare no backup hooks.
+      execInComponent: () => Promise.reject(new Error('no hook is declared here')),
+    },
     locks: freeLocks,
     engine: fakeEngine(used) as unknown as BackupProcessorDeps['engine'],
     instance: 'test',
@@ -147,7 +152,7 @@ describe('the target of a backup run', () => {
       engine: fakeEngine(used) as never,
       clones: {} as never,
       enqueueDeploy: async () => undefined,
-      deployments: {} as never,
+      deployments: createWorkerDeploymentStore(db),
       instance: 'test',
       targets,
       logger: silentLogger,

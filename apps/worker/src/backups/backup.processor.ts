@@ -3,8 +3,10 @@ import type { Plan } from '@hostctl/compose';
 import type { BackedUpVolume, BackupMethod, WorkerBackupsStore } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import { serviceObjects } from '../pipeline/service-objects.js';
+import type { RuntimeDriver } from '../runtime/driver.js';
 import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
 import { storedPlan } from '../release/release-images.js';
+import { backupHooksOf, withBackupHooks } from './backup-hooks.js';
 import type { BackupTargets } from './backup-targets.js';
 import { applyRetention, retentionOf, type RetentionDefaults } from './retention.js';
 import { withServiceStopped, type PauseDeps } from './service-pause.js';
@@ -30,6 +32,8 @@ export type BackupProcessorDeps = PauseDeps &
     /** The operator's target, or the customer's own bucket: chosen per run, recorded on the backup. */
     targets: BackupTargets;
     retention: RetentionDefaults;
+    /** Runs the components' backup hooks in their containers (backup-hooks.ts). */
+    driver: Pick<RuntimeDriver, 'execInComponent'>;
   };
 
 /**
@@ -97,12 +101,13 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       deploymentId = last.id;
       if (plan.volumes.length === 0) throw new PermanentStepError('the service has no named volumes');
       method = backupMethodOf(plan);
+      const hooks = backupHooksOf(plan);
       const policy = retentionOf(plan, deps.retention, await deps.store.retentionOverrides(service.id));
       const chosen = await deps.targets.forBackup(backup.customerId);
       where = { target: chosen.kind, targetLocation: chosen.location };
       const engine = chosen.target ? deps.engine.on(chosen.target) : deps.engine;
       await log(
-        `backing up ${plan.volumes.join(', ')} of release ${last.id} (method ${method}) to the ${chosen.location ? `customer's own bucket ${chosen.location}` : `${chosen.kind} target`}`,
+        `backing up ${plan.volumes.join(', ')} of release ${last.id} (method ${method}${hooks.length > 0 ? `, hooks of ${hooks.map((hook) => hook.component).join(', ')}` : ''}) to the ${chosen.location ? `customer's own bucket ${chosen.location}` : `${chosen.kind} target`}`,
       );
       await engine.ensureRepository(backupId, backup.customerId);
       const objects = serviceObjects(service.id, deps.instance);
@@ -126,8 +131,13 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
           );
         }
       };
-      if (method === 'stop') await withServiceStopped(deps, service, log, takeAll);
-      else await takeAll();
+      await withBackupHooks(
+        deps.driver,
+        { serviceId: service.id, deploymentId: last.id, status: service.status },
+        hooks,
+        log,
+        () => (method === 'stop' ? withServiceStopped(deps, service, log, takeAll) : takeAll()),
+      );
       const tookMs = Date.now() - started; // the backup's own duration, without the retention
       // Before the run is reported succeeded, so a client that sees `succeeded` sees the earlier
       // backups' final status too. The snapshots are safe whatever happens here: a retention

@@ -7,6 +7,7 @@ import {
   createAdvisoryLocks,
   createWorkerBackupsStore,
   createWorkerCloneStore,
+  createWorkerDeploymentStore,
   createWorkerServiceStore,
   type AdvisoryLocks,
   type Db,
@@ -17,6 +18,7 @@ import { createBackupContainers } from '../adapters/backup-containers.js';
 import { serviceObjects } from '../pipeline/service-objects.js';
 import {
   createComposeService,
+  deleteServiceRows,
   createTestDb,
   silentLogger,
   type CreatedService,
@@ -99,7 +101,7 @@ function processor(queued: string[]) {
     locks,
     engine: engine(),
     driver: { refusal: () => null, lifecycle: refuse } as never,
-    deployments: {} as never,
+    deployments: createWorkerDeploymentStore(db),
     logger: silentLogger,
     instance: INSTANCE,
     targets: operatorTargets('local'),
@@ -118,6 +120,10 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const volume of volumes) await containers.removeVolume(volume).catch(() => undefined);
+  // The source and its clones: left `running` in the shared database, a later file's reconciler
+  // would find their containers missing and fail them (it did: service-restorer's sweep counts).
+  await db.service.deleteMany({ where: { customerId: source.customerId } });
+  await deleteServiceRows(db, [source]);
   await rm(repositories, { recursive: true, force: true });
   await locks.close();
   await db.$disconnect();

@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import type { AdvisoryLocks, WorkerService, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
 import { PermanentStepError, createRedactor, messageOf } from '../pipeline/step-errors.js';
-import { lockOrDelay } from '../processors/service-lock.js';
+import { lockOrDelay, type ReleaseWindows } from '../processors/service-lock.js';
 import type { RuntimeDriver } from '../runtime/driver.js';
 import type { VolumeEngine } from './volume-engine.js';
 
@@ -12,6 +12,8 @@ type Log = (line: string) => Promise<void>;
 export interface VolumeRunDeps {
   services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
   locks: AdvisoryLocks;
+  /** A release in its window owns the service: a run waits for it (processors/service-lock.ts). */
+  deployments: ReleaseWindows;
   engine: Pick<VolumeEngine, 'cleanUp'>;
   /** The runtime, which may refuse backups and restores for now (Swarm: volumes live on the nodes). */
   driver: Pick<RuntimeDriver, 'refusal'>;
@@ -46,7 +48,7 @@ export async function runOnService(
 ): Promise<void> {
   // Only a run still to do: a finished one, or a `missed` record of a schedule, is left as it is.
   if (run.status !== 'queued' && run.status !== 'running') return;
-  const lease = await lockOrDelay(deps.locks, run.serviceId, job, token);
+  const lease = await lockOrDelay(deps.locks, run.serviceId, job, token, { store: deps.deployments });
   let redact = (text: string) => text;
   const log: Log = async (line) => {
     await run.appendLog(redact(line));

@@ -1,5 +1,7 @@
 import type { WorkerConfig } from '@hostctl/config';
 import {
+  createServiceAlertsStore,
+  createServiceMetricsStore,
   createWorkerTelemetryStore,
   type AdvisoryLocks,
   type Db,
@@ -11,14 +13,15 @@ import type { Logger } from 'pino';
 import type { ObservedRuntime } from '../runtime/driver.js';
 import { createLogShipper, type LogShipper } from '../logs/log-shipper.js';
 import { secretValuesOf } from '../logs/secret-values.js';
+import { createHistoryPruner } from '../resources/history-pruner.js';
 import { createResourceSampler } from '../resources/resource-sampler.js';
 import { createHealthMonitor } from './health-monitor.js';
 import { createLeadership } from './leadership.js';
 
 /**
  * Everything that watches running services rather than changing them: the log shipper (one per
- * Docker host, Redis lease), the health monitor and the resource sampler (one replica at a time,
- * PostgreSQL advisory lock). Built here so the composition root only starts and stops them.
+ * Docker host, Redis lease), the health monitor, the resource sampler and the pruner of its
+ * history (one replica at a time, PostgreSQL advisory lock). Built here so the composition root only starts and stops them.
  */
 export interface ObserversDeps {
   config: Pick<WorkerConfig, 'REDIS_URL' | 'QUEUE_PREFIX' | 'HEALTH_INTERVAL_MS' | 'RESOURCE_INTERVAL_MS'>;
@@ -46,8 +49,11 @@ export function createObservers(deps: ObserversDeps) {
     intervalMs: config.HEALTH_INTERVAL_MS,
     logger,
   });
+  const history = createServiceMetricsStore(deps.db);
   const resources = createResourceSampler({
     store,
+    history,
+    alerts: createServiceAlertsStore(deps.db),
     services: deps.services,
     runtime,
     telemetry,
@@ -55,6 +61,7 @@ export function createObservers(deps: ObserversDeps) {
     intervalMs: config.RESOURCE_INTERVAL_MS,
     logger,
   });
+  const pruner = createHistoryPruner({ store: history, leadership, logger });
   // Its own Redis connection, made on start: log batches must not queue behind BullMQ commands.
   let redis: Redis | undefined;
   let shipper: LogShipper | undefined;
@@ -75,9 +82,10 @@ export function createObservers(deps: ObserversDeps) {
       shipper.start();
       health.start();
       resources.start();
+      pruner.start();
     },
     async stop(): Promise<void> {
-      await Promise.all([shipper?.stop(), health.stop(), resources.stop()]);
+      await Promise.all([shipper?.stop(), health.stop(), resources.stop(), pruner.stop()]);
       await leadership.release().catch(() => undefined);
       await redis?.quit().catch(() => undefined);
     },

@@ -1,5 +1,6 @@
 import type { Queue } from 'bullmq';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { periodicTimings, type PeriodicTiming } from '../health/periodic.js';
 
 /**
  * The worker's Prometheus metrics, one registry per app (no global default registry: tests build
@@ -48,6 +49,34 @@ export function createWorkerMetrics(options: { queues: () => Queue[] }) {
       }
     },
   });
+
+  // Every periodic task (health, resources, scheduler, relay…): a sweep nearing its interval is
+  // work growing with the number of services.
+  const periodicGauge = (name: string, help: string, read: (timing: PeriodicTiming) => number) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ['task'],
+      registers: [registry],
+      collect() {
+        for (const [task, timing] of periodicTimings()) this.set({ task }, read(timing));
+      },
+    });
+  periodicGauge(
+    'hostctl_periodic_sweep_last_seconds',
+    'Duration of the last sweep of each periodic task on this replica.',
+    (timing) => timing.lastSeconds,
+  );
+  periodicGauge(
+    'hostctl_periodic_sweep_max_seconds',
+    'Longest sweep of each periodic task on this replica since it started.',
+    (timing) => timing.maxSeconds,
+  );
+  periodicGauge(
+    'hostctl_periodic_interval_seconds',
+    'Pause between the sweeps of each periodic task (a sweep starts this long after the last ended).',
+    (timing) => timing.intervalSeconds,
+  );
 
   const jobDuration = new Histogram({
     name: 'hostctl_job_duration_seconds',

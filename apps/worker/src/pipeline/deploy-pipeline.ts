@@ -13,7 +13,9 @@ import { PermanentStepError } from './step-errors.js';
 import { publishedCompose } from './published-compose.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { RELEASE_STEPS, ReleaseUndone } from '../release/release-engine.js';
-import type { RuntimeDriver } from '../runtime/driver.js';
+import { ReleaseWaiting, type Continuation } from '../release/release-waiting.js';
+import type { BringUpRun, RuntimeDriver } from '../runtime/driver.js';
+import type { CurrentRelease } from '../release/release-engine.js';
 import { ensurePinnedImages, pinnedPlan, reusablePlan, storedPlan } from '../release/release-images.js';
 import { builtImageRepositories } from '../sources/build-images.js';
 import { planFromRepository, type RepositorySourceDeps } from '../sources/repository-source.js';
@@ -53,6 +55,11 @@ export interface PipelineRun {
   checkpoint: (step: DeployStep) => Promise<void>;
   /** Whether a failure ends the deployment (else the job is retried and resumes). */
   isFinal: (error: unknown) => boolean;
+  /**
+   * The release may pause in its windows; with `resumeAt`, this run resumes one: source, build,
+   * validate, pull and the release command are done, the plan is the one the deployment stored.
+   */
+  continuation?: Continuation;
 }
 
 export interface PipelineResult {
@@ -77,6 +84,11 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
   const last = await deps.store.lastSucceeded(run.service.id);
   const current = await driver.serving(run.service.id, last);
   try {
+    if (run.continuation?.resumeAt) {
+      const plan = resumedPlan(run.deployment);
+      const result = await driver.bringUp(bringUpRun(deps, run, plan, current));
+      return { plan, ...result };
+    }
     const prepared = await preparePlan(deps, run, last);
     await recordWarnings(deps, run, driver.warnings(prepared.runnable));
     const { release } = prepared.runnable;
@@ -86,20 +98,10 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
         current,
         { ...prepared.runnable, release },
       );
-    const result = await driver.bringUp({
-      service: run.service,
-      deploymentId: run.deployment.id,
-      plan: prepared.runnable,
-      previous: current,
-      log: run.log,
-      signal: run.signal,
-      checkpoint: run.checkpoint,
-      onOrder: (updateOrder) => deps.store.record(run.deployment.id, { updateOrder }),
-      isFinal: run.isFinal,
-    });
+    const result = await driver.bringUp(bringUpRun(deps, run, prepared.runnable, current));
     return { plan: prepared.plan, ...result };
   } catch (error) {
-    if (error instanceof ReleaseUndone || !run.isFinal(error)) throw error;
+    if (error instanceof ReleaseUndone || error instanceof ReleaseWaiting || !run.isFinal(error)) throw error;
     // Nothing of the new release exists yet: whatever served before still does.
     throw new ReleaseUndone(error, {
       switched: false,
@@ -108,6 +110,36 @@ export async function runDeployPipeline(deps: PipelineDeps, run: PipelineRun): P
         : {}),
     });
   }
+}
+
+function bringUpRun(
+  deps: PipelineDeps,
+  run: PipelineRun,
+  plan: Plan,
+  previous: CurrentRelease | undefined,
+): BringUpRun {
+  return {
+    service: run.service,
+    deploymentId: run.deployment.id,
+    plan,
+    previous,
+    log: run.log,
+    signal: run.signal,
+    checkpoint: run.checkpoint,
+    onOrder: (updateOrder) => deps.store.record(run.deployment.id, { updateOrder }),
+    isFinal: run.isFinal,
+    ...(run.continuation ? { continuation: run.continuation } : {}),
+  };
+}
+
+/**
+ * What a resumed release runs: the plan its deployment stored at validate. Its images and
+ * containers exist already; only the windows, the route and the retire are left.
+ */
+function resumedPlan(deployment: WorkerDeployment): Plan {
+  const plan = storedPlan(deployment);
+  if (!plan) throw new PermanentStepError(`deployment ${deployment.id} stored no plan to resume`);
+  return plan;
 }
 
 /** Never dropped silently: what the runtime cannot honour is a field of the deployment and a log line. */

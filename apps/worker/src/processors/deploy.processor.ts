@@ -15,7 +15,8 @@ import { createDeployLog, type DeployLog } from '../pipeline/deploy-log.js';
 import { publishedCompose } from '../pipeline/published-compose.js';
 import { runDeployPipeline, type DeployStep, type PipelineDeps } from '../pipeline/deploy-pipeline.js';
 import { DeploymentCancelledError, createRedactor, isPermanent, messageOf } from '../pipeline/step-errors.js';
-import { ReleaseUndone } from '../release/release-engine.js';
+import { RELEASE_STEPS, ReleaseUndone, type ReleaseStep } from '../release/release-engine.js';
+import { ReleaseWaiting, type ResumePoint } from '../release/release-waiting.js';
 import type { ImageRegistry } from '../adapters/image-registry.js';
 import { removePushedImages } from '../release/image-distribution.js';
 import { pruneBuiltImages } from '../release/image-retention.js';
@@ -53,15 +54,32 @@ export interface DeployProcessorDeps {
 export function createDeployProcessor(deps: DeployProcessorDeps) {
   return async (job: Job<JobPayload<'deploy'>>, token?: string): Promise<{ status: string }> => {
     const first = await deps.deployments.findById(job.data.deploymentId);
-    if (!first || isFinalDeployment(first.status)) return { status: first?.status ?? 'unknown' };
+    if (!first) return { status: 'unknown' };
+    if (!resumePointOf(first) && isFinalDeployment(first.status)) {
+      // Settled with its window still marked (by a worker of the previous release during a rolling
+      // upgrade): the mark is stale, and the reconciler brings the job here to clear it.
+      if (first.windowStartedAt) await deps.deployments.leaveWindow(first.id);
+      return { status: first.status };
+    }
     const service = await deps.services.findById(first.serviceId);
-    if (!service || service.deletedAt) return { status: 'skipped' };
-    const lease = await lockOrDelay(deps.locks, service.id, job, token);
+    if (!service || service.deletedAt) {
+      // Its release's window ends here: the delete removes everything, the service is free.
+      if (first.windowStartedAt) await deps.deployments.leaveWindow(first.id);
+      return { status: 'skipped' };
+    }
+    const lease = await lockOrDelay(deps.locks, service.id, job, token, {
+      store: deps.deployments,
+      except: first.id,
+    });
     try {
       // Read again under the lock: another replica may have finished it while we waited.
       const deployment = await deps.deployments.findById(first.id);
-      if (!deployment || isFinalDeployment(deployment.status))
-        return { status: deployment?.status ?? 'unknown' };
+      if (!deployment) return { status: 'unknown' };
+      const resumeAt = resumePointOf(deployment);
+      // A release in its window continues (also cancelled: its undo is still to do); nothing
+      // supersedes it and its slot is its own already.
+      if (resumeAt) return await runClaimed(deps, { job, token, deployment, service, lease, resumeAt });
+      if (isFinalDeployment(deployment.status)) return { status: deployment.status };
       if (await deps.deployments.hasNewer(deployment)) {
         await deps.deployments.markSuperseded(deployment);
         deps.notify(deployment.id);
@@ -80,24 +98,38 @@ export function createDeployProcessor(deps: DeployProcessorDeps) {
       // its definition before the claim could (services.store.ts queueRedeploy locks the row).
       const current = await deps.services.findById(service.id);
       if (!current || current.deletedAt) return { status: 'skipped' };
-      return await runClaimed(deps, job, deployment, current, lease);
+      return await runClaimed(deps, { job, token, deployment, service: current, lease });
     } finally {
       await lease.release();
     }
   };
 }
 
+/** Where a release whose window began resumes (release/release-waiting.ts), if this one is such. */
+function resumePointOf(deployment: WorkerDeployment): ResumePoint | undefined {
+  const { step, windowStartedAt, status } = deployment;
+  if (!windowStartedAt || (status !== 'running' && status !== 'cancelled')) return undefined;
+  const index = RELEASE_STEPS.indexOf(step as ReleaseStep);
+  if (index < RELEASE_STEPS.indexOf('stabilize')) return undefined;
+  return { step: RELEASE_STEPS[index] as ReleaseStep, windowStartedAt: windowStartedAt.getTime() };
+}
+
 const CANCEL_POLL_MS = 1000;
 /** How long a job of a customer at its share waits before it asks for a slot again. */
 const CUSTOMER_BUSY_DELAY_MS = 1000;
 
-async function runClaimed(
-  deps: DeployProcessorDeps,
-  job: Job,
-  deployment: WorkerDeployment,
-  service: WorkerService,
-  lease: Lease,
-): Promise<{ status: string }> {
+interface ClaimedRun {
+  job: Job;
+  token: string | undefined;
+  deployment: WorkerDeployment;
+  service: WorkerService;
+  lease: Lease;
+  /** This run resumes a release in its window. */
+  resumeAt?: ResumePoint;
+}
+
+async function runClaimed(deps: DeployProcessorDeps, claimed: ClaimedRun): Promise<{ status: string }> {
+  const { job, deployment, service, lease, resumeAt } = claimed;
   // A rollback runs an earlier release's variables: their values are secrets too.
   const target = deployment.rollbackOf ? await deps.deployments.findById(deployment.rollbackOf) : null;
   // The attached groups' values are the environment too (docs/secrets.md#variable-groups).
@@ -109,9 +141,16 @@ async function runClaimed(
   const log = await createDeployLog(deps.deployments, deployment.id, redact, () =>
     deps.notify(deployment.id),
   );
-  const timeout = AbortSignal.timeout(deps.deployTimeoutMs);
+  // A resumed release has what is left of the deployment's time (counted from its claim).
+  const timeout = AbortSignal.timeout(
+    resumeAt && deployment.startedAt
+      ? Math.max(0, deps.deployTimeoutMs - (Date.now() - deployment.startedAt.getTime()))
+      : deps.deployTimeoutMs,
+  );
   // A delete cancels the deployment in PostgreSQL; noticing it aborts even a long wait at once.
   const cancellation = new AbortController();
+  // Cancelled while it paused: the resumed release undoes at once.
+  if (deployment.status === 'cancelled') cancellation.abort(new DeploymentCancelledError());
   // The lock lives on a database connection: if that connection dropped, PostgreSQL released the
   // lock and another replica may take the service, so this run must stop and retry from scratch.
   const lockLost = new AbortController();
@@ -123,17 +162,23 @@ async function runClaimed(
       .catch(() => undefined);
   }, CANCEL_POLL_MS);
   const signal = AbortSignal.any([timeout, cancellation.signal, lockLost.signal]);
-  let step: DeployStep | null = null;
-  const checkpoint = async (next: DeployStep) => {
+  let step: DeployStep | null = resumeAt?.step ?? null;
+  const advance = async (next: DeployStep, record: () => Promise<boolean>) => {
     signal.throwIfAborted();
     // Conditional on `running`: losing to a cancel (also at retire, which the API then refuses) stops here.
-    if (!(await deps.deployments.setStep(deployment.id, next))) {
+    if (!(await record())) {
       cancellation.abort(new DeploymentCancelledError());
       throw new DeploymentCancelledError();
     }
     step = next;
     deps.notify(deployment.id);
     await job.updateProgress({ step: next });
+  };
+  const checkpoint = (next: DeployStep) => advance(next, () => deps.deployments.setStep(deployment.id, next));
+  const continuation = {
+    ...(resumeAt ? { resumeAt } : {}),
+    enterWindow: (next: ReleaseStep, startedAt: number) =>
+      advance(next, () => deps.deployments.enterWindow(deployment.id, next, new Date(startedAt))),
   };
   const attempt = job.attemptsMade + 1;
   const attempts = job.opts.attempts ?? 1;
@@ -145,11 +190,11 @@ async function runClaimed(
       timeout.aborted ||
       isPermanent(error) ||
       attempt >= attempts);
-  await log.info(`Deploying ${service.name} (attempt ${attempt} of ${attempts})`);
+  if (!resumeAt) await log.info(`Deploying ${service.name} (attempt ${attempt} of ${attempts})`);
   try {
     const result = await runDeployPipeline(
       { ...deps.pipeline, store: deps.deployments },
-      { deployment, service, log, signal, checkpoint, isFinal },
+      { deployment, service, log, signal, checkpoint, isFinal, continuation },
     );
     const verb = { create: 'Deployed', redeploy: 'Redeployed', rollback: 'Rolled back to' }[
       deployment.trigger
@@ -176,6 +221,11 @@ async function runClaimed(
     await pruneImages(deps, log, service.id);
     return { status: 'succeeded' };
   } catch (error) {
+    // The release waits for its window: the job comes back then and this slot takes other jobs.
+    if (error instanceof ReleaseWaiting) {
+      await job.moveToDelayed(error.until, claimed.token);
+      throw new DelayedError();
+    }
     // Not a failure of the deployment: the job is retried (or re-enqueued by the reconciler).
     if (lockLost.signal.aborted) throw lockLost.signal.reason;
     if (error instanceof ReleaseUndone)

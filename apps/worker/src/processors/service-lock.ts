@@ -9,14 +9,36 @@ import { messageOf } from '../pipeline/step-errors.js';
  */
 export const LOCK_RETRY_DELAY_MS = 1000;
 
+/**
+ * A release in its window pauses without the lock (release/release-waiting.ts) but still owns the
+ * service until its deployment is settled: jobs that change the service's containers wait for it.
+ */
+export interface ReleaseWindows {
+  otherInWindow(serviceId: string, exceptDeploymentId?: string): Promise<boolean>;
+}
+
+/**
+ * `windows`: also wait while a release of the service (other than `except`, the job's own) is in
+ * its window. Only a delete goes without: it cancels that release and removes everything.
+ */
 export async function lockOrDelay(
   locks: AdvisoryLocks,
   serviceId: string,
   job: Job,
   token: string | undefined,
+  windows?: { store: ReleaseWindows; except?: string },
 ): Promise<Lease> {
   const lease = await locks.tryAcquire(serviceId);
-  if (lease) return lease;
+  if (lease) {
+    const isOwned = windows
+      ? await windows.store.otherInWindow(serviceId, windows.except).catch(async (error: unknown) => {
+          await lease.release();
+          throw error;
+        })
+      : false;
+    if (!isOwned) return lease;
+    await lease.release();
+  }
   await job.moveToDelayed(Date.now() + LOCK_RETRY_DELAY_MS, token);
   throw new DelayedError();
 }

@@ -55,9 +55,7 @@ export async function createSet(
   set: SetObjects,
   log: DeployLog,
 ): Promise<Map<string, string>> {
-  const existing = new Map(
-    (await runtime.listContainers(set.selector)).map((found) => [found.labels[COMPONENT_LABEL], found.id]),
-  );
+  const existing = await setContainerIds(runtime, set);
   const ids = new Map<string, string>();
   for (const container of plan.containers) {
     const reused = existing.get(container.name);
@@ -83,6 +81,20 @@ export async function createSet(
     await log.info(`Created container ${name} from ${container.image}`);
   }
   return ids;
+}
+
+/** component → id of the set's containers that exist (a resumed release watches these). */
+export async function setContainerIds(
+  runtime: Pick<ContainerRuntime, 'listContainers'>,
+  set: SetObjects,
+): Promise<Map<string, string>> {
+  const found = await runtime.listContainers(set.selector);
+  return new Map(
+    found.flatMap((container) => {
+      const component = container.labels[COMPONENT_LABEL];
+      return component ? [[component, container.id] as const] : [];
+    }),
+  );
 }
 
 /**
@@ -202,4 +214,39 @@ function idOf(ids: Map<string, string>, container: PlanContainer): string {
   const id = ids.get(container.name);
   if (!id) throw new Error(`no container was created for ${container.name}`);
   return id;
+}
+
+/** Removes every set of the service except the ones kept (and the networks of the removed ones). */
+export async function removeStraySets(
+  runtime: ContainerRuntime,
+  objects: ServiceObjects,
+  keep: (string | undefined)[],
+  log: DeployLog,
+): Promise<number> {
+  let removed = 0;
+  for (const [deploymentId, containers] of await listSets(runtime, objects)) {
+    if (keep.includes(deploymentId)) continue;
+    await log.info(`Removing the leftover container set of ${deploymentId}`);
+    for (const container of containers) await runtime.removeContainer(container.id);
+    removed += 1;
+  }
+  return removed;
+}
+
+/** Networks of the service that no kept set uses (a removed set's, or one made before sets had their own). */
+export async function removeUnusedNetworks(
+  runtime: ContainerRuntime,
+  objects: ServiceObjects,
+  keep: SetObjects,
+) {
+  for (const network of await runtime.listNetworks(objects.selector)) {
+    if (network.name === keep.network) continue;
+    // Still in use (a set the reconciler has not removed yet): the next retire or sweep takes it.
+    await runtime.removeNetwork(network.id).catch(() => undefined);
+  }
+}
+
+export async function isSetRunning(runtime: ContainerRuntime, set: SetObjects): Promise<boolean> {
+  const containers = await runtime.listContainers(set.selector);
+  return containers.length > 0 && containers.every((container) => container.state === 'running');
 }

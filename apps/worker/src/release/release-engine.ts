@@ -8,9 +8,12 @@ import {
   createSet,
   ensureSetNetwork,
   ensureVolumes,
-  listSets,
+  isSetRunning,
+  removeStraySets,
+  removeUnusedNetworks,
   removeSet,
   restartSet,
+  setContainerIds,
   startSet,
   stopSet,
   verifySet,
@@ -18,6 +21,7 @@ import {
 } from './container-sets.js';
 import { describeWindow, drainWindow, stabilizationWindow, type ReleaseEvidence } from './release-windows.js';
 import { describeWatchEnd, watchSet } from './set-watch.js';
+import { ReleaseWaiting, type Continuation } from './release-waiting.js';
 import { chooseUpdateOrder, type UpdateOrder } from './update-order.js';
 
 /**
@@ -80,6 +84,8 @@ export interface CutoverRun {
   onOrder(order: UpdateOrder): Promise<void>;
   /** Whether this failure ends the deployment (else the job is retried and resumes the steps). */
   isFinal: (error: unknown) => boolean;
+  /** Windows that pause instead of holding the job (release-waiting.ts); absent: waited in place. */
+  continuation?: Continuation;
 }
 
 /**
@@ -106,47 +112,63 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     ? { ...run.previous, set: objects.set(run.previous.deploymentId) }
     : undefined;
   const { order, reason } = chooseUpdateOrder(plan);
-  await run.onOrder(order);
-  await log.info(
-    previous
-      ? `Update order ${order}: ${reason}`
-      : `Update order ${order} (${reason}); no previous release is running, nothing to cut over from`,
-  );
-  const state = { stopped: false, switched: false, retiring: false };
-  try {
-    await run.checkpoint('network');
-    // Never more than two sets: whatever is neither the serving release nor this one goes.
-    const strays = await removeStraySets(runtime, objects, [run.deploymentId, previous?.deploymentId], log);
-    // A deployment interrupted after its switch (then superseded) may have had the traffic.
-    const web = previous?.plan?.web;
-    const address = strays > 0 && previous && web ? await webAddress(runtime, previous.set, web) : undefined;
-    if (web && address) await route(router, run.service, address, web.port, log);
-    await ensureSetNetwork(runtime, set, log);
-    await run.checkpoint('volumes');
-    await ensureVolumes(runtime, plan, objects, log);
-    if (previous && order === 'stop-first') {
-      await run.checkpoint('stop_previous');
-      await log.info(`Stopping the previous release ${previous.deploymentId} (stop-first)`);
-      state.stopped = true;
-      await stopSet(runtime, previous.set, previous.plan);
+  const resumeAt = run.continuation?.resumeAt;
+  // A resumed release (release-waiting.ts) skips the steps it had passed: they are done.
+  const isDone = (step: ReleaseStep) =>
+    resumeAt !== undefined && RELEASE_STEPS.indexOf(step) < RELEASE_STEPS.indexOf(resumeAt.step);
+  const state = {
+    stopped: isDone('stop_previous') && previous !== undefined && order === 'stop-first',
+    // Resumed at `route`, the switch may or may not have happened: undo routes back either way.
+    switched: plan.web !== undefined && (isDone('route') || resumeAt?.step === 'route'),
+    retiring: false,
+  };
+  /** The checkpoint of a window step; resolves to when the window began. */
+  const enterWindow = async (step: 'stabilize' | 'drain'): Promise<number> => {
+    if (resumeAt?.step === step) {
+      await run.checkpoint(step);
+      return resumeAt.windowStartedAt;
     }
-    await run.checkpoint('create');
-    const ids = await createSet(runtime, plan, objects, set, log);
-    await run.checkpoint('start');
-    await startSet(runtime, plan, ids, log, readiness);
-    await run.checkpoint('verify');
-    const { webIp } = await verifySet(runtime, plan, ids, log, readiness);
-    await run.checkpoint('stabilize');
+    const startedAt = Date.now();
+    await (run.continuation ? run.continuation.enterWindow(step, startedAt) : run.checkpoint(step));
+    return startedAt;
+  };
+  const watching = { pause: run.continuation !== undefined };
+  try {
+    let ids: Map<string, string>;
+    let webIp: string | undefined;
+    if (resumeAt) {
+      ids = await setContainerIds(runtime, set);
+      webIp = await webAddress(runtime, set, plan.web);
+    } else {
+      ({ ids, webIp } = await bringUpSet(deps, run, {
+        objects,
+        set,
+        previous,
+        order,
+        reason,
+        readiness,
+        state,
+      }));
+    }
     // The window protects a release that serves now. With none (a first deploy, a restore) there is
     // nothing to keep serving meanwhile: holding the new release back only delays it, so it is
     // routed once verified. Stop-first has stopped the previous release already: holding the new
     // one back would only lengthen the gap, so it is routed at once and watched after the switch
     // instead (a failure there still starts the stopped release again and routes back to it).
     const stabilizing = stabilizationWindow(deps.stabilizationMs, deps.evidence);
-    if (previous && !state.stopped) {
-      await log.info(`Watching the new release before it receives traffic (${describeWindow(stabilizing)})`);
-      const end = await watchSet(runtime, plan, ids, stabilizing, signal, 'while stabilising');
-      await log.info(`The new release held ${describeWatchEnd(end)}`);
+    if (!isDone('stabilize')) {
+      const startedAt = await enterWindow('stabilize');
+      if (previous && !state.stopped) {
+        if (!resumeAt)
+          await log.info(
+            `Watching the new release before it receives traffic (${describeWindow(stabilizing)})`,
+          );
+        const end = await watchSet(runtime, plan, ids, stabilizing, signal, 'while stabilising', {
+          ...watching,
+          startedAt,
+        });
+        await log.info(`The new release held ${describeWatchEnd(end)}`);
+      }
     }
     // Still running (start-first): the proxy goes on counting its requests in flight after the
     // switch, when the drain may end once they are over.
@@ -158,13 +180,15 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
         : undefined;
     const draining =
       previousWeb && previousAddress ? [{ host: previousAddress, port: previousWeb.port }] : [];
-    await run.checkpoint('route');
-    if (plan.web && webIp) {
-      state.switched = true;
-      await route(router, run.service, webIp, plan.web.port, log, draining);
+    if (!isDone('route')) {
+      await run.checkpoint('route');
+      if (plan.web && webIp) {
+        state.switched = true;
+        await route(router, run.service, webIp, plan.web.port, log, draining);
+      }
     }
-    if (previous) {
-      await run.checkpoint('drain');
+    if (previous && !isDone('drain')) {
+      const startedAt = await enterWindow('drain');
       const window = state.stopped
         ? stabilizing
         : drainWindow({
@@ -174,12 +198,16 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
             draining,
             inFlight: router.inFlight?.bind(router),
           });
-      await log.info(
-        state.stopped
-          ? `Watching the new release after the switch; the stopped previous release is kept until then (${describeWindow(window)})`
-          : `Draining the previous release until its requests in flight end (${describeWindow(window)}); still watching the new one`,
-      );
-      const end = await watchSet(runtime, plan, ids, window, signal, 'after the switch');
+      if (resumeAt?.step !== 'drain')
+        await log.info(
+          state.stopped
+            ? `Watching the new release after the switch; the stopped previous release is kept until then (${describeWindow(window)})`
+            : `Draining the previous release until its requests in flight end (${describeWindow(window)}); still watching the new one`,
+        );
+      const end = await watchSet(runtime, plan, ids, window, signal, 'after the switch', {
+        ...watching,
+        startedAt,
+      });
       await log.info(`${state.stopped ? 'The new release held' : 'Drained'} ${describeWatchEnd(end)}`);
     }
     await run.checkpoint('retire');
@@ -199,11 +227,64 @@ export async function cutover(deps: ReleaseDeps, run: CutoverRun): Promise<{ web
     await removeUnusedNetworks(runtime, objects, set);
     return webIp ? { webIp } : {};
   } catch (error) {
-    // Past the point of no return, or a failure a retry may get past: the job resumes the steps.
-    if (state.retiring || !run.isFinal(error)) throw error;
+    // A pause is no failure; past the point of no return, or a failure a retry may get past: the
+    // job resumes the steps.
+    if (error instanceof ReleaseWaiting || state.retiring || !run.isFinal(error)) throw error;
     const keptRelease = await undo(deps, run, set, previous, state);
     throw new ReleaseUndone(error, { switched: state.switched, ...(keptRelease ? { keptRelease } : {}) });
   }
+}
+
+/**
+ * network, volumes, [stop_previous], create, start, verify: the new set, started and ready.
+ * Until the switch it receives no traffic.
+ */
+async function bringUpSet(
+  deps: ReleaseDeps,
+  run: CutoverRun,
+  context: {
+    objects: ServiceObjects;
+    set: SetObjects;
+    previous: (CurrentRelease & { set: SetObjects }) | undefined;
+    order: UpdateOrder;
+    reason: string;
+    readiness: ReadinessOptions;
+    /** `stopped` is set before the previous release is stopped: an undo must start it again. */
+    state: { stopped: boolean };
+  },
+): Promise<{ ids: Map<string, string>; webIp?: string }> {
+  const { runtime, router } = deps;
+  const { plan, log } = run;
+  const { objects, set, previous, order, readiness } = context;
+  await run.onOrder(order);
+  await log.info(
+    previous
+      ? `Update order ${order}: ${context.reason}`
+      : `Update order ${order} (${context.reason}); no previous release is running, nothing to cut over from`,
+  );
+  await run.checkpoint('network');
+  // Never more than two sets: whatever is neither the serving release nor this one goes.
+  const strays = await removeStraySets(runtime, objects, [run.deploymentId, previous?.deploymentId], log);
+  // A deployment interrupted after its switch (then superseded) may have had the traffic.
+  const web = previous?.plan?.web;
+  const address = strays > 0 && previous && web ? await webAddress(runtime, previous.set, web) : undefined;
+  if (web && address) await route(router, run.service, address, web.port, log);
+  await ensureSetNetwork(runtime, set, log);
+  await run.checkpoint('volumes');
+  await ensureVolumes(runtime, plan, objects, log);
+  if (previous && order === 'stop-first') {
+    await run.checkpoint('stop_previous');
+    await log.info(`Stopping the previous release ${previous.deploymentId} (stop-first)`);
+    context.state.stopped = true;
+    await stopSet(runtime, previous.set, previous.plan);
+  }
+  await run.checkpoint('create');
+  const ids = await createSet(runtime, plan, objects, set, log);
+  await run.checkpoint('start');
+  await startSet(runtime, plan, ids, log, readiness);
+  await run.checkpoint('verify');
+  const { webIp } = await verifySet(runtime, plan, ids, log, readiness);
+  return { ids, ...(webIp ? { webIp } : {}) };
 }
 
 /**
@@ -233,7 +314,7 @@ async function undo(
       await route(router, run.service, address, web.port, log);
       await log.info(`Routing back to the previous release ${previous.deploymentId}`);
     }
-    serving = web ? address !== undefined : await isRunning(runtime, previous.set);
+    serving = web ? address !== undefined : await isSetRunning(runtime, previous.set);
   }
   await removeSet(runtime, set, run.plan, false);
   await log.info('Removed the new release’s containers');
@@ -294,35 +375,4 @@ async function route(
   });
   await log.info(`Routing ${service.url} to ${host}:${port}`);
   for (const note of notes ?? []) await log.info(note);
-}
-
-/** Removes every set of the service except the ones kept (and the networks of the removed ones). */
-async function removeStraySets(
-  runtime: ContainerRuntime,
-  objects: ServiceObjects,
-  keep: (string | undefined)[],
-  log: DeployLog,
-): Promise<number> {
-  let removed = 0;
-  for (const [deploymentId, containers] of await listSets(runtime, objects)) {
-    if (keep.includes(deploymentId)) continue;
-    await log.info(`Removing the leftover container set of ${deploymentId}`);
-    for (const container of containers) await runtime.removeContainer(container.id);
-    removed += 1;
-  }
-  return removed;
-}
-
-/** Networks of the service that no kept set uses (a removed set's, or one made before sets had their own). */
-async function removeUnusedNetworks(runtime: ContainerRuntime, objects: ServiceObjects, keep: SetObjects) {
-  for (const network of await runtime.listNetworks(objects.selector)) {
-    if (network.name === keep.network) continue;
-    // Still in use (a set the reconciler has not removed yet): the next retire or sweep takes it.
-    await runtime.removeNetwork(network.id).catch(() => undefined);
-  }
-}
-
-async function isRunning(runtime: ContainerRuntime, set: SetObjects): Promise<boolean> {
-  const containers = await runtime.listContainers(set.selector);
-  return containers.length > 0 && containers.every((container) => container.state === 'running');
 }

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Plan, PlanContainer } from '@hostctl/compose';
 import type { ContainerRuntime, ContainerState } from '../adapters/runtime.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
+import { INLINE_WAIT_MS, PAUSE_LONGEST_MS, PAUSE_POLL_MS, ReleaseWaiting } from './release-waiting.js';
 
 /**
  * Watches a verified set: every container must stay running, never restart and never turn
@@ -27,6 +28,16 @@ export interface WatchEnd {
 
 const POLL_MS = 250;
 
+/**
+ * `startedAt`: when the window began (a resumed release's recorded start; default now). `pause`:
+ * instead of sleeping longer than INLINE_WAIT_MS, throw ReleaseWaiting with when to look again
+ * (release-waiting.ts); the caller resumes the watch then with the same `startedAt`.
+ */
+export interface WatchOptions {
+  startedAt?: number;
+  pause?: boolean;
+}
+
 export async function watchSet(
   runtime: Pick<ContainerRuntime, 'inspectContainer' | 'containerLogs'>,
   plan: Plan,
@@ -34,8 +45,9 @@ export async function watchSet(
   window: WatchWindow,
   signal: AbortSignal,
   during: string,
+  options: WatchOptions = {},
 ): Promise<WatchEnd> {
-  const started = Date.now();
+  const started = options.startedAt ?? Date.now();
   const minMs = Math.min(window.minMs, window.maxMs);
   for (;;) {
     signal.throwIfAborted();
@@ -48,7 +60,10 @@ export async function watchSet(
     if (elapsed >= window.maxMs) return { by: 'maximum', afterMs: elapsed };
     if (elapsed >= minMs && proven && (await (window.settled?.() ?? true)))
       return { by: 'evidence', afterMs: elapsed };
-    const next = elapsed < minMs ? minMs - elapsed : window.maxMs - elapsed;
+    const poll = options.pause ? PAUSE_POLL_MS : POLL_MS;
+    const next = elapsed < minMs ? minMs - elapsed : Math.min(poll, window.maxMs - elapsed);
+    if (options.pause && next > INLINE_WAIT_MS)
+      throw new ReleaseWaiting(Date.now() + Math.min(next, PAUSE_LONGEST_MS));
     await sleep(Math.min(POLL_MS, next), undefined, { signal });
   }
 }

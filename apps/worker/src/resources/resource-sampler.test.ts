@@ -1,38 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { COMPONENT_LABEL, OWNER_LABEL, SERVICE_LABEL, INSTANCE_LABEL } from '@hostctl/domain';
-import { createAdvisoryLocks, createWorkerServiceStore, createWorkerTelemetryStore } from '@hostctl/db';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createDockerRuntime } from '../adapters/docker-runtime.js';
-import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
-import { createLeadership } from '../health/leadership.js';
 import {
   createComposeService,
-  createTestDb,
   deleteServiceRows,
-  silentLogger,
-  uniquePrefix,
   waitFor,
   type CreatedService,
 } from '../testing/fixtures.js';
-import { TEST_DATABASE_URL, TEST_IMAGE } from '../testing/test-env.js';
-import { createResourceSampler } from './resource-sampler.js';
+import { samplerOnRealEngine } from '../testing/sampler-fixture.js';
+import { TEST_IMAGE } from '../testing/test-env.js';
 
 // Real Docker stats and disk usage of a container that burns CPU and writes to its volume.
-const prefix = uniquePrefix('resources');
-const db = createTestDb();
-const locks = createAdvisoryLocks({ url: TEST_DATABASE_URL, max: 4 });
-const socketPath = '/var/run/docker.sock';
-const runtime = createDockerRuntime({ socketPath });
-const leadership = createLeadership(locks, `hostctl:observers:${prefix}`);
-const sampler = createResourceSampler({
-  store: createWorkerTelemetryStore(db),
-  services: createWorkerServiceStore(db),
-  runtime,
-  telemetry: createDockerTelemetry({ socketPath }),
-  leadership,
-  intervalMs: 30_000,
-  logger: silentLogger,
-});
+const { prefix, db, runtime, sampler, close } = samplerOnRealEngine('resources', 30_000);
 const created: CreatedService[] = [];
 const containers: string[] = [];
 const volumes: string[] = [];
@@ -41,9 +20,7 @@ afterAll(async () => {
   for (const id of containers) await runtime.removeContainer(id);
   for (const name of volumes) await runtime.removeVolume(name);
   await deleteServiceRows(db, created);
-  await leadership.release();
-  await locks.close();
-  await db.$disconnect();
+  await close();
 });
 
 describe('resource sampler', () => {

@@ -4,6 +4,7 @@ import type { Plan } from '@hostctl/compose';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { containerSpec, type ServiceObjects, type SetObjects } from '../pipeline/service-objects.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
+import type { OneOffResult } from '../runtime/driver.js';
 import type { LiveOutput } from './live-output.js';
 
 /** Most output kept of a run: its end, where the error usually is (docs/jobs.md#limits). */
@@ -31,13 +32,6 @@ interface OneOff {
   redact: (text: string) => string;
   /** Streams the output while the command runs (masked there too); absent: read at the end only. */
   live?: Pick<LiveOutput, 'attach' | 'drain'>;
-}
-
-interface OneOffResult {
-  exitCode: number | null;
-  timedOut: boolean;
-  output: string;
-  outputTruncated: boolean;
 }
 
 /**
@@ -98,8 +92,8 @@ export async function runOneOff(runtime: ContainerRuntime, job: OneOff): Promise
   }
 }
 
-/** The end of the output, at most RUN_OUTPUT_MAX_BYTES, cut at a line start. */
-function bounded(raw: string): { output: string; truncated: boolean } {
+/** The end of the output, at most RUN_OUTPUT_MAX_BYTES, cut at a line start (either runtime's). */
+export function bounded(raw: string): { output: string; truncated: boolean } {
   const lines = raw.split('\n').length;
   const bytes = Buffer.from(raw, 'utf8');
   if (bytes.length <= RUN_OUTPUT_MAX_BYTES) return { output: raw, truncated: lines > OUTPUT_TAIL_LINES };

@@ -1,10 +1,7 @@
 import type { Plan } from '@hostctl/compose';
-import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
-import { serviceObjects } from '../pipeline/service-objects.js';
 import { PermanentStepError } from '../pipeline/step-errors.js';
-import { ensureSetNetwork } from '../release/container-sets.js';
-import { runOneOff } from './one-off-container.js';
+import type { RuntimeDriver } from '../runtime/driver.js';
 
 /** How long a release command may run; the deployment's own timeout (DEPLOY_TIMEOUT_MS) still applies. */
 const RELEASE_COMMAND_TIMEOUT_MS = 10 * 60_000;
@@ -17,10 +14,11 @@ const LOGGED_LINES = 500;
  * failure of the deployment, and since nothing of the new release exists yet, the release that
  * serves keeps serving. The command runs on the serving release's network, so a migration reaches
  * the service's database by its component name; with no release serving (a first deploy), on the
- * new release's own network.
+ * new release's own network. The runtime runs it (a container on the single engine, a Swarm job
+ * under RUNTIME=swarm: RuntimeDriver.runOnce), so both gate a deployment the same way.
  */
 export async function runReleaseCommand(
-  deps: { runtime: ContainerRuntime; instance: string },
+  runOnce: RuntimeDriver['runOnce'],
   run: {
     serviceId: string;
     deploymentId: string;
@@ -31,19 +29,16 @@ export async function runReleaseCommand(
   plan: Plan & { release: NonNullable<Plan['release']> },
 ): Promise<void> {
   const { log } = run;
-  const objects = serviceObjects(run.serviceId, deps.instance);
-  const set = objects.set(run.servingDeploymentId ?? run.deploymentId);
-  await ensureSetNetwork(deps.runtime, set, log);
   const { component, command } = plan.release;
   await log.info(`Running the release command in ${component}: ${JSON.stringify(command)}`);
-  const result = await runOneOff(deps.runtime, {
+  const result = await runOnce({
+    serviceId: run.serviceId,
+    releaseId: run.deploymentId,
     plan,
     component,
     command,
-    objects,
-    set,
+    networkOf: run.servingDeploymentId ?? run.deploymentId,
     runId: run.deploymentId,
-    instance: deps.instance,
     timeoutMs: RELEASE_COMMAND_TIMEOUT_MS,
     signal: run.signal,
     // Each line goes to the deploy log, whose redactor masks every variable value (plain ones too).

@@ -1,5 +1,4 @@
 import type { Job } from 'bullmq';
-import { RUN_LABEL } from '@hostctl/domain';
 import type { Plan } from '@hostctl/compose';
 import {
   isFinalRun,
@@ -10,22 +9,17 @@ import {
 } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
-import type { ContainerRuntime } from '../adapters/runtime.js';
-import { serviceObjects } from '../pipeline/service-objects.js';
 import type { RuntimeDriver } from '../runtime/driver.js';
 import { pinnedPlan, storedPlan } from '../release/release-images.js';
 import { watchForCancellation } from './cancel-watch.js';
-import { runOneOff } from './one-off-container.js';
 import { releaseSecretValues, secretMasker } from '../logs/secret-values.js';
 import type { LiveOutput } from './live-output.js';
 
 interface RunProcessorDeps {
   runs: RunsStore;
   deployments: Pick<WorkerDeploymentStore, 'lastSucceeded'>;
-  /** The release engine's settings: the runtime and the installation's instance label. */
-  release: { runtime: ContainerRuntime; instance: string };
-  /** The runtime, which may refuse one-off runs for now (Swarm, until they run as Swarm jobs: docs/jobs.md#swarm). */
-  driver: Pick<RuntimeDriver, 'refusal'>;
+  /** The runtime that runs the command (a container, or a Swarm job: docs/jobs.md#swarm). */
+  driver: Pick<RuntimeDriver, 'refusal' | 'runOnce' | 'removeRunLeftovers'>;
   /** The service's and its groups' secret values now (logs/secret-values.ts, as the log shipper masks). */
   secretsOf: (serviceId: string) => Promise<string[]>;
   /** The run's output stream for followers (live-output.ts), masked with the same values. */
@@ -42,24 +36,23 @@ const failure = (error: string): RunOutcome => ({
 });
 
 /**
- * A one-off run (docs/jobs.md): the command in a short-lived container of the release that serves
- * now, with that release's image (pinned), variables, limits, network and egress policy. At most
+ * A one-off run (docs/jobs.md): the command in a short-lived container (a Swarm job under
+ * RUNTIME=swarm) of the release that serves now, with that release's image (pinned), variables,
+ * limits, network and egress policy. At most
  * once: a job handed back after its worker died finds the run `running`, removes what is left of
- * its container and records the failure instead of running the command a second time.
+ * its container (or job) and records the failure instead of running the command a second time.
  */
 export function createRunProcessor(deps: RunProcessorDeps) {
-  const { runs } = deps;
-  const { runtime, instance } = deps.release;
+  const { runs, driver } = deps;
   return async (job: Job<JobPayload<'run'>>): Promise<{ status: string }> => {
     const run = await runs.findById(job.data.runId);
     if (!run || isFinalRun(run.status)) return { status: run?.status ?? 'gone' };
     if (run.status === 'running') {
-      for (const leftover of await runtime.listContainers({ [RUN_LABEL]: run.id }))
-        await runtime.removeContainer(leftover.id);
+      await driver.removeRunLeftovers(run.id);
       await runs.finish(run.id, failure('the worker running the command stopped; it may have run in part'));
       return { status: 'failed' };
     }
-    const refused = deps.driver.refusal('run');
+    const refused = driver.refusal('run');
     if (refused) {
       await runs.finish(run.id, failure(refused));
       return { status: 'failed' };
@@ -76,19 +69,16 @@ export function createRunProcessor(deps: RunProcessorDeps) {
     const redact = secretMasker(secrets);
     if (!(await runs.start(run.id, release.id))) return { status: 'not queued' };
     const live = deps.liveOutput?.(run.id, secrets);
-    const objects = serviceObjects(run.serviceId, instance);
-    const set = objects.set(release.id);
     const cancellation = watchForCancellation(runs, run.id);
     try {
-      await runtime.ensureNetwork(set.network, set.networkLabels, { bridge: set.bridge });
-      const result = await runOneOff(runtime, {
+      const result = await driver.runOnce({
+        serviceId: run.serviceId,
+        releaseId: release.id,
         plan,
         component: run.component,
         command: run.command,
-        objects,
-        set,
+        networkOf: release.id,
         runId: run.id,
-        instance,
         timeoutMs: run.timeoutSeconds * 1000,
         signal: cancellation.signal,
         redact,

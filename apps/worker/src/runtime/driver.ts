@@ -2,11 +2,14 @@ import type { Plan } from '@hostctl/compose';
 import type { LifecycleAction } from '@hostctl/domain';
 import type { AdvisoryLocks, WorkerDeployment, WorkerDeploymentStore, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
+import type { ExecResult } from '../adapters/container-exec.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { ContainerTelemetry } from '../adapters/telemetry.js';
+import type { LiveOutput } from '../runs/live-output.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import type { CurrentRelease, ReleaseStep, ServiceRef } from '../release/release-engine.js';
 import type { UpdateOrder } from '../release/update-order.js';
+import type { Continuation } from '../release/release-waiting.js';
 
 /**
  * What runs a service's plan, shaped around what every runtime does rather than around single
@@ -99,10 +102,47 @@ export interface BringUpRun {
   onOrder: (order: UpdateOrder) => Promise<void>;
   /** Whether a failure ends the deployment (else the job is retried and resumes). */
   isFinal: (error: unknown) => boolean;
+  /**
+   * The single engine's windows pause instead of holding the job (release/release-waiting.ts);
+   * Swarm watches its update itself and ignores it.
+   */
+  continuation?: Continuation;
 }
 
 /** Work beside the release sets that a runtime may not support yet (docs/jobs.md, docs/backups.md). */
-export type OneOffWork = 'run' | 'release-command' | 'backup' | 'restore';
+export type OneOffWork = 'run' | 'release-command' | 'backup' | 'restore' | 'exec';
+
+/** A command run once in a short-lived task of one component (runs/, docs/jobs.md). */
+export interface OneOffJob {
+  serviceId: string;
+  /** The release whose definition the command runs with (its plan, images pinned). */
+  releaseId: string;
+  plan: Plan;
+  /** A component of the plan; absent: the web component, else the first. */
+  component?: string | null;
+  command: string[];
+  /**
+   * The release whose network the command joins, where its components answer by name: the one
+   * serving (a release command's migration reaches the database that runs now). One network per
+   * service under Swarm, so only the single engine reads it.
+   */
+  networkOf: string;
+  /** Names the container (or Swarm job) and labels it (RUN_LABEL). */
+  runId: string;
+  timeoutMs: number;
+  signal?: AbortSignal;
+  /** Masks secret values from the output before it is bounded and kept. */
+  redact: (text: string) => string;
+  /** Streams the output while the command runs (masked there too); absent: read at the end only. */
+  live?: Pick<LiveOutput, 'attach' | 'drain'>;
+}
+
+export interface OneOffResult {
+  exitCode: number | null;
+  timedOut: boolean;
+  output: string;
+  outputTruncated: boolean;
+}
 
 /** How one runtime's broken services are found and brought back (service-restorer.ts). */
 export interface RestoreTarget {
@@ -158,6 +198,16 @@ export interface RuntimeDriver extends ServiceRuntime {
     plan: Plan & { release: NonNullable<Plan['release']> },
   ): Promise<void>;
   /**
+   * Runs a command once (a one-off run, a scheduled job's run, a release command) in a task that is
+   * the component's own in all but its command, and removes that task whatever happens. Rejects
+   * when the command could not be started (no such component, image gone, task rejected).
+   */
+  runOnce(job: OneOffJob): Promise<OneOffResult>;
+  /** Removes what a run left when its worker stopped mid-run (its container or job); idempotent. */
+  removeRunLeftovers(runId: string): Promise<void>;
+  /** Where a run's output is followed while it runs: the id runOnce hands to `live.attach`. */
+  runOutput: Pick<ContainerTelemetry, 'followLogs'>;
+  /**
    * start/stop/restart of the service's current release (`last`), the route following the new
    * tasks; a release removed behind our back is recreated from its plan.
    */
@@ -168,6 +218,16 @@ export interface RuntimeDriver extends ServiceRuntime {
   sweepLeftovers(deps: LeftoverDeps): Promise<number>;
   /** Why this runtime refuses `work` for now (the message the run or deployment fails with), or undefined. */
   refusal(work: OneOffWork): string | undefined;
+  /**
+   * Runs `argv` (no shell) in the running container of one component of the service, the given
+   * release's when it runs (a backup's hooks, backups/backup-hooks.ts). Rejects with a
+   * PermanentStepError when no container of the component runs, or when the runtime cannot.
+   */
+  execInComponent(
+    target: { serviceId: string; deploymentId: string; component: string },
+    argv: string[],
+    options: { timeoutMs: number },
+  ): Promise<ExecResult>;
   observed: ObservedRuntime;
 }
 

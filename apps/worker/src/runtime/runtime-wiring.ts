@@ -1,6 +1,7 @@
 import type { WorkerConfig } from '@hostctl/config';
 import type { AdvisoryLocks, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
+import { createContainerExec } from '../adapters/container-exec.js';
 import { createDockerClient } from '../adapters/docker-client.js';
 import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
 import { createImageRegistry, type ImageRegistry } from '../adapters/image-registry.js';
@@ -8,6 +9,7 @@ import { nodePullAuthOf, registryAuthOf } from '../adapters/registry-auth.js';
 import { createEgressNodeMarker, EGRESS_PLACEMENT } from '../adapters/swarm-egress-label.js';
 import { swarmGatewayBridge } from '../adapters/swarm-gateway.js';
 import { swarmMemberAddresses, swarmNodeCount } from '../adapters/swarm-members.js';
+import { createSwarmJobs } from '../adapters/swarm-jobs.js';
 import { createSwarmLifecycle } from '../adapters/swarm-lifecycle.js';
 import { createNodeEngines, parseNodeEngines, type NodeEngines } from '../adapters/swarm-node-engines.js';
 import { createSwarmNodes } from '../adapters/swarm-nodes.js';
@@ -60,6 +62,7 @@ export function createRuntimeWiring(
       driver: createDockerDriver({
         ...release,
         telemetry: createDockerTelemetry({ socketPath: config.DOCKER_SOCKET }),
+        exec: createContainerExec({ socketPath: config.DOCKER_SOCKET }),
       }),
     };
 
@@ -77,14 +80,17 @@ export function createRuntimeWiring(
     timeoutMs: release.readiness.timeoutMs,
     ...(nodeAuth ? { registryAuth: nodeAuth } : {}),
   };
-  const services = createSwarmRuntime({
-    ...swarmOptions,
-    // Swarm watches after the switch what the single engine watches before it and during
-    // its drain: a release that fails within the whole window is rolled back under both.
-    monitorMs: config.RELEASE_STABILIZATION_MS + config.RELEASE_DRAIN_MS,
+  const tenantPlacement = {
     encryptOverlays: config.SWARM_OVERLAY_ENCRYPTION === 'on',
     // Tenant code runs only on nodes whose egress firewall is in (worker-egress.ts).
     ...(config.EGRESS_POLICY === 'enforce' ? { platformConstraints: [EGRESS_PLACEMENT] } : {}),
+  };
+  const services = createSwarmRuntime({
+    ...swarmOptions,
+    ...tenantPlacement,
+    // Swarm watches after the switch what the single engine watches before it and during
+    // its drain: a release that fails within the whole window is rolled back under both.
+    monitorMs: config.RELEASE_STABILIZATION_MS + config.RELEASE_DRAIN_MS,
   });
   // The other nodes' engines (SWARM_NODE_ENGINES), for their tasks' usage and the egress firewall there.
   const nodeEngineSockets = parseNodeEngines(config.SWARM_NODE_ENGINES);
@@ -97,6 +103,8 @@ export function createRuntimeWiring(
     standby: createSwarmStandby(managerDocker, swarmOptions),
     distribution: swarmRegistryDeps(config, () => swarmNodeCount(managerSocket)),
     observed: createSwarmObservation({ socketPath: managerSocket, nodeEngines }),
+    // Runs and release commands: on the same nodes, overlay and egress placement as the services.
+    jobs: createSwarmJobs(managerDocker, { ...swarmOptions, ...tenantPlacement }),
   });
   return {
     driver,

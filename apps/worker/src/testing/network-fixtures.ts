@@ -2,9 +2,12 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { createCaddyAdmin } from '../adapters/caddy-admin.js';
 
 /** The dev stack's Caddy and PowerDNS (scripts/setup-services.sh), all on loopback. */
 export const CADDY_ADMIN_URL = 'http://127.0.0.1:2019';
+/** Tests read and change Caddy through the workers' own client: it rides out Caddy's reload resets. */
+export const caddyAdmin = createCaddyAdmin(CADDY_ADMIN_URL);
 export const PDNS_API_URL = 'http://127.0.0.1:8081';
 
 /** The PowerDNS key: from the environment (test-all.sh loads .data/env.test) or the stack's env file. */

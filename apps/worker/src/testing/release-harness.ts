@@ -1,4 +1,5 @@
-import type { Job } from 'bullmq';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DelayedError, type Job } from 'bullmq';
 import {
   createAdvisoryLocks,
   createWorkerDeploymentStore,
@@ -84,18 +85,24 @@ export function createReleaseHarness(settings: {
     },
     ...(settings.evidence ? { inFlight: (targets: RouteTarget[]) => proxy.inFlight(targets) } : {}),
   };
+  // Each hook runs once: a release that pauses records its window's step again when it resumes.
   const runHooks = async (deploymentId: string, step: string, when: 'before' | 'after') => {
-    for (const hook of hooks.filter((item) => item.step === step && item.when === when))
+    for (const hook of hooks.filter((item) => item.step === step && item.when === when)) {
+      hooks.splice(hooks.indexOf(hook), 1);
       await hook.action(deploymentId);
+    }
+  };
+  const hooked = async (id: string, step: string, record: () => Promise<boolean>) => {
+    await runHooks(id, step, 'before');
+    const applied = await record();
+    if (applied) await runHooks(id, step, 'after');
+    return applied;
   };
   const deployments = {
     ...store,
-    async setStep(id: string, step: string) {
-      await runHooks(id, step, 'before');
-      const applied = await store.setStep(id, step);
-      if (applied) await runHooks(id, step, 'after');
-      return applied;
-    },
+    setStep: (id: string, step: string) => hooked(id, step, () => store.setStep(id, step)),
+    enterWindow: (id: string, step: string, startedAt: Date) =>
+      hooked(id, step, () => store.enterWindow(id, step, startedAt)),
   };
   // Run once each, right after the processor's next reads of the service (what it read is kept).
   const readHooks: ((serviceId: string) => Promise<void>)[] = [];
@@ -150,21 +157,44 @@ export function createReleaseHarness(settings: {
     afterServiceRead(action: (serviceId: string) => Promise<void>) {
       readHooks.push(action);
     },
-    /** Runs the deploy job once; a thrown error is returned (the job would be retried or failed). */
-    async run(deploymentId: string, attempt = 1, attempts = 3): Promise<{ status: string } | Error> {
+    /** How many times the runs so far moved their job to the delayed set (a release's pauses). */
+    pauses: 0,
+    /**
+     * Runs the deploy job as one attempt: a job moved to the delayed set (a release that pauses in
+     * its window, a service lock taken) runs again when it is due, as BullMQ would run it. A thrown
+     * error is returned (the job would be retried or failed). `once`: a job moved to the delayed
+     * set is not run again: the run resolves to `{ status: 'delayed' }`.
+     */
+    async run(
+      deploymentId: string,
+      attempt = 1,
+      attempts = 3,
+      options: { once?: boolean } = {},
+    ): Promise<{ status: string } | Error> {
+      let due: number | undefined;
       const job = {
         data: { deploymentId },
         attemptsMade: attempt - 1,
         opts: { attempts },
         updateProgress: async () => undefined,
-        moveToDelayed: async () => {
-          throw new Error('the service lock is taken');
+        moveToDelayed: async (timestamp: number) => {
+          due = timestamp;
         },
       } as unknown as Job<{ deploymentId: string }>;
+      const givingUp = Date.now() + 60_000;
       try {
-        return await processor(job);
-      } catch (error) {
-        return error as Error;
+        for (;;) {
+          due = undefined;
+          try {
+            return await processor(job);
+          } catch (error) {
+            if (!(error instanceof DelayedError) || due === undefined) return error as Error;
+            if (options.once) return { status: 'delayed' };
+            if (due > givingUp) return new Error('the job was still delayed after 60 s');
+            this.pauses += 1;
+            await sleep(Math.max(0, due - Date.now()));
+          }
+        }
       } finally {
         hooks.length = 0;
         readHooks.length = 0;

@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import path from 'node:path';
 import type { PeerCertificate } from 'node:tls';
 import { fileURLToPath } from 'node:url';
+import { pebbleRoot as pebbleRootOf } from '@hostctl/testing';
 
 /** The dev stack's pebble (scripts/lib/pebble.sh): ACME directory and management API on loopback. */
 export const PEBBLE_DIRECTORY_URL = process.env.PEBBLE_DIRECTORY_URL ?? 'https://127.0.0.1:14000/dir';
-const PEBBLE_MANAGEMENT_URL = process.env.PEBBLE_MANAGEMENT_URL ?? 'https://127.0.0.1:15000';
 
 /** The file that makes pebble's own listener trusted (ACME_CA_CERT_FILE in .data/env.test). */
 export function pebbleListenerCertFile(): string {
@@ -16,22 +15,7 @@ export function pebbleListenerCertFile(): string {
 }
 
 /** The root pebble signs with in this run (it makes new roots each start): what clients trust. */
-export async function pebbleRoot(): Promise<string> {
-  return new Promise((resolve, reject) => {
-    https
-      .get(`${PEBBLE_MANAGEMENT_URL}/roots/0`, { ca: readFileSync(pebbleListenerCertFile()) }, (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => (body += chunk));
-        response.on('end', () =>
-          response.statusCode === 200
-            ? resolve(body)
-            : reject(new Error(`pebble roots: ${response.statusCode}`)),
-        );
-      })
-      .on('error', reject);
-  });
-}
+export const pebbleRoot = (): Promise<string> => pebbleRootOf(pebbleListenerCertFile());
 
 /**
  * GET https://<host>/ through Caddy's HTTPS listener, trusting only `ca` and checking the name:

@@ -1,5 +1,5 @@
 import type { ChallengeHttp } from './acme-client.js';
-import { createCaddyAdmin } from './caddy-admin.js';
+import { createCaddyAdmin } from '../adapters/caddy-admin.js';
 
 export interface CaddyChallengeOptions {
   adminUrl: string;

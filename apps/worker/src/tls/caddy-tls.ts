@@ -1,4 +1,4 @@
-import { createCaddyAdmin } from './caddy-admin.js';
+import { createCaddyAdmin } from '../adapters/caddy-admin.js';
 
 export interface CaddyTlsOptions {
   adminUrl: string;
@@ -24,12 +24,38 @@ interface LoadedPem {
  * the service routes: Caddy serves TLS on every listener of a server with connection policies
  * except the HTTP port, so port 80 keeps answering plain HTTP with the same routes.
  */
+/** The port of a Caddy listen address (`:80`, `127.0.0.1:8080`, `tcp/[::1]:80`); NaN when none. */
+const portOf = (address: string): number => Number(/:(\d+)(?:-\d+)?$/.exec(address)?.[1] ?? Number.NaN);
+
 export function createCaddyTls(options: CaddyTlsOptions) {
   const caddy = createCaddyAdmin(options.adminUrl);
   const server = `/config/apps/http/servers/${encodeURIComponent(options.serverName)}`;
   const wildcardId = `hostctl-tls-${options.instance}`;
   const domainTag = `hostctl-domain-${options.instance}`;
   const domainId = (name: string) => `${wildcardId}--${name}`;
+
+  /**
+   * Caddy serves TLS on every listener of a server with connection policies except the one on
+   * its `http_port` (default 80). A plain-HTTP listener on another port (8080 behind a load
+   * balancer, the bench's 39320) would answer `400 Client sent an HTTP request to an HTTPS server`
+   * to every route, HTTP-01 challenges included, once the policies are added: refused loudly
+   * instead, before anything changes (docs/tls.md#https-and-plain-http).
+   */
+  async function refuseTlsOnPlainListeners(listen: string[]): Promise<void> {
+    const httpPort = (await caddy.json<number | null>('/config/apps/http/http_port')) ?? 80;
+    // Listeners meant for TLS anyway: the one this worker adds, and any on Caddy's https_port.
+    const tlsPorts = [
+      (await caddy.json<number | null>('/config/apps/http/https_port')) ?? 443,
+      portOf(options.httpsListen),
+    ];
+    const plain = listen.filter((address) => ![httpPort, ...tlsPorts].includes(portOf(address)));
+    if (plain.length > 0)
+      throw new Error(
+        `Caddy server ${options.serverName} listens on ${plain.join(', ')}, not on its http_port ` +
+          `${httpPort}: with HTTPS on, Caddy would serve TLS there too and plain HTTP would fail on ` +
+          `every route. Set apps.http.http_port to that port (docs/tls.md).`,
+      );
+  }
 
   /** Loads or replaces one entry; nothing happens when Caddy has that certificate already. */
   async function loadEntry(entry: { '@id': string; certificate: string; key: string; tags: string[] }) {
@@ -88,6 +114,7 @@ export function createCaddyTls(options: CaddyTlsOptions) {
       if (options.httpsListen === '') return;
       const listen = await caddy.json<string[] | null>(`${server}/listen`);
       if (!listen) throw new Error(`Caddy has no server ${options.serverName}`);
+      await refuseTlsOnPlainListeners(listen);
       const policies = await caddy.json<unknown[] | null>(`${server}/tls_connection_policies`);
       if (!policies)
         await caddy.must('PUT', `${server}/tls_connection_policies`, [{ protocol_min: 'tls1.2' }]);

@@ -32,6 +32,7 @@ export function createConsumers(options: {
     connection: options.connection,
     prefix: config.QUEUE_PREFIX,
     concurrency: config.WORKER_CONCURRENCY,
+    queueConcurrency: { terminals: config.EXEC_WORKER_SLOTS },
     processors: options.processors,
     logger,
     observer: {

@@ -2,6 +2,7 @@ import { containerLimitPolicy } from '@hostctl/compose';
 import type { WorkerConfig } from '@hostctl/config';
 import {
   createRunsStore,
+  createExecSessionsStore,
   type AdvisoryLocks,
   type Db,
   type WorkerDeploymentStore,
@@ -11,7 +12,6 @@ import {
 import { runOutputStreamKey, serviceLogStreamKey } from '@hostctl/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { createDockerTelemetry } from '../adapters/docker-telemetry.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import { createBackupProcessors } from '../backups/backup-processors.js';
 import type { createNodes } from '../nodes/node-wiring.js';
@@ -22,6 +22,8 @@ import { createLifecycleProcessor } from '../processors/lifecycle.processor.js';
 import type { ReleaseDeps } from '../release/release-engine.js';
 import { createLiveOutput } from '../runs/live-output.js';
 import { createRunProcessor } from '../runs/run.processor.js';
+import { createTerminalExec } from '../adapters/terminal-exec.js';
+import { createExecProcessor } from '../terminals/exec.processor.js';
 import { secretValuesOf } from '../logs/secret-values.js';
 import type { RuntimeWiring } from '../runtime/runtime-wiring.js';
 import type { createRepositorySources, workerSourcePolicy } from '../sources/source-wiring.js';
@@ -56,7 +58,6 @@ export function createProcessors(parts: ProcessorParts): Processors {
   const instance = config.QUEUE_PREFIX;
   const images = registryImages ? { registryImages } : {};
   const lifecycle = { deployments, driver };
-  const runTelemetry = createDockerTelemetry({ socketPath: config.DOCKER_SOCKET });
   return {
     deploy: createDeployProcessor({
       deployments,
@@ -103,16 +104,25 @@ export function createProcessors(parts: ProcessorParts): Processors {
       enqueueDeploy: parts.enqueueDeploy,
     }),
     'node-availability': parts.nodes.processor,
+    // Terminals open on the local engine (DOCKER_SOCKET); Swarm refuses them for now.
+    exec: createExecProcessor({
+      sessions: createExecSessionsStore(db),
+      driver,
+      exec: createTerminalExec({ socketPath: config.DOCKER_SOCKET }),
+      redis: parts.connection,
+      prefix: instance,
+      instance,
+      logger,
+    }),
     run: createRunProcessor({
       runs: createRunsStore(db),
       deployments,
-      release: parts.release,
       driver,
       secretsOf: secretValuesOf(db),
-      // Run containers are on the local engine (DOCKER_SOCKET), whatever RUNTIME is.
+      // Followed where the driver runs the command: a container here, a Swarm job's task on the manager.
       liveOutput: (runId, secrets) =>
         createLiveOutput({
-          telemetry: runTelemetry,
+          telemetry: driver.runOutput,
           redis: parts.connection,
           key: runOutputStreamKey(instance, runId),
           secrets,

@@ -82,6 +82,32 @@ export function createCustomerBackupTargetsStore(db: Db) {
       return toTarget(row);
     },
 
+    /**
+     * Changes the target under its row lock: `decide` sees the row as it is while no other write
+     * can land (whether the stored secret may stay depends on where the row points), and answers
+     * the columns to change; null when there is no target. A throw from `decide` writes nothing.
+     * The credentials are written only when both keys are given: kept ones keep their sealed bytes.
+     */
+    async change(
+      customerId: string,
+      decide: (stored: OwnBackupTarget) => Partial<CustomerBackupTargetFields>,
+    ): Promise<OwnBackupTarget | null> {
+      return db.$transaction(async (tx) => {
+        const locked = await tx.$queryRaw<{ customer_id: string }[]>`
+          SELECT customer_id FROM customer_backup_targets WHERE customer_id = ${customerId} FOR UPDATE`;
+        if (locked.length === 0) return null;
+        const row = await tx.customerBackupTarget.findUniqueOrThrow({ where: { customerId } });
+        const { accessKeyId, secretAccessKey, ...plain } = decide(toTarget(row));
+        const credentials =
+          accessKeyId !== undefined && secretAccessKey !== undefined
+            ? { credentials: { access_key_id: accessKeyId, secret_access_key: secretAccessKey } }
+            : {};
+        return toTarget(
+          await tx.customerBackupTarget.update({ where: { customerId }, data: { ...plain, ...credentials } }),
+        );
+      });
+    },
+
     async remove(customerId: string): Promise<void> {
       await db.customerBackupTarget.deleteMany({ where: { customerId } });
     },

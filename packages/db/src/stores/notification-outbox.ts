@@ -32,6 +32,8 @@ export interface NotificationFact {
     error?: string | null;
     missedTimes?: number;
   };
+  /** service.memory_high / service.restart_loop (docs/notifications.md#threshold-alerts): the figures. */
+  alert?: Record<string, number>;
   /** Shown to the receiver: never put variable values here. */
   message: string;
 }
@@ -90,6 +92,7 @@ export async function insertNotifications(tx: OutboxTx, fact: NotificationFact):
       : {}),
     ...(fact.job ? { job: jobBody(fact.job) } : {}),
     ...(fact.backup ? { backup: backupBody(fact.backup) } : {}),
+    ...(fact.alert ? { alert: fact.alert } : {}),
     message: fact.message,
   }));
 }

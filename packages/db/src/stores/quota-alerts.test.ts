@@ -126,4 +126,31 @@ describe('quota.exceeded', () => {
     expect((await stores[0]!.alertsOf(gamma)).map((alert) => alert.quota)).toEqual(['services']);
     expect(await notifications(gamma)).toHaveLength(2);
   });
+
+  it('a sweep reads every customer but takes the lock only of those over a quota or in a streak', async () => {
+    const calm = await Promise.all(Array.from({ length: 20 }, (_, i) => customerWith(`quiet-${i}`, 1)));
+    const delta = await customerWith('delta', 2);
+    await setOverrides(delta, { notification_subscriptions: 1 });
+
+    const first = await stores[0]!.sweep();
+    expect(first.raised.map((alert) => alert.customerId)).toContain(delta);
+    // The 20 quiet customers were read, and none of them examined under its lock.
+    expect(first.customers - first.examined).toBeGreaterThanOrEqual(calm.length);
+
+    // A streak ends in a plain sweep too: a customer in a streak is examined though no longer over.
+    await setOverrides(delta, { notification_subscriptions: 2 });
+    const second = await stores[0]!.sweep();
+    expect(second.cleared).toBeGreaterThanOrEqual(1);
+    expect(await stores[0]!.alertsOf(delta)).toEqual([]);
+
+    // A quiet customer lowered below its usage is found by the next sweep.
+    await setOverrides(calm[7]!, { notification_subscriptions: 0 });
+    const third = await stores[1]!.sweep();
+    expect(third.raised).toContainEqual({
+      customerId: calm[7],
+      quota: 'notification_subscriptions',
+      limit: 0,
+      usage: 1,
+    });
+  });
 });

@@ -25,25 +25,47 @@ export const keyOwnerLockId = (owner: KeyOwner) =>
 
 /** Active (not revoked, not expired at `now`) API keys of the owner. */
 export async function activeApiKeys(db: Tx | Db, owner: KeyOwner, now: Date): Promise<number> {
-  const rows =
-    owner.kind === 'customer'
-      ? await db.$queryRaw<{ count: number }[]>`
-          SELECT count(*)::int AS count FROM api_keys k JOIN users u ON u.id = k.user_id
-          WHERE coalesce(k.customer_id, u.customer_id) = ${owner.customerId}
-            AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now})`
-      : await db.$queryRaw<{ count: number }[]>`
-          SELECT count(*)::int AS count FROM api_keys k JOIN users u ON u.id = k.user_id
-          WHERE k.user_id = ${owner.userId} AND k.customer_id IS NULL AND u.customer_id IS NULL
-            AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now})`;
+  if (owner.kind === 'customer')
+    return (await activeApiKeysByCustomer(db, [owner.customerId], now)).get(owner.customerId) ?? 0;
+  const rows = await db.$queryRaw<{ count: number }[]>`
+    SELECT count(*)::int AS count FROM api_keys k JOIN users u ON u.id = k.user_id
+    WHERE k.user_id = ${owner.userId} AND k.customer_id IS NULL AND u.customer_id IS NULL
+      AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now})`;
   return rows[0]?.count ?? 0;
+}
+
+/** Active API keys per customer (the customer a key counts against: see KeyOwner). */
+export function activeApiKeysByCustomer(
+  db: Tx | Db,
+  customerIds: string[],
+  now: Date,
+): Promise<Map<string, number>> {
+  return countsByCustomer(db.$queryRaw<{ customerId: string; count: number }[]>`
+    SELECT coalesce(k.customer_id, u.customer_id) AS "customerId", count(*)::int AS count
+    FROM api_keys k JOIN users u ON u.id = k.user_id
+    WHERE coalesce(k.customer_id, u.customer_id) = ANY(${customerIds}::text[])
+      AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > ${now})
+    GROUP BY 1`);
 }
 
 /** Push webhooks of the customer's live services (one per service at most). */
 export async function customerWebhooks(db: Tx | Db, customerId: string): Promise<number> {
-  const rows = await db.$queryRaw<{ count: number }[]>`
-    SELECT count(*)::int AS count FROM service_webhooks w JOIN services s ON s.id = w.service_id
-    WHERE s.customer_id = ${customerId} AND s.deleted_at IS NULL`;
-  return rows[0]?.count ?? 0;
+  return (await webhooksByCustomer(db, [customerId])).get(customerId) ?? 0;
+}
+
+export function webhooksByCustomer(db: Tx | Db, customerIds: string[]): Promise<Map<string, number>> {
+  return countsByCustomer(db.$queryRaw<{ customerId: string; count: number }[]>`
+    SELECT s.customer_id AS "customerId", count(*)::int AS count
+    FROM service_webhooks w JOIN services s ON s.id = w.service_id
+    WHERE s.customer_id = ANY(${customerIds}::text[]) AND s.deleted_at IS NULL
+    GROUP BY s.customer_id`);
+}
+
+/** A grouped count's rows as customer id → count (a customer without rows counts 0). */
+export async function countsByCustomer(
+  rows: Promise<{ customerId: string; count: number }[]>,
+): Promise<Map<string, number>> {
+  return new Map((await rows).map((row) => [row.customerId, row.count]));
 }
 
 /** The default plan's effective limits: what holds an unscoped user's own keys. */

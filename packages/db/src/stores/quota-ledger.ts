@@ -9,7 +9,7 @@ import {
 } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import { CAP_TRANSACTION } from './count-cap-lock.js';
-import { activeApiKeys, customerWebhooks } from './quota-counts.js';
+import { activeApiKeysByCustomer, countsByCustomer, webhooksByCustomer } from './quota-counts.js';
 import type { Tx } from './release-rollback.js';
 
 /**
@@ -39,17 +39,29 @@ export async function lockCustomerQuota(tx: Tx, customerId: string): Promise<voi
 
 /** The customer's effective limits: the default plan, its own plan, its overrides. */
 export async function customerLimits(db: Tx | Db, customerId: string): Promise<QuotaLimits> {
-  const rows = await db.$queryRaw<{ defaults: unknown; plan: unknown; overrides: unknown }[]>`
-    SELECT d.limits AS defaults, p.limits AS plan, c.quota_overrides AS overrides
+  return (await limitsByCustomer(db, [customerId])).get(customerId) ?? effectiveQuotaLimits({}, {}, {});
+}
+
+/** Each customer's effective limits, in one statement (the quota watch reads every customer's). */
+export async function limitsByCustomer(
+  db: Tx | Db,
+  customerIds: string[],
+): Promise<Map<string, QuotaLimits>> {
+  const rows = await db.$queryRaw<{ id: string; defaults: unknown; plan: unknown; overrides: unknown }[]>`
+    SELECT c.id, d.limits AS defaults, p.limits AS plan, c.quota_overrides AS overrides
     FROM customers c
     LEFT JOIN quota_plans p ON p.name = c.quota_plan
     LEFT JOIN quota_plans d ON d.name = ${DEFAULT_QUOTA_PLAN}
-    WHERE c.id = ${customerId}`;
-  const row = rows[0];
-  return effectiveQuotaLimits(
-    parseQuotaLimits(row?.defaults),
-    parseQuotaLimits(row?.plan),
-    parseQuotaLimits(row?.overrides),
+    WHERE c.id = ANY(${customerIds}::text[])`;
+  return new Map(
+    rows.map((row) => [
+      row.id,
+      effectiveQuotaLimits(
+        parseQuotaLimits(row.defaults),
+        parseQuotaLimits(row.plan),
+        parseQuotaLimits(row.overrides),
+      ),
+    ]),
   );
 }
 
@@ -60,43 +72,84 @@ interface ServiceFigures {
   millicpus: number;
 }
 
+const NO_SERVICES: ServiceFigures = { services: 0, containers: 0, memoryMb: 0, millicpus: 0 };
+
 /** What the customer's live services other than `exceptServiceId` claim. */
 async function servicesUsage(db: Tx | Db, customerId: string, exceptServiceId: string) {
-  const rows = await db.$queryRaw<ServiceFigures[]>`
-    SELECT count(*)::int AS services, coalesce(sum(containers), 0)::int AS containers,
+  return (await servicesByCustomer(db, [customerId], exceptServiceId)).get(customerId) ?? NO_SERVICES;
+}
+
+async function servicesByCustomer(db: Tx | Db, customerIds: string[], exceptServiceId = '') {
+  const rows = await db.$queryRaw<(ServiceFigures & { customerId: string })[]>`
+    SELECT customer_id AS "customerId", count(*)::int AS services,
+      coalesce(sum(containers), 0)::int AS containers,
       coalesce(sum(claimed_memory_mb), 0)::int AS "memoryMb",
       coalesce(sum(claimed_millicpus), 0)::int AS millicpus
     FROM services
-    WHERE customer_id = ${customerId} AND deleted_at IS NULL AND id <> ${exceptServiceId}`;
-  return rows[0] ?? { services: 0, containers: 0, memoryMb: 0, millicpus: 0 };
+    WHERE customer_id = ANY(${customerIds}::text[]) AND deleted_at IS NULL AND id <> ${exceptServiceId}
+    GROUP BY customer_id`;
+  return new Map(rows.map(({ customerId, ...figures }) => [customerId, figures]));
 }
 
 /** Deployments queued for the customer's services (deleted ones too) in the last hour. */
 async function deploysLastHour(db: Tx | Db, customerId: string): Promise<number> {
-  const rows = await db.$queryRaw<{ count: number }[]>`
-    SELECT count(*)::int AS count FROM deployments d JOIN services s ON s.id = d.service_id
-    WHERE s.customer_id = ${customerId} AND d.created_at > now() - interval '1 hour'`;
-  return rows[0]?.count ?? 0;
+  return (await deploysLastHourByCustomer(db, [customerId])).get(customerId) ?? 0;
 }
 
-/** Everything the customer uses, in the units of the quotas (GET /api/customers/:id/quota). */
+async function deploysLastHourByCustomer(db: Tx | Db, customerIds: string[]) {
+  return countsByCustomer(db.$queryRaw<{ customerId: string; count: number }[]>`
+    SELECT s.customer_id AS "customerId", count(*)::int AS count
+    FROM deployments d JOIN services s ON s.id = d.service_id
+    WHERE s.customer_id = ANY(${customerIds}::text[]) AND d.created_at > now() - interval '1 hour'
+    GROUP BY s.customer_id`);
+}
+
+/** What the customer uses of each quota. */
 export async function customerUsage(db: Tx | Db, customerId: string): Promise<Record<QuotaName, number>> {
+  return (await usageByCustomer(db, [customerId])).get(customerId) ?? usageOf(undefined, {});
+}
+
+/** What each customer uses of each quota, in one statement per quota kind whatever their number. */
+export async function usageByCustomer(
+  db: Tx | Db,
+  customerIds: string[],
+): Promise<Map<string, Record<QuotaName, number>>> {
   const [figures, deploys, subscriptions, apiKeys, webhooks] = await Promise.all([
-    servicesUsage(db, customerId, ''),
-    deploysLastHour(db, customerId),
-    db.notificationSubscription.count({ where: { customerId } }),
-    activeApiKeys(db, { kind: 'customer', customerId }, new Date()),
-    customerWebhooks(db, customerId),
+    servicesByCustomer(db, customerIds),
+    deploysLastHourByCustomer(db, customerIds),
+    countsByCustomer(db.$queryRaw<{ customerId: string; count: number }[]>`
+      SELECT customer_id AS "customerId", count(*)::int AS count FROM notification_subscriptions
+      WHERE customer_id = ANY(${customerIds}::text[]) GROUP BY customer_id`),
+    activeApiKeysByCustomer(db, customerIds, new Date()),
+    webhooksByCustomer(db, customerIds),
   ]);
+  return new Map(
+    customerIds.map((id) => [
+      id,
+      usageOf(figures.get(id), {
+        deploys: deploys.get(id),
+        subscriptions: subscriptions.get(id),
+        apiKeys: apiKeys.get(id),
+        webhooks: webhooks.get(id),
+      }),
+    ]),
+  );
+}
+
+function usageOf(
+  figures: ServiceFigures | undefined,
+  counts: { deploys?: number; subscriptions?: number; apiKeys?: number; webhooks?: number },
+): Record<QuotaName, number> {
+  const services = figures ?? NO_SERVICES;
   return {
-    services: figures.services,
-    containers: figures.containers,
-    memory_mb: figures.memoryMb,
-    cpus: figures.millicpus / 1000,
-    deploys_per_hour: deploys,
-    notification_subscriptions: subscriptions,
-    api_keys: apiKeys,
-    webhooks,
+    services: services.services,
+    containers: services.containers,
+    memory_mb: services.memoryMb,
+    cpus: services.millicpus / 1000,
+    deploys_per_hour: counts.deploys ?? 0,
+    notification_subscriptions: counts.subscriptions ?? 0,
+    api_keys: counts.apiKeys ?? 0,
+    webhooks: counts.webhooks ?? 0,
   };
 }
 

@@ -121,14 +121,24 @@ const SERVICE_COLUMNS = `s.id, s.name, s.customer_id AS "customerId", s.status, 
 /**
  * One live service with its customer's name, inside the scope: every route on a service reads it
  * first (to answer 404 for what the caller may not see), so it is one statement on the pg pool.
+ * `withGroups` adds the attached variable groups' ids in attach order (`groupIds`): the detail
+ * needs them, and a second round trip per detail halved its throughput (docs/performance.md).
  */
-export function serviceByIdStatement(scope: CustomerScope, id: string): SqlStatement | null {
+export function serviceByIdStatement(
+  scope: CustomerScope,
+  id: string,
+  options: { withGroups?: boolean } = {},
+): SqlStatement | null {
   const tenant = customerWhere(scope);
   if (tenant === null) return null;
   const isScoped = tenant.customerId !== undefined;
+  const groups = options.withGroups
+    ? `, ARRAY(SELECT g.group_id FROM service_variable_groups g WHERE g.service_id = s.id
+         ORDER BY g.position) AS "groupIds"`
+    : '';
   return {
-    name: `services-by-id:${isScoped ? 'customer' : 'all'}`,
-    text: `SELECT ${SERVICE_COLUMNS}, json_build_object('name', c.name) AS customer
+    name: `services-by-id:${isScoped ? 'customer' : 'all'}${options.withGroups ? ':groups' : ''}`,
+    text: `SELECT ${SERVICE_COLUMNS}, json_build_object('name', c.name) AS customer${groups}
            FROM services s JOIN customers c ON c.id = s.customer_id
            WHERE s.id = $1 AND s.deleted_at IS NULL ${isScoped ? 'AND s.customer_id = $2' : ''}`,
     values: isScoped ? [id, tenant.customerId] : [id],

@@ -25,6 +25,8 @@ export type { ServiceListRow } from './services-list.js';
 export type { RollbackOutcome, RollbackRefusal } from './release-rollback.js';
 
 export type ServiceWithCustomer = Service & { customer: { name: string } };
+/** A service as its detail shows it: with its variable groups' ids in attach order. */
+export type ServiceDetailRow = ServiceWithCustomer & { groupIds: string[] };
 
 export interface NewService {
   name: string;
@@ -163,6 +165,14 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
       const statement = serviceByIdStatement(scope, id);
       if (statement === null) return null;
       const { rows } = await sql.query<ServiceWithCustomer>(statement);
+      return rows[0] ? vault.openAll(rows[0]) : null;
+    },
+
+    /** findById with the attached variable groups' ids in attach order, in the same statement. */
+    async findDetailById(scope: CustomerScope, id: string): Promise<ServiceDetailRow | null> {
+      const statement = serviceByIdStatement(scope, id, { withGroups: true });
+      if (statement === null) return null;
+      const { rows } = await sql.query<ServiceDetailRow>(statement);
       return rows[0] ? vault.openAll(rows[0]) : null;
     },
 

@@ -6,7 +6,8 @@ import { insertNotifications } from './notification-outbox.js';
 import { alignWithRelease } from './release-definition.js';
 import { recordServiceClaim, type CapacityClaim } from './quota-ledger.js';
 import { claimDeploymentSlot } from './deploy-slots.js';
-import { groupVersionsOf } from './group-environment.js';
+import { releaseWindowsOf } from './release-windows.js';
+import { toWorkerDeployment as toDeployment } from './worker-deployment-row.js';
 import type {
   DeploymentOutcome,
   DeploymentRecord,
@@ -20,50 +21,10 @@ export type { DeploymentOutcome, DeploymentRecord, DeploymentTrigger, WorkerDepl
  * The worker's reads and writes of deployments. Every transition is a conditional update on the
  * current status, so a retried or duplicated job can never move a finished deployment again.
  */
-const TRIGGERS: readonly DeploymentTrigger[] = ['create', 'redeploy', 'rollback'];
-const isStringMap = (value: unknown): value is Record<string, string> =>
-  typeof value === 'object' &&
-  value !== null &&
-  !Array.isArray(value) &&
-  Object.values(value).every((item) => typeof item === 'string');
-
 const IN_FLIGHT: DeploymentStatus[] = ['queued', 'running'];
 const FINAL_STATUS_OF = { success: 'succeeded', failed: 'failed', rolled_back: 'rolled_back' } as const;
 
 export function createWorkerDeploymentStore(db: Db) {
-  const toDeployment = (row: {
-    id: string;
-    serviceId: string;
-    trigger: string;
-    status: DeploymentStatus;
-    step: string | null;
-    createdAt: Date;
-    plan: unknown;
-    commit: string | null;
-    requestedCommit: string | null;
-    rollbackOf: string | null;
-    imageDigests: unknown;
-    sourceCompose: string | null;
-    sourceVariables: unknown;
-    sourceSecretNames: unknown;
-    sourceVariableGroups: unknown;
-  }): WorkerDeployment => ({
-    id: row.id,
-    serviceId: row.serviceId,
-    trigger: TRIGGERS.find((trigger) => trigger === row.trigger) ?? 'create',
-    status: row.status,
-    step: row.step,
-    createdAt: row.createdAt,
-    plan: row.plan,
-    commit: row.commit,
-    requestedCommit: row.requestedCommit,
-    rollbackOf: row.rollbackOf,
-    imageDigests: isStringMap(row.imageDigests) ? row.imageDigests : null,
-    sourceCompose: row.sourceCompose,
-    sourceVariables: isStringMap(row.sourceVariables) ? row.sourceVariables : null,
-    sourceSecretNames: isStringMap(row.sourceSecretNames) ? row.sourceSecretNames : null,
-    sourceVariableGroups: groupVersionsOf(row.sourceVariableGroups),
-  });
   /** The service keeps the status a newer in-flight deployment gives it: the latest request wins. */
   const noNewerInFlight = (deploymentId: string, createdAt: Date) => ({
     deployments: {
@@ -89,7 +50,8 @@ export function createWorkerDeploymentStore(db: Db) {
     db.$transaction(async (tx) => {
       const done = await tx.deployment.updateMany({
         where: { id: outcome.deploymentId, status: { in: change.from } },
-        data: change.deployment,
+        // Settled: the service is free for the jobs that waited for its window.
+        data: { ...change.deployment, windowStartedAt: null },
       });
       if (done.count === 0) return false;
       const { createdAt } = await tx.deployment.findUniqueOrThrow({
@@ -158,6 +120,8 @@ export function createWorkerDeploymentStore(db: Db) {
       const done = await db.deployment.updateMany({ where: { id, status: 'running' }, data: { step } });
       return done.count > 0;
     },
+
+    ...releaseWindowsOf(db),
 
     async record(id: string, what: DeploymentRecord): Promise<void> {
       await db.deployment.update({
@@ -287,6 +251,7 @@ export function createWorkerDeploymentStore(db: Db) {
           select: { createdAt: true },
         });
         if (!row) return false;
+        await tx.deployment.update({ where: { id: deploymentId }, data: { windowStartedAt: null } });
         const done = await tx.service.updateMany({
           where: {
             id: serviceId,
@@ -314,7 +279,7 @@ export function createWorkerDeploymentStore(db: Db) {
       return db.$transaction(async (tx) => {
         const done = await tx.deployment.updateMany({
           where: { id: deployment.id, status: { in: IN_FLIGHT } },
-          data: { status: 'superseded', finishedAt: new Date() },
+          data: { status: 'superseded', finishedAt: new Date(), windowStartedAt: null },
         });
         if (done.count === 0) return false;
         const newer = await tx.deployment.findFirst({
@@ -384,10 +349,19 @@ export function createWorkerDeploymentStore(db: Db) {
       return rows.map(toDeployment);
     },
 
-    /** For the reconciler: queued ones older than `queuedBefore`, and every running one. */
+    /**
+     * For the reconciler: queued ones older than `queuedBefore`, every running one, and every one
+     * still in its release window (a cancel there still needs its job to put the previous back).
+     */
     async listUnfinished(queuedBefore: Date): Promise<{ id: string; status: DeploymentStatus }[]> {
       return db.deployment.findMany({
-        where: { OR: [{ status: 'queued', createdAt: { lt: queuedBefore } }, { status: 'running' }] },
+        where: {
+          OR: [
+            { status: 'queued', createdAt: { lt: queuedBefore } },
+            { status: 'running' },
+            { windowStartedAt: { not: null } },
+          ],
+        },
         select: { id: true, status: true },
         orderBy: { createdAt: 'asc' },
         take: 500,

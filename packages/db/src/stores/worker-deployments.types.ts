@@ -27,6 +27,13 @@ export interface WorkerDeployment {
   sourceSecretNames: Record<string, string> | null;
   /** The variable groups it ran with, by version (docs/secrets.md#variable-groups); null for older rows. */
   sourceVariableGroups: GroupVersion[] | null;
+  /** When it was first claimed: a resumed run's timeout counts from here. */
+  startedAt: Date | null;
+  /**
+   * When the release's current window (stabilise, drain) began; non-null from the first window
+   * until the deployment is settled: its job resumes there and owns the service meanwhile.
+   */
+  windowStartedAt: Date | null;
 }
 
 export interface DeploymentOutcome {

@@ -32,6 +32,7 @@ const KeyActionSchema = Type.Union([
   Type.Literal('deploy'),
   Type.Literal('operate'),
   Type.Literal('manage'),
+  Type.Literal('exec'),
 ]);
 const _sameVocabulary: readonly Static<typeof KeyActionSchema>[] = KEY_ACTIONS;
 

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { IdParams, problemResponses } from '../../http/schemas.js';
 import { principalOf } from '../../plugins/access.js';
-import { BackupTarget, BackupTargetBody } from './backup-target.schemas.js';
+import { BackupTarget, BackupTargetBody, BackupTargetPatch } from './backup-target.schemas.js';
 import type { BackupTargetService } from './backup-target.service.js';
 
 /**
@@ -31,6 +31,17 @@ export function registerBackupTargetRoutes(instance: FastifyInstance, service: B
       response: { 200: BackupTarget, ...problemResponses(400, 404, 413, 415) },
     },
     handler: (request) => service.put(principalOf(request), request.params.id, request.body),
+  });
+
+  // Changes the fields given only; 404 (not a create) when the customer has no target yet.
+  app.patch(url, {
+    config,
+    schema: {
+      params: IdParams,
+      body: BackupTargetPatch,
+      response: { 200: BackupTarget, ...problemResponses(400, 404, 413, 415) },
+    },
+    handler: (request) => service.patch(principalOf(request), request.params.id, request.body),
   });
 
   app.delete(url, {

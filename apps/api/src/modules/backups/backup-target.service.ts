@@ -1,21 +1,16 @@
 import { customerScope, type Principal } from '@hostctl/auth-policy';
 import type { OwnBackupTarget, CustomerBackupTargetsStore } from '@hostctl/db';
-import { DomainError, validationError } from '@hostctl/domain';
-import { checkBackupEndpoint, type GitUrlOptions } from '@hostctl/source-policy';
-import type { BackupTarget, BackupTargetBody } from './backup-target.schemas.js';
+import { DomainError } from '@hostctl/domain';
+import type { GitUrlOptions } from '@hostctl/source-policy';
+import { DEFAULT_PREFIX, DEFAULT_REGION, checkTargetFields, credentialsFor } from './backup-target.rules.js';
+import type { BackupTarget, BackupTargetBody, BackupTargetPatch } from './backup-target.schemas.js';
 
 export type BackupTargetService = ReturnType<typeof createBackupTargetService>;
 
-// The worker's own checks of the operator's S3 target (s3-target.ts), field by field.
-const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
-const PREFIX = /^[A-Za-z0-9._-]+(\/[A-Za-z0-9._-]+)*$/;
-const REGION = /^[a-z0-9-]{1,40}$/;
-const PEM = /^-----BEGIN CERTIFICATE-----[\s\S]+-----END CERTIFICATE-----\s*$/;
-
 /**
- * A customer's own backup target (docs/backups.md#a-customers-own-target): set, read and removed
- * by admins and operators who may manage the customer (`customers:manage`), 404 for another
- * customer's. Answers carry no credential, only that one is set.
+ * A customer's own backup target (docs/backups.md#a-customers-own-target): set, changed, read and
+ * removed by admins and operators who may manage the customer (`customers:manage`), 404 for
+ * another customer's. Answers carry no credential, only that one is set.
  */
 export function createBackupTargetService(deps: {
   store: CustomerBackupTargetsStore;
@@ -39,36 +34,51 @@ export function createBackupTargetService(deps: {
     /** Creates or replaces the target; the next backup goes to it (earlier ones stay where they are). */
     async put(principal: Principal, customerId: string, body: BackupTargetBody): Promise<BackupTarget> {
       await customerOr404(principal, customerId);
-      const verdict = checkBackupEndpoint(body.endpoint, deps.endpointPolicy);
-      if (!verdict.ok) throw validationError('/body/endpoint', verdict.reason);
-      const { scheme, host, port } = verdict.endpoint;
-      if (!BUCKET.test(body.bucket))
-        throw validationError('/body/bucket', 'must be 3-63 lower-case letters, digits, dots and dashes');
-      const prefix = (body.prefix ?? 'hostctl').replace(/^\/+|\/+$/g, '');
-      if (prefix !== '' && !PREFIX.test(prefix))
-        throw validationError(
-          '/body/prefix',
-          'may hold letters, digits, ".", "_", "-" and "/" between parts',
-        );
-      const region = body.region ?? 'us-east-1';
-      if (!REGION.test(region))
-        throw validationError('/body/region', 'must be lower-case letters, digits and dashes');
-      const caPem = body.ca_certificate ?? null;
-      if (caPem !== null && !PEM.test(caPem.trim()))
-        throw validationError(
-          '/body/ca_certificate',
-          'must be PEM certificates (BEGIN CERTIFICATE … END CERTIFICATE)',
-        );
-      const stored = await deps.store.put(customerId, {
-        endpoint: `${scheme}://${host}:${port}`,
-        bucket: body.bucket,
-        prefix,
-        region,
-        caPem: caPem === null ? null : `${caPem.trim()}\n`,
-        accessKeyId: body.access_key_id,
-        secretAccessKey: body.secret_access_key,
+      // A field left out takes its default: PUT replaces the whole target.
+      const fields = checkTargetFields(
+        { prefix: null, region: null, ca_certificate: null, ...body },
+        deps.endpointPolicy,
+      );
+      // Both given (the schema requires them) and checked: the fallbacks are never taken.
+      const place = { endpoint: fields.endpoint ?? body.endpoint, bucket: fields.bucket ?? body.bucket };
+      const stored = await deps.store.find(customerScope(principal), customerId);
+      const { accessKeyId, secretAccessKey } = credentialsFor(stored, body, place);
+      const saved = await deps.store.put(customerId, {
+        ...place,
+        prefix: fields.prefix ?? DEFAULT_PREFIX,
+        region: fields.region ?? DEFAULT_REGION,
+        caPem: fields.caPem ?? null,
+        accessKeyId,
+        secretAccessKey,
       });
-      return toAnswer(stored);
+      return toAnswer(saved);
+    },
+
+    /**
+     * Changes the given fields only (a JSON merge onto the stored target; `null` sets prefix,
+     * region or CA back to the default). The stored key pair stays unless a new one is given, and
+     * only where PUT would keep it (credentialsFor). 404 when the customer has no target yet:
+     * there is nothing to merge onto, and a bucket needs its keys, so PUT creates one.
+     */
+    async patch(principal: Principal, customerId: string, body: BackupTargetPatch): Promise<BackupTarget> {
+      await customerOr404(principal, customerId);
+      const fields = checkTargetFields(body, deps.endpointPolicy);
+      // Decided and written under the row's lock: a PUT to another endpoint cannot land between
+      // the secret rule's read and this write.
+      const saved = await deps.store.change(customerId, (stored) => {
+        const place = {
+          endpoint: fields.endpoint ?? stored.endpoint,
+          bucket: fields.bucket ?? stored.bucket,
+        };
+        const { kept, accessKeyId, secretAccessKey } = credentialsFor(stored, body, place);
+        return { ...fields, ...(kept ? {} : { accessKeyId, secretAccessKey }) };
+      });
+      if (!saved)
+        throw new DomainError(
+          'not_found',
+          `customer ${customerId} has no backup target of its own to change: PUT one first`,
+        );
+      return toAnswer(saved);
     },
 
     /**

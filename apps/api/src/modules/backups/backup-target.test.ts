@@ -116,6 +116,90 @@ describe('PUT /api/customers/:id/backup-target', () => {
   });
 });
 
+describe('PUT without the secret', () => {
+  // The dashboard cannot show the secret back: a user who edits the prefix sends none.
+  const stored = async (id: string) => {
+    const row = await h.container.db.customerBackupTarget.findUnique({ where: { customerId: id } });
+    return row && { ...row, credentials: row.credentials as Record<string, string> };
+  };
+  const withoutSecret = (change: object = {}) => {
+    const { secret_access_key: _secret, access_key_id: _keyId, ...rest } = TARGET;
+    return { ...rest, ...change };
+  };
+  let fresh: string;
+  let admin: string;
+  beforeAll(async () => {
+    fresh = (await h.customer()).id;
+    admin = (await h.user('admin')).auth;
+  });
+
+  it('keeps the stored credentials while the endpoint and bucket stay (its port written or not)', async () => {
+    expect((await request('PUT', TARGET, admin, fresh)).statusCode).toBe(200);
+    const edited = await request(
+      'PUT',
+      withoutSecret({ prefix: 'weekly', endpoint: 'https://s3.eu-central-1.example.com:443' }),
+      admin,
+      fresh,
+    );
+    expect(edited.statusCode, edited.body).toBe(200);
+    expect(json(edited)).toMatchObject({ prefix: 'weekly', has_credentials: true });
+    expect((await stored(fresh))?.credentials).toEqual({ access_key_id: KEY_ID, secret_access_key: SECRET });
+
+    // The same key id given again is the same credentials.
+    const again = await request(
+      'PUT',
+      withoutSecret({ access_key_id: KEY_ID, region: 'eu-west-1' }),
+      admin,
+      fresh,
+    );
+    expect(again.statusCode, again.body).toBe(200);
+    expect((await stored(fresh))?.credentials).toEqual({ access_key_id: KEY_ID, secret_access_key: SECRET });
+    expect(await rawCredentials(fresh)).not.toContain(SECRET);
+  });
+
+  it.each([
+    ['another endpoint', { endpoint: 'https://s3.attacker.example.net' }, '/body/secret_access_key'],
+    [
+      'another port of the endpoint',
+      { endpoint: 'https://s3.eu-central-1.example.com:8443' },
+      '/body/secret_access_key',
+    ],
+    ['another bucket', { bucket: 'acme-elsewhere' }, '/body/secret_access_key'],
+    ['a new access key id', { access_key_id: 'AKIDOTHER' }, '/body/secret_access_key'],
+  ])(
+    'refuses %s without a secret, naming the missing field, and keeps the target',
+    async (_label, change, field) => {
+      expect((await request('PUT', TARGET, admin, fresh)).statusCode).toBe(200);
+      const before = await stored(fresh);
+      const response = await request('PUT', withoutSecret(change), admin, fresh);
+      expect(response.statusCode, response.body).toBe(400);
+      const problem = json<{ detail: string; errors?: { path: string }[] }>(response);
+      expect(problem.errors?.map((error) => error.path)).toEqual([field]);
+      expect(response.body).not.toContain(SECRET);
+      const after = await stored(fresh);
+      expect(after).toEqual(before);
+    },
+  );
+
+  it('refuses a secret without its key id', async () => {
+    const { access_key_id: _keyId, ...rest } = TARGET;
+    const response = await request('PUT', rest, admin, fresh);
+    expect(response.statusCode).toBe(400);
+    expect(json<{ errors?: { path: string }[] }>(response).errors?.map((error) => error.path)).toEqual([
+      '/body/access_key_id',
+    ]);
+  });
+
+  it("never takes another customer's stored secret", async () => {
+    // A customer without credentials of its own, pointing at the same place as one that has them.
+    const other = (await h.customer()).id;
+    const response = await request('PUT', withoutSecret(), admin, other);
+    expect(response.statusCode).toBe(400);
+    expect(json<{ detail: string }>(response).detail).toMatch(/no credentials are stored/);
+    expect(await stored(other)).toBeNull();
+  });
+});
+
 describe('who may', () => {
   it("refuses viewers, even the customer's own, to read or change it", async () => {
     await request('PUT', TARGET);

@@ -1,5 +1,5 @@
 import { DomainError, isDomainError, type FieldError } from '@hostctl/domain';
-import { generatedNames, type Template } from '@hostctl/templates';
+import { secretVariableNames, type Template } from '@hostctl/templates';
 import { checkVariableBytes } from './variables.js';
 
 /**
@@ -123,19 +123,23 @@ export function applyUpdate(
 }
 
 /**
- * The secret names with those the template fills with a generated value added
- * (docs/secrets.md#secret-variables): a password the catalog makes is a secret, never shown,
- * though the caller never typed it. A name the caller gave keeps the kind it was given under.
+ * The secret names with the template's password and key variables added
+ * (docs/secrets.md#secret-variables): a password the catalog generates, and one the caller typed,
+ * is a secret whichever map the client sent it under, so no client (the dashboard's create form, a
+ * script) can leave one readable in the detail. `variables` is the map the service will store
+ * (generated values included); a name already secret keeps when it was set.
  */
-export function withGeneratedSecrets(
+export function withTemplateSecrets(
   stored: StoredVariables,
   template: Template | undefined,
   now: Date,
 ): Record<string, string> {
   if (!template) return stored.secretNames;
   const at = now.toISOString();
-  const generated = generatedNames(template, stored.variables).map((name) => [name, at] as const);
-  return { ...stored.secretNames, ...Object.fromEntries(generated) };
+  const added = secretVariableNames(template)
+    .filter((name) => name in stored.variables && !(name in stored.secretNames))
+    .map((name) => [name, at] as const);
+  return { ...stored.secretNames, ...Object.fromEntries(added) };
 }
 
 /**

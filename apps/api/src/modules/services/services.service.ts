@@ -26,7 +26,7 @@ import {
   applyUpdate,
   combineOnCreate,
   liveSecretNames,
-  withGeneratedSecrets,
+  withTemplateSecrets,
   withSecretsHidden,
 } from './secret-variables.js';
 import { normaliseCustomDomains } from './custom-domains.js';
@@ -67,6 +67,12 @@ export interface ServicesServiceDeps {
 }
 
 export type ServicesService = ReturnType<typeof createServicesService>;
+
+/** A service the caller may not see is as unknown as one that does not exist. */
+function found<T>(service: T | null, id: string): T {
+  if (!service) throw new DomainError('not_found', `service ${id} not found`);
+  return service;
+}
 type UpdateGuard = Parameters<ServicesStore['updateAndRedeploy']>[3];
 
 export function createServicesService(deps: ServicesServiceDeps) {
@@ -75,9 +81,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
   const templateOf = (id: string | null) => (id === null ? undefined : deps.catalog.get(id));
 
   async function visibleOr404(principal: Principal, id: string) {
-    const service = await services.findById(customerScope(principal), id);
-    if (!service) throw new DomainError('not_found', `service ${id} not found`);
-    return service;
+    return found(await services.findById(customerScope(principal), id), id);
   }
 
   /** A service-limited key's list: its one service, when it matches the filters (docs/auth.md). */
@@ -99,9 +103,10 @@ export function createServicesService(deps: ServicesServiceDeps) {
     return { data: rows.map(toListItem), total: matches ? 1 : 0, page, per_page: perPage };
   }
 
-  /** The detail, with the attached groups in order. */
-  async function detailOf(service: Awaited<ReturnType<typeof visibleOr404>>) {
-    return { ...toDetail(service), variable_groups: await deps.groups.groupIdsOf(service.id) };
+  /** The detail, with the attached groups in order: one statement, read inside the caller's scope. */
+  async function detailOr404(principal: Principal, id: string) {
+    const service = found(await services.findDetailById(customerScope(principal), id), id);
+    return { ...toDetail(service), variable_groups: service.groupIds };
   }
 
   /** Every id must be a group of the service's customer; another customer's is as unknown as none. */
@@ -170,7 +175,11 @@ export function createServicesService(deps: ServicesServiceDeps) {
       customerId,
       deployMethod: body.deploy_method,
       ...source,
-      secretNames: withGeneratedSecrets(given, templateOf(source.templateId), new Date()),
+      secretNames: withTemplateSecrets(
+        { variables: source.variables, secretNames: given.secretNames },
+        templateOf(source.templateId),
+        new Date(),
+      ),
       gitUrl: body.git_url ?? null,
       gitBranch: body.git_branch ?? null,
       aiUrl: body.ai_url ?? null,
@@ -206,7 +215,11 @@ export function createServicesService(deps: ServicesServiceDeps) {
         groups.secretValues,
       );
       changes.variables = revalidated.variables;
-      changes.secretNames = withGeneratedSecrets(next, templateOf(service.templateId), new Date());
+      changes.secretNames = withTemplateSecrets(
+        { variables: revalidated.variables, secretNames: next.secretNames },
+        templateOf(service.templateId),
+        new Date(),
+      );
       changes.variablesReadAs = { variables: service.variables, secretNames: service.secretNames };
       if (revalidated.capacity !== undefined) changes.capacity = revalidated.capacity;
     }
@@ -226,7 +239,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
         throw error;
       });
     await jobs.enqueueDeploy(deployment.id);
-    return { ...(await detailOf(await visibleOr404(principal, id))), deploy_job_id: deployment.id };
+    return { ...(await detailOr404(principal, id)), deploy_job_id: deployment.id };
   }
 
   return {
@@ -248,7 +261,7 @@ export function createServicesService(deps: ServicesServiceDeps) {
     },
 
     async get(principal: Principal, id: string) {
-      const detail = await detailOf(await visibleOr404(principal, id));
+      const detail = await detailOr404(principal, id);
       return deps.placement ? { ...detail, placement: await deps.placement(id) } : detail;
     },
 

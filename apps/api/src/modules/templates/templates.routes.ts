@@ -10,6 +10,10 @@ const TemplateVariable = Type.Object({
   required: Type.Boolean(),
   default: Type.Optional(Type.String()),
   generated: Type.Boolean({ description: 'A random secret is generated when no value is given' }),
+  secret: Type.Boolean({
+    description:
+      'A password or key: the service keeps it as a secret variable (write-only), so a form masks its input',
+  }),
   pattern: Type.Optional(Type.String()),
 });
 
@@ -39,6 +43,7 @@ export function registerTemplateRoutes(
       description: v.description,
       required: v.required,
       generated: v.generate !== undefined,
+      secret: v.secret,
       ...(v.default !== undefined ? { default: v.default } : {}),
       ...(v.pattern !== undefined ? { pattern: v.pattern } : {}),
     })),

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadCatalog } from '@hostctl/templates';
 import { createHarness, json, uniqueName, type Harness } from '../../test-support/harness.js';
 
 let h: Harness;
@@ -35,6 +36,23 @@ describe('GET /api/templates', () => {
     expect(postgres?.variables).toContainEqual(
       expect.objectContaining({ name: 'POSTGRES_PASSWORD', generated: true }),
     );
+  });
+
+  it('says of every variable whether it is secret, as the catalog declares, so a form can mask it', async () => {
+    const response = await h.app.inject({ url: '/api/templates', headers: { authorization: viewer.auth } });
+    const { data } = json<{ data: { id: string; variables: { name: string; secret: unknown }[] }[] }>(
+      response,
+    );
+    const variable = (template: string, name: string) =>
+      data.find((t) => t.id === template)?.variables.find((v) => v.name === name);
+    expect(variable('postgres', 'POSTGRES_PASSWORD')?.secret).toBe(true);
+    expect(variable('postgres', 'POSTGRES_USER')?.secret).toBe(false);
+    expect(variable('static-site', 'MESSAGE')?.secret).toBe(false);
+    // Every variable of every entry, against the catalog's own reading of its YAML.
+    const catalog = loadCatalog();
+    const answered = data.flatMap((t) => t.variables.map((v) => [t.id, v.name, v.secret]));
+    const declared = [...catalog.values()].flatMap((t) => t.variables.map((v) => [t.id, v.name, v.secret]));
+    expect(answered).toEqual(declared);
   });
 });
 

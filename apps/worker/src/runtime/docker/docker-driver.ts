@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
-import { COMPONENT_LABEL, DEPLOYMENT_LABEL, DomainError } from '@hostctl/domain';
+import { COMPONENT_LABEL, DEPLOYMENT_LABEL, DomainError, RUN_LABEL } from '@hostctl/domain';
 import type { Plan } from '@hostctl/compose';
+import type { ContainerExec } from '../../adapters/container-exec.js';
 import type { ContainerTelemetry } from '../../adapters/telemetry.js';
 import { serviceObjects } from '../../pipeline/service-objects.js';
 import { PermanentStepError } from '../../pipeline/step-errors.js';
@@ -13,6 +14,7 @@ import {
 } from '../../release/release-engine.js';
 import { storedPlan } from '../../release/release-images.js';
 import { removeStraySetsOfServices } from '../../release/stray-sets.js';
+import { runOneOff } from '../../runs/one-off-container.js';
 import { runReleaseCommand } from '../../runs/release-command.js';
 import type { ComponentObservation, RuntimeDriver } from '../driver.js';
 import { removeAll } from '../engine-objects.js';
@@ -22,6 +24,8 @@ import { dockerRestoreTarget } from './docker-restore.js';
 export interface DockerDriverDeps extends ReleaseDeps {
   /** Usage of the engine's containers, for the observers. */
   telemetry: ContainerTelemetry;
+  /** `docker exec` (adapters/container-exec.ts); without it (the fake engine) execInComponent refuses. */
+  exec?: ContainerExec;
 }
 
 /**
@@ -117,7 +121,25 @@ export function createDockerDriver(deps: DockerDriverDeps): RuntimeDriver {
     bringUp: (run) => cutover(deps, run),
 
     runReleaseCommand: (run, previous, plan) =>
-      runReleaseCommand(deps, { ...run, servingDeploymentId: previous?.deploymentId }, plan),
+      runReleaseCommand(
+        (job) => driver.runOnce(job),
+        { ...run, servingDeploymentId: previous?.deploymentId },
+        plan,
+      ),
+
+    async runOnce(job) {
+      const objects = serviceObjects(job.serviceId, deps.instance);
+      const set = objects.set(job.networkOf);
+      await runtime.ensureNetwork(set.network, set.networkLabels, { bridge: set.bridge });
+      return runOneOff(runtime, { ...job, objects, set, instance: deps.instance });
+    },
+
+    async removeRunLeftovers(runId) {
+      for (const leftover of await runtime.listContainers({ [RUN_LABEL]: runId }))
+        await runtime.removeContainer(leftover.id);
+    },
+
+    runOutput: deps.telemetry,
 
     lifecycle: (service, action, last) => dockerLifecycle(deps, service, action, last),
 
@@ -127,6 +149,19 @@ export function createDockerDriver(deps: DockerDriverDeps): RuntimeDriver {
       removeStraySetsOfServices({ ...leftovers, runtime, instance: deps.instance }),
 
     refusal: () => undefined,
+
+    async execInComponent(target, argv, options) {
+      if (!deps.exec) throw new PermanentStepError('this engine runs no commands in containers');
+      const containers = await runtime.listContainers({
+        ...serviceObjects(target.serviceId, deps.instance).selector,
+        [COMPONENT_LABEL]: target.component,
+      });
+      const running = containers.filter((container) => container.state === 'running');
+      const chosen =
+        running.find((container) => container.labels[DEPLOYMENT_LABEL] === target.deploymentId) ?? running[0];
+      if (!chosen) throw new PermanentStepError(`no container of ${target.component} is running`);
+      return deps.exec.exec(chosen.id, argv, options);
+    },
 
     observed: { containers: runtime, telemetry: deps.telemetry },
   };

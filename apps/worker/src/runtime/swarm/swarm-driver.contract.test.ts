@@ -3,6 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createDockerClient } from '../../adapters/docker-client.js';
 import { createDockerRuntime } from '../../adapters/docker-runtime.js';
 import { noopRouter } from '../../adapters/router.js';
+import { createSwarmJobs } from '../../adapters/swarm-jobs.js';
 import { createSwarmLifecycle } from '../../adapters/swarm-lifecycle.js';
 import { createSwarmRestarts } from '../../adapters/swarm-restarts.js';
 import { createSwarmRuntime } from '../../adapters/swarm-runtime.js';
@@ -33,6 +34,7 @@ function swarmDriver() {
     standby: createSwarmStandby(manager, options),
     distribution: {},
     observed: createSwarmObservation({ socketPath }),
+    jobs: createSwarmJobs(manager, options),
   });
 }
 

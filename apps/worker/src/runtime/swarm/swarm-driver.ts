@@ -1,4 +1,5 @@
 import type { RegistryAuth } from '../../adapters/registry-auth.js';
+import type { SwarmJobs } from '../../adapters/swarm-jobs.js';
 import type { SwarmLifecycle } from '../../adapters/swarm-lifecycle.js';
 import type { SwarmRestarts } from '../../adapters/swarm-restarts.js';
 import type { SwarmStandby } from '../../adapters/swarm-standby.js';
@@ -8,7 +9,8 @@ import type { RegistryAccess } from '../../release/registry-access.js';
 import { ReleaseUndone, type ReleaseDeps } from '../../release/release-engine.js';
 import { storedPlan } from '../../release/release-images.js';
 import { isServingOnSwarm, swarmRelease } from '../../release/swarm-release.js';
-import type { ObservedRuntime, OneOffWork, RuntimeDriver, ServiceRuntime } from '../driver.js';
+import { runReleaseCommand } from '../../runs/release-command.js';
+import type { BringUpRun, ObservedRuntime, OneOffWork, RuntimeDriver, ServiceRuntime } from '../driver.js';
 import { removeAll } from '../engine-objects.js';
 import { removeLeftoverStandbys } from './leftover-standbys.js';
 import { swarmRestoreTarget } from './swarm-restore.js';
@@ -35,16 +37,17 @@ export interface SwarmDriverDeps {
   };
   /** The manager's tasks standing for containers, and their usage (adapters/swarm-telemetry.ts). */
   observed: ObservedRuntime;
+  /** One-off commands (runs, release commands) as Swarm jobs (adapters/swarm-jobs.ts). */
+  jobs: SwarmJobs;
 }
 
-/** What Swarm does not do yet: the message the run or deployment fails with. */
-const REFUSALS: Record<OneOffWork, string> = {
-  run: 'one-off runs do not run under RUNTIME=swarm yet (docs/jobs.md#swarm)',
-  // Refused rather than skipped: a migration that silently did not run is worse (docs/jobs.md#swarm).
-  'release-command': 'release commands do not run under RUNTIME=swarm yet (docs/jobs.md#swarm)',
+/** What Swarm does not do yet: the message the run or deployment fails with. Runs and release commands run as Swarm jobs. */
+const REFUSALS: Partial<Record<OneOffWork, string>> = {
   // Volumes live on the nodes, not on this engine (docs/backups.md, open).
   backup: 'backups under RUNTIME=swarm are not supported yet (docs/backups.md)',
   restore: 'restores under RUNTIME=swarm are not supported yet (docs/backups.md)',
+  // The task may run on another node, whose engine this worker does not hold (docs/jobs.md#terminal).
+  exec: 'terminals do not open under RUNTIME=swarm yet (docs/jobs.md#terminal)',
 };
 
 /**
@@ -56,6 +59,23 @@ const REFUSALS: Record<OneOffWork, string> = {
 export function createSwarmDriver(deps: SwarmDriverDeps): RuntimeDriver {
   const { services: swarm, engine } = deps;
   const { registry, registryAuth, pullRegistry, access } = deps.distribution;
+  /** The plan's images pushed for the nodes (a no-op without REGISTRY); pushing again is cheap. */
+  const forNodes = (
+    plan: BringUpRun['plan'],
+    run: { serviceId: string; deploymentId: string; log: BringUpRun['log']; signal: AbortSignal },
+  ) =>
+    registry
+      ? distributeImages(engine.runtime, plan, {
+          registry,
+          ...(registryAuth ? { auth: registryAuth } : {}),
+          ...(pullRegistry ? { pullRegistry } : {}),
+          ...(access ? { access } : {}),
+          serviceId: run.serviceId,
+          deploymentId: run.deploymentId,
+          log: run.log,
+          signal: run.signal,
+        })
+      : Promise.resolve(plan);
 
   return {
     warnings: (plan) => swarm.warnings(plan),
@@ -80,18 +100,7 @@ export function createSwarmDriver(deps: SwarmDriverDeps): RuntimeDriver {
     async bringUp(run) {
       let hasTakenTraffic = false;
       try {
-        const plan = registry
-          ? await distributeImages(engine.runtime, run.plan, {
-              registry,
-              ...(registryAuth ? { auth: registryAuth } : {}),
-              ...(pullRegistry ? { pullRegistry } : {}),
-              ...(access ? { access } : {}),
-              serviceId: run.service.id,
-              deploymentId: run.deploymentId,
-              log: run.log,
-              signal: run.signal,
-            })
-          : run.plan;
+        const plan = await forNodes(run.plan, { ...run, serviceId: run.service.id });
         await swarmRelease(
           {
             serviceRuntime: swarm,
@@ -125,9 +134,21 @@ export function createSwarmDriver(deps: SwarmDriverDeps): RuntimeDriver {
       }
     },
 
-    async runReleaseCommand() {
-      throw new PermanentStepError(REFUSALS['release-command']);
+    // A Swarm job on the manager, before any Swarm service of the new release is written: its
+    // image must reach the nodes first, as the release's own will (bringUp pushes the same again).
+    async runReleaseCommand(run, previous, plan) {
+      const distributed = await forNodes(plan, run);
+      await runReleaseCommand(
+        (job) => deps.jobs.run(job),
+        { ...run, servingDeploymentId: previous?.deploymentId },
+        { ...distributed, release: plan.release },
+      );
     },
+
+    runOnce: (job) => deps.jobs.run(job),
+    removeRunLeftovers: (runId) => deps.jobs.remove(runId),
+    // The manager's task logs, which reach every node.
+    runOutput: deps.observed.telemetry,
 
     async lifecycle(service, action, last) {
       const plan = storedPlan(last);
@@ -147,10 +168,24 @@ export function createSwarmDriver(deps: SwarmDriverDeps): RuntimeDriver {
 
     restoreTarget: swarmRestoreTarget(deps.restarts),
 
-    sweepLeftovers: async (leftovers) =>
-      deps.standby ? removeLeftoverStandbys({ ...leftovers, standby: deps.standby }) : 0,
+    async sweepLeftovers(leftovers) {
+      const standbys = deps.standby
+        ? await removeLeftoverStandbys({ ...leftovers, standby: deps.standby })
+        : 0;
+      // Jobs whose worker died mid-run (its retried job, if any, removes its own sooner).
+      const jobs = await deps.jobs.sweep();
+      if (jobs > 0)
+        leftovers.logger.info({ jobs }, 'reconciler: removed Swarm jobs of runs whose worker stopped');
+      return standbys + jobs;
+    },
 
     refusal: (work) => REFUSALS[work],
+
+    // Backups are refused before any hook would run (REFUSALS.backup); said again, never skipped.
+    execInComponent: () =>
+      Promise.reject(
+        new PermanentStepError('backup hooks do not run under RUNTIME=swarm yet (docs/backups.md#hooks)'),
+      ),
 
     observed: deps.observed,
   };

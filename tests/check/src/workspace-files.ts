@@ -1,6 +1,5 @@
 import { execFile } from 'node:child_process';
-import { cp, mkdir, mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -29,21 +28,10 @@ export async function command(cwd: string, file: string, args: string[]): Promis
 }
 
 /** Tracked files plus new files git does not ignore, so uncommitted work is included. */
-async function treeFiles(): Promise<string[]> {
+export async function treeFiles(): Promise<string[]> {
   const listed = await command(ROOT, 'git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard']);
   if (listed.code !== 0) throw new Error(`git ls-files failed: ${listed.output}`);
   return listed.output.split('\0').filter(Boolean);
-}
-
-/** A copy of the working tree as a fresh clone would have it: no node_modules, no generated code. */
-export async function freshCopy(): Promise<string> {
-  const copy = await mkdtemp(path.join(tmpdir(), 'hostctl-check-'));
-  for (const file of await treeFiles()) {
-    await mkdir(path.dirname(path.join(copy, file)), { recursive: true });
-    // A file deleted in the working tree but still tracked is simply not copied.
-    await cp(path.join(ROOT, file), path.join(copy, file)).catch(() => undefined);
-  }
-  return copy;
 }
 
 /** Every workspace directory of pnpm-workspace.yaml, expanded (one level of `*`). */
