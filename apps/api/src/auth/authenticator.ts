@@ -39,8 +39,10 @@ export function createAuthenticator(deps: {
     if (!found || found.revokedAt) throw unauthenticated('the API key is invalid or has been revoked');
     if (found.expiresAt && found.expiresAt <= at) throw unauthenticated('the API key has expired');
     // We already hold lastUsedAt: write only when it is stale, so a hot key costs no UPDATE per request.
+    // Awaited (at most once a minute per key) so a listing right after a key's first use shows it used;
+    // a failed write is logged, never a failed request.
     if (isStale(found.lastUsedAt, at)) {
-      deps.identity.touchApiKey(found.id, at).catch((error: unknown) => {
+      await deps.identity.touchApiKey(found.id, at).catch((error: unknown) => {
         request.log.warn({ err: error }, 'could not record API key use');
       });
     }
