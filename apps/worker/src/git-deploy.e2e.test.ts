@@ -131,13 +131,21 @@ describe('git deployments', () => {
     const { service, deployment } = await deploy({
       method: 'git',
       url: repo.url,
-      variables: { GREETING: 'hi' },
+      variables: { GREETING: 'planted-greeting-value' },
     });
     expect(deployment).toMatchObject({ status: 'succeeded', commit });
     expect(deployment.plan).toMatchObject({
       source: { analysis: { stack: 'compose', composeFile: 'compose.yaml' } },
     });
     expect(await served(service.serviceId)).toBe('from compose');
+    // The published compose, on the service and on the release, names the variable, never its
+    // value: variables are sealed at rest (docs/secrets.md#what-is-encrypted).
+    const row = await db.service.findUniqueOrThrow({ where: { id: service.serviceId } });
+    const release = await db.deployment.findUniqueOrThrow({ where: { id: deployment.id } });
+    for (const text of [row.compose, release.sourceCompose ?? '']) {
+      expect(text).toMatch(/GREETING: \$\{GREETING\}/);
+      expect(text).not.toContain('planted-greeting-value');
+    }
   });
 });
 

@@ -6,10 +6,18 @@ import type { Plan, PlanContainer } from './plan.js';
  * Re-emits exactly what will run as a normalised compose document (shown to users as the
  * service's `compose`). Values are already interpolated, so every `$` is escaped as `$$`:
  * parsing the output again, with no variables, yields the same plan.
+ *
+ * `environmentValue` lets a caller write an environment value its own way (a `${NAME}` reference
+ * instead of the value it stood for); what it returns is written as it is, unescaped.
  */
-export function renderCompose(plan: Plan): string {
+export function renderCompose(
+  plan: Plan,
+  options: { environmentValue?: (name: string, value: string) => string } = {},
+): string {
+  const environmentValue = options.environmentValue ?? ((_name: string, value: string) => escape(value));
   const services: Record<string, unknown> = {};
-  for (const container of plan.containers) services[container.name] = renderService(container);
+  for (const container of plan.containers)
+    services[container.name] = renderService(container, environmentValue);
   const release = plan.release ? services[plan.release.component] : undefined;
   if (plan.release && release)
     (release as Record<string, unknown>)['x-hostctl'] = { release_command: plan.release.command.map(escape) };
@@ -31,18 +39,25 @@ export function renderCompose(plan: Plan): string {
   return stringify(document, { lineWidth: 0 });
 }
 
-const escape = (value: string): string => value.replaceAll('$', '$$$$');
+/** A literal value in a compose document: `$` written `$$`, so interpolation leaves it alone. */
+export const escape = (value: string): string => value.replaceAll('$', '$$$$');
 const escapeMap = (map: Record<string, string>): Record<string, string> =>
   Object.fromEntries(Object.entries(map).map(([key, value]) => [key, escape(value)]));
 
-function renderService(container: PlanContainer): Record<string, unknown> {
+function renderService(
+  container: PlanContainer,
+  environmentValue: (name: string, value: string) => string,
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   if (container.image) out.image = escape(container.image);
   if (container.build)
     out.build = { context: container.build.context, dockerfile: container.build.dockerfile };
   if (container.entrypoint) out.entrypoint = container.entrypoint.map(escape);
   if (container.command) out.command = container.command.map(escape);
-  if (Object.keys(container.environment).length > 0) out.environment = escapeMap(container.environment);
+  if (Object.keys(container.environment).length > 0)
+    out.environment = Object.fromEntries(
+      Object.entries(container.environment).map(([name, value]) => [name, environmentValue(name, value)]),
+    );
   if (container.workingDir) out.working_dir = escape(container.workingDir);
   if (container.user) out.user = escape(container.user);
   if (container.hostname) out.hostname = container.hostname;

@@ -8,7 +8,7 @@ export {
   pickWeb,
   type ParseComposeOptions,
 } from './compose.parser.js';
-export { renderCompose } from './compose.renderer.js';
+export { escape as escapeComposeValue, renderCompose } from './compose.renderer.js';
 export { BACKUP_HOOK_TIMEOUT } from './backup-hooks.parser.js';
 export { startOrder } from './dependency-graph.js';
 export * from './container-limits.js';

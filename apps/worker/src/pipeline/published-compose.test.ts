@@ -4,7 +4,8 @@ import { NO_GROUPS } from '@hostctl/db';
 import { publishedCompose } from './published-compose.js';
 
 // A git/ai service shows the compose it runs, rendered from the plan, where interpolation put the
-// variables' values: a secret's value must not be in it (docs/secrets.md#secret-variables).
+// variables' values. Variables are sealed at rest (docs/secrets.md#what-is-encrypted), and this
+// text is stored on the service and on every release: no variable's value may be in it in the clear.
 describe('the compose a repository service publishes', () => {
   const document = `services:
   web:
@@ -12,36 +13,41 @@ describe('the compose a repository service publishes', () => {
     environment:
       DATABASE_URL: postgres://app:\${DB_PASSWORD}@db/app
       MODE: \${MODE}
+      PRICE: "costs $$5"
 `;
-  const variables = { DB_PASSWORD: 'planted-s3cret-value', MODE: 'production' };
+  const variables = { DB_PASSWORD: 'planted-s3cret-value', MODE: 'planted-plain-mode' };
   const plan = parseCompose(document, variables, {});
+  const SECRET = { DB_PASSWORD: '2026-11-28T00:00:00.000Z' };
 
-  it('masks secret values and keeps plain ones', () => {
-    const text = publishedCompose(plan, {
-      variables,
-      secretNames: { DB_PASSWORD: '2026-11-28T00:00:00.000Z' },
-      groups: NO_GROUPS,
-    });
+  it('refers to a variable by name where the entry is exactly that variable, and masks the rest', () => {
+    const text = publishedCompose(plan, { variables, secretNames: SECRET, groups: NO_GROUPS });
     expect(text).not.toContain('planted-s3cret-value');
+    expect(text).not.toContain('planted-plain-mode');
     expect(text).toContain('postgres://app:***@db/app');
-    expect(text).toContain('production');
+    expect(text).toMatch(/MODE: \$\{MODE\}/);
+    // A literal dollar is still written as compose escapes it.
+    expect(text).toContain('costs $$5');
   });
 
-  it('is the plain rendering when nothing is secret', () => {
-    expect(publishedCompose(plan, { variables, secretNames: {}, groups: NO_GROUPS })).toContain(
-      'planted-s3cret-value',
-    );
+  it('keeps a plain value out too, and reads back as the same environment with the variables', () => {
+    const text = publishedCompose(plan, { variables, secretNames: {}, groups: NO_GROUPS });
+    expect(text).not.toContain('planted-s3cret-value');
+    expect(text).not.toContain('planted-plain-mode');
+    const again = parseCompose(text, variables, {});
+    expect(again.containers[0]!.environment).toMatchObject({ MODE: 'planted-plain-mode', PRICE: 'costs $5' });
   });
 
-  it("masks a variable group's secret values (docs/secrets.md#variable-groups)", () => {
+  it("masks a variable group's values, its secrets anywhere (docs/secrets.md#variable-groups)", () => {
     const groups = {
       variables: { DB_PASSWORD: 'group-s3cret-value' },
       secretValues: ['group-s3cret-value'],
       versions: [],
     };
-    const fromGroup = parseCompose(document, { ...groups.variables, MODE: 'production' }, {});
+    const withCommand = `${document}    command: ["sh", "-c", "login \${DB_PASSWORD}"]\n`;
+    const fromGroup = parseCompose(withCommand, { ...groups.variables, MODE: 'production' }, {});
     const text = publishedCompose(fromGroup, { variables: { MODE: 'production' }, secretNames: {}, groups });
     expect(text).not.toContain('group-s3cret-value');
     expect(text).toContain('postgres://app:***@db/app');
+    expect(text).toContain('login ***');
   });
 });
