@@ -121,6 +121,9 @@ describe('secret variables (docs/secrets.md#secret-variables)', () => {
     // The release records the marks with the values, so a rollback restores both together.
     const release = await db.deployment.findUniqueOrThrow({ where: { id: service.deploymentId } });
     expect(release.sourceSecretNames).toEqual(marked);
+    // And which version of the variables it ran (the service's, not written since).
+    const { variablesVersion } = await db.service.findUniqueOrThrow({ where: { id: service.serviceId } });
+    expect(release.sourceVariablesVersion).toBe(variablesVersion);
 
     // A container that prints the secret and exits: its output reaches the deploy error, the
     // event and the log, redacted.

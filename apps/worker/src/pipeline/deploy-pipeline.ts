@@ -238,6 +238,10 @@ async function prepareRollback(
     // An older release recorded no marks: its variables were all plain then, but keep the
     // service's current marks so a name secret today stays hidden.
     sourceSecretNames: target.sourceSecretNames ?? current.sourceSecretNames,
+    // The version it runs is the target's (an older target recorded none: the values are compared).
+    ...(target.sourceVariablesVersion !== null
+      ? { sourceVariablesVersion: target.sourceVariablesVersion }
+      : {}),
     // The plan it runs was interpolated with the target's group versions (docs/secrets.md#rollback-and-groups).
     sourceVariableGroups: target.sourceVariableGroups ?? current.sourceVariableGroups,
   });
@@ -267,6 +271,7 @@ function sourceRecord(service: WorkerService, plan: Plan, isRepository: boolean)
     sourceCompose: isRepository ? publishedCompose(plan, service) : service.compose,
     sourceVariables: service.variables,
     sourceSecretNames: service.secretNames,
+    sourceVariablesVersion: service.variablesVersion,
     // Which group versions it ran: their values are in the sealed plan, not copied here.
     sourceVariableGroups: service.groups.versions,
   };

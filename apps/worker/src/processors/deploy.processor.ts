@@ -358,16 +358,24 @@ function limitsOf(plan: Plan): { memoryLimitMb: number; cpuLimit: number } {
 /**
  * A succeeded deployment gives the service the compose and variables it ran: for a rollback those
  * of its target, so the next redeploy does not bring the bad change back; until it succeeds the
- * service keeps its own.
+ * service keeps its own. The variables are written only if the service no longer has the version
+ * the deployment ran (docs/secrets.md#versions).
  */
 async function restoredSource(
   deps: DeployProcessorDeps,
   deploymentId: string,
-): Promise<{ compose?: string; variables?: Record<string, string>; secretNames?: Record<string, string> }> {
+): Promise<{
+  compose?: string;
+  variables?: Record<string, string>;
+  secretNames?: Record<string, string>;
+  variablesVersion?: number | null;
+}> {
   const ran = await deps.deployments.findById(deploymentId);
   return {
     ...(ran?.sourceCompose != null ? { compose: ran.sourceCompose } : {}),
-    ...(ran?.sourceVariables ? { variables: ran.sourceVariables } : {}),
+    ...(ran?.sourceVariables
+      ? { variables: ran.sourceVariables, variablesVersion: ran.sourceVariablesVersion }
+      : {}),
     ...(ran?.sourceVariables && ran.sourceSecretNames ? { secretNames: ran.sourceSecretNames } : {}),
   };
 }

@@ -50,6 +50,7 @@ const service = (input: Partial<WorkerService>): WorkerService => ({
   compose: '',
   variables: {},
   secretNames: {},
+  variablesVersion: 1,
   groups: NO_GROUPS,
   url: 'http://source-test.apps.localhost',
   gitUrl: null,

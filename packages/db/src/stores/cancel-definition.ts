@@ -2,6 +2,7 @@ import type { Tx } from './release-rollback.js';
 import {
   changedDefinition,
   definitionOf,
+  DEFINITION_COLUMNS,
   releaseDefinition,
   type CarriedDefinition,
 } from './release-definition.js';
@@ -21,10 +22,16 @@ export async function definitionChangeOf(tx: Tx, deploymentId: string): Promise<
       serviceId: true,
       status: true,
       rollbackOf: true,
-      sourceVariables: true,
-      sourceSecretNames: true,
-      sourceCompose: true,
-      service: { select: { deployMethod: true, variables: true, secretNames: true, compose: true } },
+      ...DEFINITION_COLUMNS,
+      service: {
+        select: {
+          deployMethod: true,
+          variables: true,
+          secretNames: true,
+          variablesVersion: true,
+          compose: true,
+        },
+      },
     },
   });
   if (!deployment || !['queued', 'running'].includes(deployment.status)) return [];
@@ -33,13 +40,18 @@ export async function definitionChangeOf(tx: Tx, deploymentId: string): Promise<
   const target = deployment.rollbackOf
     ? await tx.deployment.findUnique({
         where: { id: deployment.rollbackOf },
-        select: { sourceVariables: true, sourceSecretNames: true, sourceCompose: true },
+        select: DEFINITION_COLUMNS,
       })
     : null;
   const fallback: CarriedDefinition = target ?? definitionOf(deployment.service);
   const carried: CarriedDefinition = {
     sourceVariables: deployment.sourceVariables ?? fallback.sourceVariables,
     sourceSecretNames: deployment.sourceSecretNames ?? fallback.sourceSecretNames,
+    // Recorded together with sourceVariables (the validate step): the fallback's otherwise.
+    sourceVariablesVersion:
+      deployment.sourceVariables !== null
+        ? deployment.sourceVariablesVersion
+        : fallback.sourceVariablesVersion,
     sourceCompose: deployment.sourceCompose ?? fallback.sourceCompose,
   };
   return changedDefinition(deployment.service.deployMethod, release, carried);

@@ -20,6 +20,8 @@ export interface ServiceDefinition {
   variables: unknown;
   /** Which variables are secret (name → when set; docs/secrets.md#secret-variables). */
   secretNames: unknown;
+  /** services.variables_version: which write of `variables` and `secretNames` this is. */
+  variablesVersion: number;
   compose: string | null;
 }
 
@@ -27,6 +29,8 @@ export interface ServiceDefinition {
 export interface CarriedDefinition {
   sourceVariables: unknown;
   sourceSecretNames: unknown;
+  /** The version of the service's variables it carries (null: older rows, compared by value). */
+  sourceVariablesVersion: number | null;
   sourceCompose: string | null;
 }
 
@@ -48,7 +52,10 @@ export function changedDefinition(
   const changed: string[] = [];
   const before = asVariables(from.sourceVariables);
   const after = asVariables(to.sourceVariables);
-  if (before && after) {
+  // One version on both sides: nothing wrote the variables in between, so they are the same.
+  const sameVersion =
+    from.sourceVariablesVersion !== null && from.sourceVariablesVersion === to.sourceVariablesVersion;
+  if (before && after && !sameVersion) {
     const names = new Set([...Object.keys(before), ...Object.keys(after)]);
     // A name that is secret on one side and plain on the other changes too: restoring it as plain
     // would show a secret's value in the detail.
@@ -72,16 +79,25 @@ export function definitionOf(service: ServiceDefinition): CarriedDefinition {
   return {
     sourceVariables: service.variables,
     sourceSecretNames: service.secretNames,
+    sourceVariablesVersion: service.variablesVersion,
     sourceCompose: service.compose,
   };
 }
+
+/** The columns of a deployment that make up the definition it carries. */
+export const DEFINITION_COLUMNS = {
+  sourceVariables: true,
+  sourceSecretNames: true,
+  sourceVariablesVersion: true,
+  sourceCompose: true,
+} as const;
 
 /** The definition of the service's current release (its latest succeeded deployment), if any. */
 export async function releaseDefinition(tx: Tx, serviceId: string): Promise<CarriedDefinition | null> {
   return tx.deployment.findFirst({
     where: { serviceId, status: 'succeeded' },
     orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
-    select: { sourceVariables: true, sourceSecretNames: true, sourceCompose: true },
+    select: DEFINITION_COLUMNS,
   });
 }
 

@@ -37,6 +37,7 @@ const TARGET_COLUMNS = {
   plan: true,
   sourceVariables: true,
   sourceSecretNames: true,
+  sourceVariablesVersion: true,
   sourceCompose: true,
   sourceVariableGroups: true,
 } as const;
@@ -86,7 +87,13 @@ export async function requestRollback(
     if (!options.mayChangeDefinition) {
       const service = await tx.service.findUniqueOrThrow({
         where: { id: serviceId },
-        select: { deployMethod: true, variables: true, secretNames: true, compose: true },
+        select: {
+          deployMethod: true,
+          variables: true,
+          secretNames: true,
+          variablesVersion: true,
+          compose: true,
+        },
       });
       const changed = [
         ...changedDefinition(service.deployMethod, definitionOf(service), target),

@@ -25,6 +25,7 @@ export const toWorkerDeployment = (row: Deployment): WorkerDeployment => ({
   sourceCompose: row.sourceCompose,
   sourceVariables: isStringMap(row.sourceVariables) ? row.sourceVariables : null,
   sourceSecretNames: isStringMap(row.sourceSecretNames) ? row.sourceSecretNames : null,
+  sourceVariablesVersion: row.sourceVariablesVersion,
   sourceVariableGroups: groupVersionsOf(row.sourceVariableGroups),
   startedAt: row.startedAt,
   windowStartedAt: row.windowStartedAt,

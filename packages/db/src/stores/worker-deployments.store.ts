@@ -1,13 +1,12 @@
 import { deploymentEventType, type DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
-import type { Prisma } from '../generated/client.ts';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
-import { insertNotifications } from './notification-outbox.js';
 import { alignWithRelease } from './release-definition.js';
 import { recordServiceClaim, type CapacityClaim } from './quota-ledger.js';
 import { claimDeploymentSlot } from './deploy-slots.js';
 import { releaseWindowsOf } from './release-windows.js';
 import { toWorkerDeployment as toDeployment } from './worker-deployment-row.js';
+import { finishDeployment, IN_FLIGHT, noNewerInFlight } from './deployment-finish.js';
 import type {
   DeploymentOutcome,
   DeploymentRecord,
@@ -21,73 +20,7 @@ export type { DeploymentOutcome, DeploymentRecord, DeploymentTrigger, WorkerDepl
  * The worker's reads and writes of deployments. Every transition is a conditional update on the
  * current status, so a retried or duplicated job can never move a finished deployment again.
  */
-const IN_FLIGHT: DeploymentStatus[] = ['queued', 'running'];
-const FINAL_STATUS_OF = { success: 'succeeded', failed: 'failed', rolled_back: 'rolled_back' } as const;
-
 export function createWorkerDeploymentStore(db: Db) {
-  /** The service keeps the status a newer in-flight deployment gives it: the latest request wins. */
-  const noNewerInFlight = (deploymentId: string, createdAt: Date) => ({
-    deployments: {
-      none: { id: { not: deploymentId }, createdAt: { gt: createdAt }, status: { in: IN_FLIGHT } },
-    },
-  });
-
-  /**
-   * Ends a deployment in one transaction: moves it out of `from` (a retried job finds it moved and
-   * does nothing), updates the service unless a newer deployment is still coming, writes one event.
-   */
-  const finish = (
-    outcome: DeploymentOutcome,
-    change: {
-      from: DeploymentStatus[];
-      deployment: Prisma.DeploymentUpdateManyMutationInput;
-      service: Prisma.ServiceUpdateManyMutationInput;
-      eventStatus: 'success' | 'failed' | 'rolled_back';
-      /** The deployment did not go live: the service gets the running release's definition back. */
-      alignDefinition?: boolean;
-    },
-  ): Promise<boolean> =>
-    db.$transaction(async (tx) => {
-      const done = await tx.deployment.updateMany({
-        where: { id: outcome.deploymentId, status: { in: change.from } },
-        // Settled: the service is free for the jobs that waited for its window.
-        data: { ...change.deployment, windowStartedAt: null },
-      });
-      if (done.count === 0) return false;
-      const { createdAt } = await tx.deployment.findUniqueOrThrow({
-        where: { id: outcome.deploymentId },
-        select: { createdAt: true },
-      });
-      const updated = await tx.service.updateMany({
-        where: {
-          id: outcome.serviceId,
-          deletedAt: null,
-          ...noNewerInFlight(outcome.deploymentId, createdAt),
-        },
-        data: change.service,
-      });
-      // Only when no newer deployment is coming: that one's request owns the definition.
-      if (change.alignDefinition && updated.count > 0) await alignWithRelease(tx, outcome.serviceId);
-      await tx.serviceEvent.create({
-        data: {
-          serviceId: outcome.serviceId,
-          type: deploymentEventType(outcome.trigger),
-          status: change.eventStatus,
-          message: outcome.message,
-        },
-      });
-      // The outbox row commits with the final state, or neither does (docs/notifications.md).
-      const status = FINAL_STATUS_OF[change.eventStatus];
-      const error = typeof change.deployment.error === 'string' ? change.deployment.error : null;
-      await insertNotifications(tx, {
-        event: `deployment.${status}`,
-        serviceId: outcome.serviceId,
-        deployment: { id: outcome.deploymentId, status, error },
-        message: outcome.message,
-      });
-      return true;
-    });
-
   return {
     async findById(id: string): Promise<WorkerDeployment | null> {
       const row = await db.deployment.findUnique({ where: { id } });
@@ -130,6 +63,9 @@ export function createWorkerDeploymentStore(db: Db) {
           ...(what.sourceCompose !== undefined ? { sourceCompose: what.sourceCompose } : {}),
           ...(what.sourceVariables !== undefined ? { sourceVariables: what.sourceVariables } : {}),
           ...(what.sourceSecretNames !== undefined ? { sourceSecretNames: what.sourceSecretNames } : {}),
+          ...(what.sourceVariablesVersion !== undefined
+            ? { sourceVariablesVersion: what.sourceVariablesVersion }
+            : {}),
           ...(what.sourceVariableGroups ? { sourceVariableGroups: what.sourceVariableGroups } : {}),
           ...(what.imageDigests !== undefined ? { imageDigests: what.imageDigests } : {}),
           ...(what.updateOrder !== undefined ? { updateOrder: what.updateOrder } : {}),
@@ -175,23 +111,34 @@ export function createWorkerDeploymentStore(db: Db) {
         variables?: Record<string, string>;
         /** …and which of them are secret (the marks go back with the values). */
         secretNames?: Record<string, string>;
+        /** The version of the variables it ran (null: not recorded; written back regardless). */
+        variablesVersion?: number | null;
         memoryLimitMb: number;
         cpuLimit: number;
       },
     ): Promise<boolean> {
       const now = new Date();
-      return finish(outcome, {
+      return finishDeployment(db, outcome, {
         from: ['running'],
         deployment: { status: 'succeeded', step: null, finishedAt: now },
         service: {
           status: 'running',
           deployedAt: now,
           ...(outcome.compose !== undefined ? { compose: outcome.compose } : {}),
-          ...(outcome.variables !== undefined ? { variables: outcome.variables } : {}),
-          ...(outcome.secretNames !== undefined ? { secretNames: outcome.secretNames } : {}),
           memoryLimitMb: outcome.memoryLimitMb,
           cpuLimit: outcome.cpuLimit,
         },
+        ...(outcome.variables !== undefined
+          ? {
+              variables: {
+                data: {
+                  variables: outcome.variables,
+                  ...(outcome.secretNames !== undefined ? { secretNames: outcome.secretNames } : {}),
+                },
+                version: outcome.variablesVersion ?? null,
+              },
+            }
+          : {}),
         eventStatus: 'success',
       });
     },
@@ -203,7 +150,7 @@ export function createWorkerDeploymentStore(db: Db) {
     async markFailed(
       outcome: DeploymentOutcome & { step: string | null; keptRelease?: string; error?: string },
     ): Promise<boolean> {
-      return finish(outcome, {
+      return finishDeployment(db, outcome, {
         from: IN_FLIGHT,
         deployment: {
           status: 'failed',
@@ -221,7 +168,7 @@ export function createWorkerDeploymentStore(db: Db) {
     async markRolledBack(
       outcome: DeploymentOutcome & { step: string | null; error: string },
     ): Promise<boolean> {
-      return finish(outcome, {
+      return finishDeployment(db, outcome, {
         from: ['running'],
         deployment: {
           status: 'rolled_back',

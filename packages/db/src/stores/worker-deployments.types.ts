@@ -25,6 +25,8 @@ export interface WorkerDeployment {
   sourceVariables: Record<string, string> | null;
   /** Which of sourceVariables were secret (name → when set); null for older rows. */
   sourceSecretNames: Record<string, string> | null;
+  /** The version of the service's variables it ran (services.variables_version); null for older rows. */
+  sourceVariablesVersion: number | null;
   /** The variable groups it ran with, by version (docs/secrets.md#variable-groups); null for older rows. */
   sourceVariableGroups: GroupVersion[] | null;
   /** When it was first claimed: a resumed run's timeout counts from here. */
@@ -49,6 +51,7 @@ export interface DeploymentRecord {
   sourceCompose?: string;
   sourceVariables?: Record<string, string>;
   sourceSecretNames?: Record<string, string>;
+  sourceVariablesVersion?: number;
   sourceVariableGroups?: GroupVersion[];
   imageDigests?: Record<string, string>;
   updateOrder?: 'start-first' | 'stop-first';

@@ -14,6 +14,8 @@ export interface WorkerService {
   variables: Record<string, string>;
   /** Which of `variables` are secret (name → when set): never shown, masked in what is published. */
   secretNames: Record<string, string>;
+  /** Which write of `variables` this is (services.variables_version, bumped by the database). */
+  variablesVersion: number;
   /**
    * The attached variable groups, merged (docs/secrets.md#variable-groups): the environment is
    * `environmentOf(service)`, never `variables` alone.
@@ -57,6 +59,7 @@ export function createWorkerServiceStore(db: Db) {
           compose: true,
           variables: true,
           secretNames: true,
+          variablesVersion: true,
           url: true,
           gitUrl: true,
           gitBranch: true,
