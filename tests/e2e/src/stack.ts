@@ -20,7 +20,10 @@ export interface Stack {
   killWorkers(pid?: number): Promise<number>;
   /** Starts one more worker process with the stack's environment. */
   startWorker(): void;
-  /** The last output of the stack's processes (about 200 chunks), for a failure's message. */
+  /**
+   * The last output of the stack's processes (about 200 chunks), for a failure's message; all of
+   * it when the stack was started with `keepAllOutput`.
+   */
   logs(): string;
   /** Runs the operator CLI with the stack's environment and returns its parsed JSON output. */
   cli(...args: string[]): Promise<Record<string, unknown>>;
@@ -32,7 +35,13 @@ export interface Stack {
 }
 
 /** The app's bundle, run by node itself (no wrapper process: killWorkers' SIGKILL reaches the app). */
-function start(bundles: string, entry: string, env: Record<string, string>, logs: string[]): ChildProcess {
+function start(
+  bundles: string,
+  entry: string,
+  env: Record<string, string>,
+  logs: string[],
+  keepAll = false,
+): ChildProcess {
   const bundle = appBundles(bundles).entryOf(entry);
   const child = spawn(process.execPath, ['--enable-source-maps', bundle], {
     cwd: ROOT,
@@ -41,7 +50,7 @@ function start(bundles: string, entry: string, env: Record<string, string>, logs
   });
   const keep = (chunk: Buffer) => {
     logs.push(chunk.toString());
-    if (logs.length > 200) logs.shift();
+    if (!keepAll && logs.length > 200) logs.shift();
   };
   child.stdout?.on('data', keep);
   child.stderr?.on('data', keep);
@@ -78,6 +87,8 @@ export async function startStack(
     extraEnv?: Record<string, string>;
     /** Another build's bundles (the upgrade test's previous release); this run's by default. */
     bundles?: string;
+    /** Keep every line the processes write (a test that reads their whole log), not the last ones. */
+    keepAllOutput?: boolean;
   } = {},
 ): Promise<Stack> {
   const bundles = options.bundles ?? inject('bundles');
@@ -104,10 +115,11 @@ export async function startStack(
     ...options.extraEnv,
   };
   const logs: string[] = [];
-  const processes = [start(bundles, 'apps/api/src/main.ts', env, logs)];
+  const keepAll = options.keepAllOutput ?? false;
+  const processes = [start(bundles, 'apps/api/src/main.ts', env, logs, keepAll)];
   const workers: ChildProcess[] = [];
   const startWorker = () => {
-    const worker = start(bundles, 'apps/worker/src/main.ts', env, logs);
+    const worker = start(bundles, 'apps/worker/src/main.ts', env, logs, keepAll);
     workers.push(worker);
     processes.push(worker);
   };
