@@ -6,6 +6,7 @@ import {
   createWorkerServiceStore,
   createCustomDomainsStore,
   createServiceMetricsStore,
+  createBackupMetricsStore,
   createTlsCertificatesStore,
 } from '@hostctl/db';
 import { QUEUES, createProducer, createRedis, deploymentChannel } from '@hostctl/queue';
@@ -16,6 +17,7 @@ import type { ServiceRouter } from './adapters/router.js';
 import type { ContainerRuntime } from './adapters/runtime.js';
 import { createObservers } from './health/observers.js';
 import { createNodes } from './nodes/node-wiring.js';
+import { registerBackupMetrics } from './metrics/backup-metrics.js';
 import { registerCertificateMetrics } from './metrics/certificate-metrics.js';
 import { registerServiceUsageMetrics } from './metrics/service-usage-metrics.js';
 import { instrumentLocks } from './metrics/instrumented-locks.js';
@@ -69,6 +71,7 @@ export function createWorkerApp(config: WorkerConfig, options: WorkerAppOptions 
   });
   registerCertificateMetrics(metrics.registry, createTlsCertificatesStore(db));
   registerServiceUsageMetrics(metrics.registry, createServiceMetricsStore(db));
+  registerBackupMetrics(metrics.registry, createBackupMetricsStore(db));
   // Each running job holds one connection for its service lock; lifecycle and reconciler need more.
   const locks = instrumentLocks(
     createAdvisoryLocks({ url: config.DATABASE_URL, max: config.WORKER_CONCURRENCY * 2 + 4 }),

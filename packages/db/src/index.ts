@@ -55,6 +55,7 @@ export * from './stores/backups.store.js';
 export * from './stores/backup-schedules.store.js';
 export * from './stores/backup-clone.store.js';
 export * from './stores/customer-backup-targets.store.js';
+export * from './stores/backup-metrics.store.js';
 export * from './stores/usage-meter.store.js';
 export * from './stores/usage.store.js';
 export * from './stores/service-metrics.store.js';

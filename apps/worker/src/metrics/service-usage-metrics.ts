@@ -1,5 +1,6 @@
 import type { ServiceMetricsStore } from '@hostctl/db';
 import { Gauge, type Registry } from 'prom-client';
+import { sharedScrapeRead } from './scrape-read.js';
 
 /**
  * Each running service's latest resource sample (docs/health-and-resources.md#prometheus), read
@@ -12,16 +13,7 @@ export function registerServiceUsageMetrics(
   registry: Registry,
   store: Pick<ServiceMetricsStore, 'latestOfRunning'>,
 ): void {
-  // One read per scrape for all gauges: collect() runs per gauge, so the first one fetches.
-  let pending: Promise<Awaited<ReturnType<typeof store.latestOfRunning>> | null> | undefined;
-  const rows = () => {
-    pending ??= store
-      .latestOfRunning()
-      .catch(() => null)
-      // Kept a second, which covers the gauges of one scrape; unref: it never holds the process.
-      .finally(() => setTimeout(() => (pending = undefined), 1000).unref());
-    return pending;
-  };
+  const rows = sharedScrapeRead(() => store.latestOfRunning());
   type Row = NonNullable<Awaited<ReturnType<typeof rows>>>[number];
   const gauge = (name: string, help: string, valueOf: (row: Row) => number) =>
     new Gauge({
@@ -31,7 +23,6 @@ export function registerServiceUsageMetrics(
       registers: [registry],
       async collect() {
         const current = await rows();
-        // A failed read (database away) keeps the last values instead of failing the scrape.
         if (!current) return;
         this.reset();
         for (const row of current)
