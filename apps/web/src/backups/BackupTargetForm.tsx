@@ -4,6 +4,7 @@ import { must, type BackupTarget } from '@hostctl/api-client';
 import { api } from '../api/client.ts';
 import { ProblemAlert } from '../components/feedback.tsx';
 import { Field, fieldErrors } from '../components/Field.tsx';
+import { newTargetBody, targetChangeBody, type TargetFormValues } from './backup-target-body.ts';
 import { backupTargetKey } from './backup-target-key.ts';
 
 const FIELDS = [
@@ -14,13 +15,14 @@ const FIELDS = [
   ['access_key_id', 'Access key ID', 'write-only: never shown again', 'text'],
   ['secret_access_key', 'Secret access key', 'write-only: never shown again', 'password'],
 ] as const;
-type Values = Record<(typeof FIELDS)[number][0] | 'ca_certificate', string>;
+type Key = (typeof FIELDS)[number][0];
 
 /**
- * Sets or replaces a customer's own backup bucket (PUT replaces it whole:
- * docs/backups.md#a-customers-own-target). The form starts from the target's visible fields; the
- * API never gives the keys back, so while a target is stored they may be left empty to keep the
- * stored ones (the API refuses that when the endpoint or bucket changes, naming the field).
+ * Sets a customer's own backup bucket, or changes the stored one
+ * (docs/backups.md#a-customers-own-target). A new target is a PUT of the whole; a stored one is
+ * changed with a PATCH of the fields that differ, because the API never gives the keys or the CA
+ * back: left empty, they stay as stored (the API refuses to keep the keys for another endpoint,
+ * bucket or key id, naming the secret's field).
  */
 export function BackupTargetForm(props: {
   customerId: string;
@@ -28,9 +30,12 @@ export function BackupTargetForm(props: {
   onSaved: () => void;
   onCancel: () => void;
 }) {
-  const { customerId, target, onSaved, onCancel } = props;
+  const { customerId, onSaved, onCancel } = props;
   const queries = useQueryClient();
-  const [values, setValues] = useState<Values>({
+  // The target as the form opened on it: a change is what the user changed from that, so a field
+  // someone else changed meanwhile and this user left alone is not put back.
+  const [target] = useState(props.target);
+  const [values, setValues] = useState<TargetFormValues>({
     endpoint: target?.endpoint ?? '',
     bucket: target?.bucket ?? '',
     prefix: target?.prefix ?? '',
@@ -38,48 +43,46 @@ export function BackupTargetForm(props: {
     access_key_id: '',
     secret_access_key: '',
     ca_certificate: '',
+    remove_ca_certificate: false,
   });
   const save = useMutation({
-    mutationFn: (body: Values) =>
-      must(
-        api.PUT('/api/customers/{id}/backup-target', {
-          params: { path: { id: customerId } },
-          // An empty prefix or region is left out: the API's defaults apply.
-          body: {
-            ...body,
-            prefix: body.prefix || undefined,
-            region: body.region || undefined,
-            ca_certificate: body.ca_certificate.trim() || null,
-            // Left empty: the stored credentials are kept (same endpoint and bucket only).
-            access_key_id: body.access_key_id || undefined,
-            secret_access_key: body.secret_access_key || undefined,
-          },
-        }),
-      ),
+    mutationFn: (body: TargetFormValues) => {
+      const params = { path: { id: customerId } };
+      return must(
+        target
+          ? api.PATCH('/api/customers/{id}/backup-target', { params, body: targetChangeBody(target, body) })
+          : api.PUT('/api/customers/{id}/backup-target', { params, body: newTargetBody(body) }),
+      );
+    },
     onSuccess: (saved) => {
       queries.setQueryData(backupTargetKey(customerId), saved);
       onSaved();
     },
   });
   const errors = fieldErrors(save.error);
-  const isKey = (key: string) => key === 'access_key_id' || key === 'secret_access_key';
+  const keyHint = {
+    access_key_id: 'write-only: leave empty to keep the stored one; a new one needs its secret key',
+    secret_access_key:
+      'write-only: leave empty to keep the stored one (only while the endpoint, bucket and key ID stay)',
+  } as const;
+  const isKey = (key: Key): key is keyof typeof keyHint => key in keyHint;
   const keepsKeys = target?.has_credentials === true;
   const submit = (event: FormEvent) => {
     event.preventDefault();
     save.mutate(values);
   };
   return (
-    <form className="stack" onSubmit={submit} aria-label="Set the backup target">
+    <form
+      className="stack"
+      onSubmit={submit}
+      aria-label={target ? 'Change the backup target' : 'Set the backup target'}
+    >
       {FIELDS.map(([key, label, hint, type]) => (
         <Field
           key={key}
           id={`backup-target-${key}`}
           label={label}
-          hint={
-            keepsKeys && isKey(key)
-              ? 'write-only: leave empty to keep the stored one (only while the endpoint and bucket stay)'
-              : hint
-          }
+          hint={keepsKeys && isKey(key) ? keyHint[key] : hint}
           error={errors.get(key)}
         >
           {(control) => (
@@ -99,7 +102,7 @@ export function BackupTargetForm(props: {
         label="CA certificate (optional)"
         hint={
           target?.has_ca_certificate
-            ? 'PEM; one is stored and the API never gives it back: paste it again to keep it, saving without one removes it'
+            ? 'PEM; one is stored (never shown): leave empty to keep it, paste another to replace it'
             : 'PEM certificates to trust instead of the public CA bundle'
         }
         error={errors.get('ca_certificate')}
@@ -114,6 +117,17 @@ export function BackupTargetForm(props: {
           />
         )}
       </Field>
+      {target?.has_ca_certificate ? (
+        <label className="inline">
+          <input
+            type="checkbox"
+            checked={values.remove_ca_certificate}
+            disabled={values.ca_certificate.trim() !== ''}
+            onChange={(e) => setValues((v) => ({ ...v, remove_ca_certificate: e.target.checked }))}
+          />
+          Remove the stored CA certificate (trust the public CA bundle again)
+        </label>
+      ) : null}
       <ProblemAlert error={save.error} />
       <div className="form-row">
         <button type="submit" className="primary" disabled={save.isPending}>

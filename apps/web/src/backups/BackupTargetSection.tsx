@@ -20,7 +20,7 @@ async function fetchTarget(customerId: string) {
 
 /**
  * A customer's own backup bucket (docs/backups.md#a-customers-own-target): where it is and whether
- * its credentials are set (never their values), with Set, Replace and Remove. Shown only to those
+ * its credentials are set (never their values), with Set, Change and Remove. Shown only to those
  * who may manage the customer: even reading it needs `customers:manage`.
  */
 export function BackupTargetSection({ customerId }: { customerId: string }) {
@@ -91,7 +91,7 @@ export function BackupTargetSection({ customerId }: { customerId: string }) {
       ) : target.isSuccess ? (
         <div className="form-row">
           <button type="button" onClick={() => setEditing(true)}>
-            {data ? 'Replace target' : 'Set a target'}
+            {data ? 'Change target' : 'Set a target'}
           </button>
           {data ? (
             <button type="button" className="danger" onClick={() => setAsking(true)}>
