@@ -40,6 +40,9 @@ describe('health endpoints', () => {
       '# TYPE hostctl_reconciler_repairs_total counter',
       '# TYPE hostctl_jobs_stalled_total counter',
       '# TYPE hostctl_lock_wait_seconds histogram',
+      // Read from PostgreSQL at scrape time (docs/backups.md#metrics).
+      '# TYPE hostctl_backup_last_success_timestamp_seconds gauge',
+      '# TYPE hostctl_backup_failures_last_24h gauge',
     ])
       expect(metrics.body).toContain(name);
   });
