@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Job } from 'bullmq';
 import {
   createWorkerBackupTargetsStore,
@@ -8,6 +7,7 @@ import {
   type AdvisoryLocks,
 } from '@hostctl/db';
 import { afterAll, describe, expect, it } from 'vitest';
+import { serviceWithRelease as serviceWithReleaseIn } from '../testing/backup-fixtures.js';
 import { createTestDb, silentLogger } from '../testing/fixtures.js';
 import { createBackupProcessor, type BackupProcessorDeps } from './backup.processor.js';
 import { createBackupTargets } from './backup-targets.js';
@@ -49,46 +49,7 @@ function fakeEngine(used: string[]) {
   return { ...on('operator'), on: (target: BackupTarget) => on(target.kind) };
 }
 
-async function serviceWithRelease(ownBucket: string | null) {
-  const suffix = randomUUID().slice(0, 8);
-  const customer = await db.customer.create({ data: { name: `btarget-${suffix}` } });
-  const service = await db.service.create({
-    data: {
-      name: `svc-${suffix}`,
-      customerId: customer.id,
-      status: 'running',
-      deployMethod: 'compose',
-      compose: 'services: {}',
-      url: `http://svc-${suffix}.apps.localhost`,
-    },
-  });
-  await db.deployment.create({
-    data: {
-      serviceId: service.id,
-      trigger: 'create',
-      status: 'succeeded',
-      plan: {
-        containers: [{ name: 'db', image: 'local/busybox:1', labels: {}, environment: {}, volumes: [] }],
-        volumes: ['data'],
-      },
-    },
-  });
-  if (ownBucket)
-    await db.customerBackupTarget.create({
-      data: {
-        customerId: customer.id,
-        endpoint: 'https://s3.example.com:443',
-        bucket: ownBucket,
-        prefix: 'hostctl',
-        region: 'us-east-1',
-        credentials: { access_key_id: 'AKID', secret_access_key: 'choice-secret' },
-      },
-    });
-  const backup = await db.backup.create({
-    data: { serviceId: service.id, customerId: customer.id, method: 'live' },
-  });
-  return { serviceId: service.id, customerId: customer.id, backupId: backup.id };
-}
+const serviceWithRelease = (ownBucket: string | null) => serviceWithReleaseIn(db, { ownBucket });
 
 async function backUp(backupId: string, used: string[]) {
   const process = createBackupProcessor({

@@ -76,6 +76,7 @@ export function createBackupProcessor(deps: BackupProcessorDeps) {
       kind: 'backup' as const,
       id: backupId,
       serviceId: backup.serviceId,
+      repositoryOf: backup.customerId,
       status: backup.status,
       appendLog: (line: string) => deps.store.appendBackupLog(backupId, line),
       start: () => deps.store.startBackup(backupId),

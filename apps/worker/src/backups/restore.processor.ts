@@ -43,6 +43,7 @@ export function createRestoreProcessor(deps: RestoreProcessorDeps) {
       kind: 'restore' as const,
       id: restoreId,
       serviceId: restore.serviceId,
+      repositoryOf: source?.customerId ?? null,
       status: restore.status,
       appendLog: (line: string) => deps.store.appendRestoreLog(restoreId, line),
       start: () => deps.store.startRestore(restoreId),

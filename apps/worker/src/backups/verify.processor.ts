@@ -3,7 +3,7 @@ import type { AdvisoryLocks, WorkerBackupsStore } from '@hostctl/db';
 import type { JobPayload } from '@hostctl/queue';
 import type { Logger } from 'pino';
 import { PermanentStepError, messageOf } from '../pipeline/step-errors.js';
-import { lockOrDelay } from '../processors/service-lock.js';
+import { lockOrDelay, repositoryLockOrDelay } from '../processors/service-lock.js';
 import type { BackupTargets } from './backup-targets.js';
 import { engineReason } from './restic.js';
 import type { VolumeEngine } from './volume-engine.js';
@@ -31,7 +31,14 @@ export function createVerifyProcessor(deps: VerifyProcessorDeps) {
     const { backupId } = job.data;
     const backup = await deps.store.findBackup(backupId);
     if (!backup || (backup.verifyStatus !== 'queued' && backup.verifyStatus !== 'running')) return;
-    const lease = await lockOrDelay(deps.locks, backup.serviceId, job, token);
+    const serviceLease = await lockOrDelay(deps.locks, backup.serviceId, job, token);
+    const repositoryLease = await repositoryLockOrDelay(
+      deps.locks,
+      backup.customerId,
+      serviceLease,
+      job,
+      token,
+    );
     let engine: Pick<VolumeEngine, 'restic'> = deps.engine;
     const restic = async (cmd: string[], what: string) => {
       const result = await engine.restic(backupId, backup.customerId, cmd, []);
@@ -67,7 +74,8 @@ export function createVerifyProcessor(deps: VerifyProcessorDeps) {
       await deps.store.finishVerify(backupId, { status: 'failed', error: reason });
     } finally {
       await deps.engine.cleanUp(backupId).catch(() => undefined);
-      await lease.release();
+      await repositoryLease.release();
+      await serviceLease.release();
     }
   };
 }

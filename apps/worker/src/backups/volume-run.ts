@@ -2,7 +2,7 @@ import type { Job } from 'bullmq';
 import type { AdvisoryLocks, WorkerService, WorkerServiceStore } from '@hostctl/db';
 import type { Logger } from 'pino';
 import { PermanentStepError, createRedactor, messageOf } from '../pipeline/step-errors.js';
-import { lockOrDelay, type ReleaseWindows } from '../processors/service-lock.js';
+import { lockOrDelay, repositoryLockOrDelay, type ReleaseWindows } from '../processors/service-lock.js';
 import type { RuntimeDriver } from '../runtime/driver.js';
 import type { VolumeEngine } from './volume-engine.js';
 
@@ -25,6 +25,8 @@ export interface VolumeRun {
   kind: 'backup' | 'restore';
   id: string;
   serviceId: string;
+  /** The customer whose repository the run reads or writes (null: none, the run fails early). */
+  repositoryOf: string | null;
   status: string;
   appendLog(line: string): Promise<unknown>;
   start(): Promise<unknown>;
@@ -34,7 +36,8 @@ export interface VolumeRun {
 
 /**
  * The frame of a backup or restore job: it holds the service's lock for the whole run, so no
- * deploy, lifecycle action or reconciler repair touches the service meanwhile; its outcome is the
+ * deploy, lifecycle action or reconciler repair touches the service meanwhile, and its customer's
+ * repository lock, so no other run of the customer meets restic's lock; its outcome is the
  * row (a failed run is `failed` with its reason and the job itself succeeds); a worker that died
  * mid-run leaves the job to run again from the start. The service's variables are redacted from
  * every log line and reason. `body` does the work and records success itself.
@@ -48,7 +51,10 @@ export async function runOnService(
 ): Promise<void> {
   // Only a run still to do: a finished one, or a `missed` record of a schedule, is left as it is.
   if (run.status !== 'queued' && run.status !== 'running') return;
-  const lease = await lockOrDelay(deps.locks, run.serviceId, job, token, { store: deps.deployments });
+  const serviceLease = await lockOrDelay(deps.locks, run.serviceId, job, token, { store: deps.deployments });
+  const repositoryLease = run.repositoryOf
+    ? await repositoryLockOrDelay(deps.locks, run.repositoryOf, serviceLease, job, token)
+    : null;
   let redact = (text: string) => text;
   const log: Log = async (line) => {
     await run.appendLog(redact(line));
@@ -73,6 +79,7 @@ export async function runOnService(
     await run.fail(reason);
   } finally {
     await deps.engine.cleanUp(run.id).catch(() => undefined);
-    await lease.release();
+    await repositoryLease?.release();
+    await serviceLease.release();
   }
 }

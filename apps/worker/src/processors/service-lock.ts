@@ -44,6 +44,31 @@ export async function lockOrDelay(
 }
 
 /**
+ * Every service of a customer shares one restic repository, and restic 0.14 cannot wait for a
+ * lock: a prune (exclusive) failed another service's backup of the same customer with
+ * "repository is already locked". So one backup, restore or check per repository at a time,
+ * across every replica (docs/backups.md#one-run-per-repository). Taken after the service's lock,
+ * never waited for while holding it: a run that finds the repository busy gives `held` back and
+ * goes to the delayed set, like one that finds the service busy.
+ */
+export async function repositoryLockOrDelay(
+  locks: AdvisoryLocks,
+  customerId: string,
+  held: Lease,
+  job: Job,
+  token: string | undefined,
+): Promise<Lease> {
+  const lease = await locks.tryAcquire(`backup-repository:${customerId}`).catch(async (error: unknown) => {
+    await held.release();
+    throw error;
+  });
+  if (lease) return lease;
+  await held.release();
+  await job.moveToDelayed(Date.now() + LOCK_RETRY_DELAY_MS, token);
+  throw new DelayedError();
+}
+
+/**
  * A sweep's repair of one service (the reconciler, the Swarm update follower): runs `repair` only
  * while no job holds the service's lock, since the job owns the service meanwhile, and holds the
  * lock throughout. A failed repair is logged and left to the next sweep. Resolves to what `repair`
