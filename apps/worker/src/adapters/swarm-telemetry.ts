@@ -2,12 +2,13 @@ import type { Readable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DomainError } from '@hostctl/domain';
 import { createDockerClient, objectSegment } from './docker-client.js';
-import { fail, statusOf } from './docker-errors.js';
+import { fail } from './docker-errors.js';
 import { createDockerTelemetry, followLogOptions, followOutput } from './docker-telemetry.js';
 import type { ContainerRuntime, Labels } from './runtime.js';
 import type { NodeEngines } from './swarm-node-engines.js';
 import { currentTasks, taskContainerState, taskSummary } from './swarm-task-containers.js';
-import { nodeInfoOf, type SwarmNodeInfo, type SwarmTask } from './swarm-tasks.js';
+import { createTaskEngines, inspectTask, swarmNodeOf } from './swarm-task-engine.js';
+import type { SwarmTask } from './swarm-tasks.js';
 import type { ContainerTelemetry, DiskUsage } from './telemetry.js';
 
 /** What the observers read of the containers they watch: on a swarm, the tasks. */
@@ -38,46 +39,25 @@ export function createSwarmObservation(options: {
 
   const listTasks = async (labels: Labels): Promise<SwarmTask[]> =>
     currentTasks((await docker.listTasks().catch(fail('cannot list Swarm tasks'))) as SwarmTask[], labels);
-  const inspectTask = async (taskId: string): Promise<SwarmTask | null> => {
-    try {
-      return (await docker.getTask(objectSegment(taskId, 'task')).inspect()) as SwarmTask;
-    } catch (error) {
-      if (statusOf(error) === 404) return null;
-      throw error;
-    }
-  };
-  const nodeOf = async (nodeId: string | undefined): Promise<SwarmNodeInfo | undefined> => {
-    if (!nodeId) return undefined;
-    const node = (await docker
-      .getNode(objectSegment(nodeId, 'node'))
-      .inspect()
-      .catch(() => undefined)) as Parameters<typeof nodeInfoOf>[0] | undefined;
-    return node ? nodeInfoOf(node) : undefined;
-  };
-  let ownNode: Promise<string> | undefined;
   const swarmInfo = async () =>
     (await docker.info().catch(fail('cannot read the swarm manager info'))) as {
       MemTotal?: number;
-      Swarm?: { NodeID?: string; Cluster?: { ID?: string } };
+      Swarm?: { Cluster?: { ID?: string } };
     };
+  const engineOf = createTaskEngines(docker, local, nodeEngines);
   /** The task's container and the engine running it, when that engine is one the worker reaches. */
   const containerOf = async (
     taskId: string,
   ): Promise<{ engine: ContainerTelemetry; containerId: string } | undefined> => {
-    ownNode ??= swarmInfo().then((info) => info.Swarm?.NodeID ?? '');
-    const [task, nodeId] = await Promise.all([inspectTask(taskId), ownNode]);
-    const containerId = task?.Status?.ContainerStatus?.ContainerID;
-    if (!task || !containerId) return undefined;
-    if (task.NodeID === nodeId) return { engine: local, containerId };
-    const engine = nodeEngines.get((await nodeOf(task.NodeID))?.hostname ?? '');
-    return engine ? { engine, containerId } : undefined;
+    const located = await engineOf(taskId);
+    return located.found ? located : undefined;
   };
 
   const containers: ObservedContainers = {
     listContainers: async (labels) => (await listTasks(labels)).map(taskSummary),
     async inspectContainer(taskId) {
-      const task = await inspectTask(taskId);
-      return task ? taskContainerState(task, await nodeOf(task.NodeID)) : null;
+      const task = await inspectTask(docker, taskId);
+      return task ? taskContainerState(task, await swarmNodeOf(docker, task.NodeID)) : null;
     },
   };
 
