@@ -1,5 +1,5 @@
 import type { Duplex } from 'node:stream';
-import { createDockerClient } from './docker-client.js';
+import { createDockerClient, objectSegment } from './docker-client.js';
 
 /**
  * One exec with a TTY in a running container (docs/jobs.md#terminal). A command run to its end with
@@ -17,31 +17,62 @@ export interface TerminalExec {
   open(containerId: string, command: string[], size?: { cols: number; rows: number }): Promise<ExecProcess>;
 }
 
-/** `docker exec -it` through dockerode: the argv as given, never through a shell of ours. */
-export function createTerminalExec(options: { socketPath: string }): TerminalExec {
+/**
+ * Why a terminal cannot open where it was asked to (no running container, a node whose engine the
+ * worker does not hold): its message is the terminal's error detail as it is.
+ */
+export class TerminalUnavailable extends Error {}
+
+/**
+ * `docker exec -it` through dockerode: the argv as given, never through a shell of ours.
+ * `openTimeoutMs`: an engine behind a forwarded socket (another swarm node) that has not started
+ * the exec by then is given up on, so a dead node ends the terminal with a reason instead of a
+ * silence. Only the opening is bounded: an idle shell's stream may stay quiet as long as it likes.
+ */
+export function createTerminalExec(options: {
+  socketPath: string;
+  openTimeoutMs?: number;
+  /** How the timeout's message names the engine (a node's hostname). */
+  engineName?: string;
+}): TerminalExec {
   const docker = createDockerClient(options.socketPath);
+  const start = async (containerId: string, command: string[], size?: { cols: number; rows: number }) => {
+    const exec = await docker.getContainer(objectSegment(containerId, 'container')).exec({
+      Cmd: command,
+      AttachStdin: true,
+      AttachStdout: true,
+      AttachStderr: true,
+      Tty: true,
+    });
+    const stream = await exec.start({ hijack: true, stdin: true, Tty: true });
+    const resize = async (cols: number, rows: number) => {
+      await exec.resize({ w: cols, h: rows });
+    };
+    if (size) await resize(size.cols, size.rows).catch(() => undefined);
+    return {
+      stream,
+      resize,
+      async exitCode() {
+        const state = await exec.inspect();
+        return state.Running ? null : (state.ExitCode ?? null);
+      },
+    };
+  };
   return {
-    async open(containerId, command, size) {
-      const exec = await docker.getContainer(containerId).exec({
-        Cmd: command,
-        AttachStdin: true,
-        AttachStdout: true,
-        AttachStderr: true,
-        Tty: true,
+    open(containerId, command, size) {
+      const opening = start(containerId, command, size);
+      const limit = options.openTimeoutMs;
+      if (limit === undefined) return opening;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          // An exec that starts after all has nobody to talk to: hang it up.
+          void opening.then((process) => process.stream.destroy()).catch(() => undefined);
+          const engine = options.engineName ?? 'the engine';
+          reject(new TerminalUnavailable(`${engine} did not open the exec within ${limit / 1000} s`));
+        }, limit);
       });
-      const stream = await exec.start({ hijack: true, stdin: true, Tty: true });
-      const resize = async (cols: number, rows: number) => {
-        await exec.resize({ w: cols, h: rows });
-      };
-      if (size) await resize(size.cols, size.rows).catch(() => undefined);
-      return {
-        stream,
-        resize,
-        async exitCode() {
-          const state = await exec.inspect();
-          return state.Running ? null : (state.ExitCode ?? null);
-        },
-      };
+      return Promise.race([opening, late]).finally(() => clearTimeout(timer));
     },
   };
 }

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { ExecResult } from '../adapters/container-exec.js';
 import type { ContainerRuntime } from '../adapters/runtime.js';
 import type { ContainerTelemetry } from '../adapters/telemetry.js';
+import type { TerminalExec } from '../adapters/terminal-exec.js';
 import type { LiveOutput } from '../runs/live-output.js';
 import type { DeployLog } from '../pipeline/deploy-log.js';
 import type { CurrentRelease, ReleaseStep, ServiceRef } from '../release/release-engine.js';
@@ -110,7 +111,17 @@ export interface BringUpRun {
 }
 
 /** Work beside the release sets that a runtime may not support yet (docs/jobs.md, docs/backups.md). */
-export type OneOffWork = 'run' | 'release-command' | 'backup' | 'restore' | 'exec';
+export type OneOffWork = 'run' | 'release-command' | 'backup' | 'restore';
+
+/**
+ * Where a terminal opens (docs/jobs.md#terminal): a running container of a component (under Swarm
+ * a running task's, on whichever node runs it), never a standby's or a run's, and the exec with a
+ * TTY in it. Both reject with a TerminalUnavailable saying why when there is none to open in.
+ */
+export interface Terminals extends TerminalExec {
+  /** The container a terminal of the component opens in: an id for `open`, a name for the audit. */
+  find(serviceId: string, component: string): Promise<{ id: string; name: string }>;
+}
 
 /** A command run once in a short-lived task of one component (runs/, docs/jobs.md). */
 export interface OneOffJob {
@@ -228,6 +239,7 @@ export interface RuntimeDriver extends ServiceRuntime {
     argv: string[],
     options: { timeoutMs: number },
   ): Promise<ExecResult>;
+  terminals: Terminals;
   observed: ObservedRuntime;
 }
 

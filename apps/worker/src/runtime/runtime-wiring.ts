@@ -16,8 +16,10 @@ import { createSwarmNodes } from '../adapters/swarm-nodes.js';
 import { createSwarmRestarts } from '../adapters/swarm-restarts.js';
 import { createSwarmRuntime } from '../adapters/swarm-runtime.js';
 import { createSwarmStandby } from '../adapters/swarm-standby.js';
+import { createSwarmTerminals } from '../adapters/swarm-terminals.js';
 import { createSwarmObservation } from '../adapters/swarm-telemetry.js';
 import { createSwarmUpdates } from '../adapters/swarm-updates.js';
+import { createTerminalExec } from '../adapters/terminal-exec.js';
 import type { EgressReach } from '../egress/worker-egress.js';
 import { createUpdateRouteFollower } from '../network/update-route-follower.js';
 import { swarmRegistryDeps } from '../release/registry-access.js';
@@ -63,6 +65,7 @@ export function createRuntimeWiring(
         ...release,
         telemetry: createDockerTelemetry({ socketPath: config.DOCKER_SOCKET }),
         exec: createContainerExec({ socketPath: config.DOCKER_SOCKET }),
+        terminal: createTerminalExec({ socketPath: config.DOCKER_SOCKET }),
       }),
     };
 
@@ -92,7 +95,7 @@ export function createRuntimeWiring(
     // its drain: a release that fails within the whole window is rolled back under both.
     monitorMs: config.RELEASE_STABILIZATION_MS + config.RELEASE_DRAIN_MS,
   });
-  // The other nodes' engines (SWARM_NODE_ENGINES), for their tasks' usage and the egress firewall there.
+  // The other nodes' engines (SWARM_NODE_ENGINES), for their tasks' usage, terminals and the egress firewall there.
   const nodeEngineSockets = parseNodeEngines(config.SWARM_NODE_ENGINES);
   const nodeEngines: NodeEngines = createNodeEngines(nodeEngineSockets);
   const driver = createSwarmDriver({
@@ -105,6 +108,12 @@ export function createRuntimeWiring(
     observed: createSwarmObservation({ socketPath: managerSocket, nodeEngines }),
     // Runs and release commands: on the same nodes, overlay and egress placement as the services.
     jobs: createSwarmJobs(managerDocker, { ...swarmOptions, ...tenantPlacement }),
+    terminals: createSwarmTerminals({
+      docker: managerDocker,
+      managerSocket,
+      instance: release.instance,
+      nodeSockets: nodeEngineSockets,
+    }),
   });
   return {
     driver,

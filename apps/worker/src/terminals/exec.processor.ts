@@ -1,12 +1,10 @@
 import { StringDecoder } from 'node:string_decoder';
 import type { Job } from 'bullmq';
-import { COMPONENT_LABEL, STANDBY_LABEL } from '@hostctl/domain';
 import type { ExecSessionsStore } from '@hostctl/db';
 import { EXEC_PING_MS, EXEC_STREAM_TTL_SECONDS, execStreamKeys, type JobPayload } from '@hostctl/queue';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { ExecProcess, TerminalExec } from '../adapters/terminal-exec.js';
-import { serviceObjects } from '../pipeline/service-objects.js';
+import { TerminalUnavailable, type ExecProcess } from '../adapters/terminal-exec.js';
 import type { RuntimeDriver } from '../runtime/driver.js';
 
 /** Output is shipped at most this often, in pieces of at most this much. */
@@ -17,17 +15,16 @@ const STALE_AFTER_MS = 30_000;
 
 interface ExecProcessorDeps {
   sessions: Pick<ExecSessionsStore, 'findById' | 'markOpened' | 'close'>;
-  driver: Pick<RuntimeDriver, 'refusal' | 'observed'>;
-  exec: TerminalExec;
+  /** Where the container is and how the exec opens in it: this engine, or the node of a Swarm task. */
+  driver: Pick<RuntimeDriver, 'terminals'>;
   redis: Redis;
   prefix: string;
-  instance: string;
   logger: Logger;
 }
 
 /**
  * Holds one terminal (docs/jobs.md#terminal): opens an exec with a TTY in a running container of the
- * session's component, relays the API's input stream into it and its output back, and records the
+ * session's component (the driver's: this engine's, or a running Swarm task's on its node), relays the API's input stream into it and its output back, and records the
  * container and the exit code. Typed input is never logged or stored.
  */
 export function createExecProcessor(deps: ExecProcessorDeps) {
@@ -50,29 +47,24 @@ export function createExecProcessor(deps: ExecProcessorDeps) {
     };
     if (Date.now() - session.createdAt.getTime() > STALE_AFTER_MS)
       return fail('the terminal waited too long for a worker');
-    const refusal = deps.driver.refusal('exec');
-    if (refusal) return fail(refusal);
-
-    const selector = serviceObjects(session.serviceId, deps.instance).selector;
-    const candidates = await deps.driver.observed.containers.listContainers({
-      ...selector,
-      [COMPONENT_LABEL]: session.component,
-    });
-    const container = candidates
-      .filter((item) => item.state === 'running' && item.labels[STANDBY_LABEL] === undefined)
-      .sort((a, b) => a.name.localeCompare(b.name))[0];
-    if (!container) return fail(`no container of component ${session.component} is running`);
+    const { terminals } = deps.driver;
+    let container: { id: string; name: string };
+    try {
+      container = await terminals.find(session.serviceId, session.component);
+    } catch (error) {
+      return fail(detailOf(error, 'cannot find a container for the terminal'));
+    }
     if (!(await sessions.markOpened(session.id, container.name))) return { status: 'gone' };
 
     let process: ExecProcess;
     try {
-      process = await deps.exec.open(container.id, session.command);
+      process = await terminals.open(container.id, session.command);
     } catch (error) {
       deps.logger.warn(
         { execSessionId: session.id, err: (error as Error).message },
         'terminal could not open',
       );
-      return fail(`the engine refused the exec: ${(error as Error).message}`);
+      return fail(detailOf(error, 'the engine refused the exec'));
     }
     deps.logger.info({ execSessionId: session.id, container: container.name }, 'terminal opened');
     await write(['t', 'ready', 'container', container.name]);
@@ -87,6 +79,12 @@ export function createExecProcessor(deps: ExecProcessorDeps) {
     deps.logger.info({ execSessionId: session.id, exitCode }, 'terminal closed');
     return { status: 'closed' };
   };
+}
+
+/** A TerminalUnavailable says why as it is; anything else is the engine's failure, in context. */
+function detailOf(error: unknown, context: string): string {
+  const message = (error as Error).message;
+  return error instanceof TerminalUnavailable ? message : `${context}: ${message}`;
 }
 
 /** Ships the TTY's output as it comes (a prompt without a newline included), until the exec ends. */

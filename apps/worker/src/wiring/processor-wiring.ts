@@ -22,7 +22,6 @@ import { createLifecycleProcessor } from '../processors/lifecycle.processor.js';
 import type { ReleaseDeps } from '../release/release-engine.js';
 import { createLiveOutput } from '../runs/live-output.js';
 import { createRunProcessor } from '../runs/run.processor.js';
-import { createTerminalExec } from '../adapters/terminal-exec.js';
 import { createExecProcessor } from '../terminals/exec.processor.js';
 import { secretValuesOf } from '../logs/secret-values.js';
 import type { RuntimeWiring } from '../runtime/runtime-wiring.js';
@@ -104,14 +103,12 @@ export function createProcessors(parts: ProcessorParts): Processors {
       enqueueDeploy: parts.enqueueDeploy,
     }),
     'node-availability': parts.nodes.processor,
-    // Terminals open on the local engine (DOCKER_SOCKET); Swarm refuses them for now.
+    // Terminals open where the driver finds the container: this engine, or a Swarm task's node.
     exec: createExecProcessor({
       sessions: createExecSessionsStore(db),
       driver,
-      exec: createTerminalExec({ socketPath: config.DOCKER_SOCKET }),
       redis: parts.connection,
       prefix: instance,
-      instance,
       logger,
     }),
     run: createRunProcessor({

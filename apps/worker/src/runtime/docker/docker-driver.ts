@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
-import { COMPONENT_LABEL, DEPLOYMENT_LABEL, DomainError, RUN_LABEL } from '@hostctl/domain';
+import { COMPONENT_LABEL, DEPLOYMENT_LABEL, DomainError, RUN_LABEL, STANDBY_LABEL } from '@hostctl/domain';
 import type { Plan } from '@hostctl/compose';
 import type { ContainerExec } from '../../adapters/container-exec.js';
 import type { ContainerTelemetry } from '../../adapters/telemetry.js';
+import { TerminalUnavailable, type TerminalExec } from '../../adapters/terminal-exec.js';
 import { serviceObjects } from '../../pipeline/service-objects.js';
 import { PermanentStepError } from '../../pipeline/step-errors.js';
 import { webAddress } from '../../release/container-sets.js';
@@ -26,6 +27,8 @@ export interface DockerDriverDeps extends ReleaseDeps {
   telemetry: ContainerTelemetry;
   /** `docker exec` (adapters/container-exec.ts); without it (the fake engine) execInComponent refuses. */
   exec?: ContainerExec;
+  /** `docker exec -it` (adapters/terminal-exec.ts); without it (the fake engine) terminals do not open. */
+  terminal?: TerminalExec;
 }
 
 /**
@@ -161,6 +164,25 @@ export function createDockerDriver(deps: DockerDriverDeps): RuntimeDriver {
         running.find((container) => container.labels[DEPLOYMENT_LABEL] === target.deploymentId) ?? running[0];
       if (!chosen) throw new PermanentStepError(`no container of ${target.component} is running`);
       return deps.exec.exec(chosen.id, argv, options);
+    },
+
+    terminals: {
+      // The first running container of the component by name: any of its replicas will do.
+      async find(serviceId, component) {
+        const containers = await runtime.listContainers({
+          ...serviceObjects(serviceId, deps.instance).selector,
+          [COMPONENT_LABEL]: component,
+        });
+        const chosen = containers
+          .filter((item) => item.state === 'running' && item.labels[STANDBY_LABEL] === undefined)
+          .sort((a, b) => a.name.localeCompare(b.name))[0];
+        if (!chosen) throw new TerminalUnavailable(`no container of component ${component} is running`);
+        return { id: chosen.id, name: chosen.name };
+      },
+      open: (containerId, command, size) =>
+        deps.terminal
+          ? deps.terminal.open(containerId, command, size)
+          : Promise.reject(new TerminalUnavailable('this engine opens no terminals')),
     },
 
     observed: { containers: runtime, telemetry: deps.telemetry },

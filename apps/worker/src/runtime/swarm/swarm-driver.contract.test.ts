@@ -9,6 +9,7 @@ import { createSwarmRestarts } from '../../adapters/swarm-restarts.js';
 import { createSwarmRuntime } from '../../adapters/swarm-runtime.js';
 import { createSwarmStandby } from '../../adapters/swarm-standby.js';
 import { createSwarmObservation } from '../../adapters/swarm-telemetry.js';
+import { createSwarmTerminals } from '../../adapters/swarm-terminals.js';
 import { webPlan } from '../../testing/plan-fixtures.js';
 import { serviceRuntimeContract } from '../../testing/service-runtime-contract.js';
 import { SWARM_TEST_IMAGE, swarmTestSocket } from '../../testing/test-env.js';
@@ -35,6 +36,12 @@ function swarmDriver() {
     distribution: {},
     observed: createSwarmObservation({ socketPath }),
     jobs: createSwarmJobs(manager, options),
+    terminals: createSwarmTerminals({
+      docker: manager,
+      managerSocket: socketPath,
+      instance,
+      nodeSockets: new Map(),
+    }),
   });
 }
 

@@ -10,7 +10,14 @@ import { ReleaseUndone, type ReleaseDeps } from '../../release/release-engine.js
 import { storedPlan } from '../../release/release-images.js';
 import { isServingOnSwarm, swarmRelease } from '../../release/swarm-release.js';
 import { runReleaseCommand } from '../../runs/release-command.js';
-import type { BringUpRun, ObservedRuntime, OneOffWork, RuntimeDriver, ServiceRuntime } from '../driver.js';
+import type {
+  BringUpRun,
+  ObservedRuntime,
+  OneOffWork,
+  RuntimeDriver,
+  ServiceRuntime,
+  Terminals,
+} from '../driver.js';
 import { removeAll } from '../engine-objects.js';
 import { removeLeftoverStandbys } from './leftover-standbys.js';
 import { swarmRestoreTarget } from './swarm-restore.js';
@@ -39,6 +46,8 @@ export interface SwarmDriverDeps {
   observed: ObservedRuntime;
   /** One-off commands (runs, release commands) as Swarm jobs (adapters/swarm-jobs.ts). */
   jobs: SwarmJobs;
+  /** Terminals on the node that runs the task (adapters/swarm-terminals.ts). */
+  terminals: Terminals;
 }
 
 /** What Swarm does not do yet: the message the run or deployment fails with. Runs and release commands run as Swarm jobs. */
@@ -46,8 +55,6 @@ const REFUSALS: Partial<Record<OneOffWork, string>> = {
   // Volumes live on the nodes, not on this engine (docs/backups.md, open).
   backup: 'backups under RUNTIME=swarm are not supported yet (docs/backups.md)',
   restore: 'restores under RUNTIME=swarm are not supported yet (docs/backups.md)',
-  // The task may run on another node, whose engine this worker does not hold (docs/jobs.md#terminal).
-  exec: 'terminals do not open under RUNTIME=swarm yet (docs/jobs.md#terminal)',
 };
 
 /**
@@ -187,6 +194,7 @@ export function createSwarmDriver(deps: SwarmDriverDeps): RuntimeDriver {
         new PermanentStepError('backup hooks do not run under RUNTIME=swarm yet (docs/backups.md#hooks)'),
       ),
 
+    terminals: deps.terminals,
     observed: deps.observed,
   };
 }
