@@ -15,6 +15,7 @@ export default defineProject({
       'src/service-lifecycle.test.ts',
       'src/template-variables.test.ts',
       'src/rollback-and-cancel.test.ts',
+      'src/exec-terminal.test.ts',
       'src/swarm-*.test.ts',
     ],
     globalSetup: ['src/global-setup.ts'],

@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WebSocket } from 'ws';
 import { apiClient } from '@hostctl/testing';
 import { createDatabase, keyringFromEnvironment, type Db } from '@hostctl/db';
 import { E2E_DATABASE_URL, TEST_IMAGE } from './env.js';
 import { operatorApi, waitDeployment, type Api } from './release-fixtures.js';
 import { hostctlProcess } from './cli-process.js';
 import { startStack, type Stack } from './stack.js';
+import { isReady, openTerminal, type Terminal } from './terminal-client.js';
+import { nothingLeftOf } from './workloads.js';
 
 /** `hostctl` with piped stdin (not a TTY): what a script or CI step does. */
 const hostctl = (token: string, input: string, ...args: string[]) =>
@@ -22,14 +23,6 @@ const COMPOSE = `services:
     command: ["sh", "-c", "mkdir -p /tmp/site && echo hi > /tmp/site/index.html && exec httpd -f -p 8080 -h /tmp/site"]
     ports: ["8080"]
 `;
-
-interface Terminal {
-  socket: WebSocket;
-  frames: Record<string, unknown>[];
-  output: () => string;
-  closed: Promise<{ code: number; reason: string }>;
-  waitFor: (predicate: (frames: Record<string, unknown>[]) => boolean, ms?: number) => Promise<void>;
-}
 
 let stack: Stack;
 let a: { api: Api; customerId: string; email: string; key: string };
@@ -51,46 +44,9 @@ async function keyFor(email: string, actions: string): Promise<{ id: string; key
   return { id: created.id as string, key: created.key as string };
 }
 
-function execUrl(id: string, cmd: string[] = []): string {
-  const query = cmd.map((arg) => `cmd=${encodeURIComponent(arg)}`).join('&');
-  return `${stack.apiUrl.replace(/^http/, 'ws')}/api/services/${id}/exec${query ? `?${query}` : ''}`;
-}
-
-/** Opens a terminal; resolves once the handshake is answered (rejects with the HTTP status when refused). */
-function open(key: string, id: string, cmd: string[] = []): Promise<Terminal> {
-  const socket = new WebSocket(execUrl(id, cmd), { headers: { authorization: `Bearer ${key}` } });
-  const frames: Record<string, unknown>[] = [];
-  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
-    socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })),
-  );
-  socket.on('message', (data: Buffer) => frames.push(JSON.parse(data.toString()) as Record<string, unknown>));
-  const terminal: Terminal = {
-    socket,
-    frames,
-    closed,
-    output: () =>
-      frames
-        .filter((f) => f.type === 'output')
-        .map((f) => f.data as string)
-        .join(''),
-    waitFor: async (predicate, ms = 20_000) => {
-      const deadline = Date.now() + ms;
-      while (!predicate(frames)) {
-        if (Date.now() > deadline) throw new Error(`timed out; frames: ${JSON.stringify(frames)}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-  };
-  return new Promise((resolve, reject) => {
-    socket.once('open', () => resolve(terminal));
-    socket.once('unexpected-response', (_request, response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => reject(Object.assign(new Error(body), { status: response.statusCode, body })));
-    });
-    socket.once('error', reject);
-  });
-}
+/** Opens a terminal on this file's stack. */
+const open = (key: string, id: string, cmd: string[] = []): Promise<Terminal> =>
+  openTerminal(stack.apiUrl, key, id, cmd);
 
 async function refusal(key: string, id: string): Promise<{ status: number; body: string }> {
   return open(key, id).then(
@@ -101,8 +57,6 @@ async function refusal(key: string, id: string): Promise<{ status: number; body:
     (error: { status?: number; body?: string }) => ({ status: error.status ?? 0, body: error.body ?? '' }),
   );
 }
-
-const isReady = (frames: Record<string, unknown>[]) => frames.some((f) => f.type === 'ready');
 
 beforeAll(async () => {
   db = createDatabase({ url: E2E_DATABASE_URL, keys: keyringFromEnvironment(process.env) }).db;
@@ -121,7 +75,11 @@ beforeAll(async () => {
 }, 300_000);
 
 afterAll(async () => {
-  if (serviceId) await a?.api.delete(`/api/services/${serviceId}`);
+  if (serviceId) {
+    await a?.api.delete(`/api/services/${serviceId}`);
+    // Before the stack's worker stops: under Swarm its services and overlay network go with it.
+    await nothingLeftOf(serviceId);
+  }
   await stack?.stop();
   await db?.$disconnect();
 });
@@ -138,7 +96,8 @@ describe('the terminal', () => {
     expect((await terminal.closed).code).toBe(1000);
     const session = await db.execSession.findFirst({ where: { serviceId }, orderBy: { createdAt: 'asc' } });
     expect(session).toMatchObject({ command: ['sh', '-c', 'read x; echo got:$x; exit 4'], exitCode: 4 });
-    expect(session?.containerName).toMatch(/-web-/);
+    // `hostctl-…-web-…` on the single engine, Docker's `hostctl-…-web.<slot>.<task>` under Swarm.
+    expect(session?.containerName).toMatch(/-web[-.]/);
   });
 
   it('a deploy-only key, a key without limits and a viewer are refused (403)', async () => {

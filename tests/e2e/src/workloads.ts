@@ -98,6 +98,15 @@ export async function swarmServicesOf(serviceId: string): Promise<Docker.Service
   return swarmEngine().listServices({ filters: labelled(serviceId) });
 }
 
+/** The running containers of the service's tasks on the swarm engine's node: Docker's name and id. */
+export async function swarmContainersOf(serviceId: string): Promise<{ name: string; id: string }[]> {
+  const found = await swarmEngine().listContainers({ filters: labelled(serviceId) });
+  return found.map((container) => ({
+    name: (container.Names[0] ?? '').replace(/^\//, ''),
+    id: container.Id,
+  }));
+}
+
 /** The service's Swarm tasks, in every state Swarm still keeps. */
 export async function swarmTasksOf(serviceId: string): Promise<unknown[]> {
   return swarmEngine().listTasks({ filters: labelled(serviceId) });
