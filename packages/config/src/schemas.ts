@@ -229,7 +229,7 @@ export const WorkerConfigSchema = Type.Object({
   ),
   SWARM_NODE_ENGINES: describe(
     Type.String({ default: '', pattern: `^(${NODE_ENGINE}(,${NODE_ENGINE})*)?$` }),
-    'RUNTIME=swarm: the engines of nodes other than the manager, as `<node hostname>=unix:///<socket>` pairs separated by commas (a socket forwarded over SSH, for instance). The observers read CPU, memory, disk usage and health output of tasks there; a node not listed shows no usage (docs/multi-host.md#usage-of-tasks-on-other-nodes).',
+    'RUNTIME=swarm: the engines of nodes other than the manager, as `<node hostname>=unix:///<socket>` pairs separated by commas (a socket forwarded over SSH, for instance). The observers read CPU, memory, disk usage and health output of tasks there, and terminals open in tasks there; a node not listed shows no usage and refuses terminals (docs/multi-host.md#usage-of-tasks-on-other-nodes).',
   ),
   SWARM_PROXY_SOURCES: describe(
     Type.String({ default: '' }),
