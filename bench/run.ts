@@ -1,5 +1,5 @@
 // `pnpm bench`: every benchmark of docs/performance.md, one after another, then one table.
-// Optional: `pnpm bench --only=api,web,list,deploy,workers,release,parse,secrets,series,tls,density`. Durations: see bench/lib/config.ts.
+// Optional: `pnpm bench --only=api,web,list,deploy,workers,fairness,release,parse,secrets,series,tls,density`. Durations: see bench/lib/config.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -23,6 +23,7 @@ import { apiUrl, prepareRuntime, runtimeName, startApi } from './lib/stack.js';
 import { apiSuite } from './suites/api.js';
 import { log, type BenchContext } from './suites/context.js';
 import { deploySuite } from './suites/deploy.js';
+import { fairnessSuite } from './suites/fairness.js';
 import { listScalingSuite } from './suites/list-scaling.js';
 import { parseSuite } from './suites/parse.js';
 import { releaseSuite } from './suites/release.js';
@@ -40,6 +41,7 @@ const SUITES = [
   'list',
   'deploy',
   'workers',
+  'fairness',
   'release',
   'parse',
   'secrets',
@@ -114,6 +116,7 @@ try {
     ['list', listScalingSuite],
     ['deploy', deploySuite],
     ['workers', workersSuite],
+    ['fairness', fairnessSuite],
     ['release', releaseSuite],
     ['parse', parseSuite],
     ['secrets', secretsSuite],
@@ -124,7 +127,8 @@ try {
   for (const [name, suite] of suites) {
     if (!selected.includes(name)) continue;
     // The seeded rows are not real services: a worker's reconciler would try to repair them all.
-    if (['deploy', 'workers', 'release', 'tls', 'density'].includes(name)) await deleteServices(pool);
+    if (['deploy', 'workers', 'fairness', 'release', 'tls', 'density'].includes(name))
+      await deleteServices(pool);
     loads.push(`${name} ${loadAverage().toFixed(1)}`);
     await suite(full);
   }

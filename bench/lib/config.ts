@@ -57,6 +57,9 @@ export const BENCH = {
    * production default (4) one process already saturates the Docker engine of a 2-core host.
    */
   scalingConcurrency: seconds('BENCH_SCALING_CONCURRENCY', 1),
+  /** Fairness suite: deploys one customer queues at once, and the other customer's deploys timed idle and under them. */
+  fairnessFlood: seconds('BENCH_FAIRNESS_FLOOD', 100),
+  fairnessSamples: seconds('BENCH_FAIRNESS_SAMPLES', 5),
   /** Density suite: the service counts compared, the idle window at each, the log lines timed. */
   densityServices: seconds('BENCH_DENSITY', 500),
   densityBase: seconds('BENCH_DENSITY_BASE', 10),

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
+import { isFinalDeployment } from '@hostctl/domain';
 import { BENCH } from './config.js';
 
 /** The service every deploy benchmark creates: one busybox httpd container with a web port. */
@@ -174,4 +175,53 @@ export async function deleteServices(
       throw new Error(`${rows[0]!.n} deleted services were not purged within ${timeoutMs} ms`);
     await sleep(200);
   }
+}
+
+/** Polls the deployments' rows until every one is final; counts how they ended. */
+export async function untilFinal(
+  pool: pg.Pool,
+  deploymentIds: string[],
+  timeoutMs = 300_000,
+): Promise<{ succeeded: number; failed: number; firstError: string }> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { rows } = await pool.query<{ status: string; error: string | null }>(
+      'SELECT status, error FROM deployments WHERE id = ANY($1)',
+      [deploymentIds],
+    );
+    if (rows.length === deploymentIds.length && rows.every((r) => isFinalDeployment(r.status))) {
+      const failed = rows.filter((r) => r.status !== 'succeeded');
+      return {
+        succeeded: rows.length - failed.length,
+        failed: failed.length,
+        firstError: failed[0]?.error ?? failed[0]?.status ?? '',
+      };
+    }
+    if (Date.now() > deadline) throw new Error(`deployments not final within ${timeoutMs} ms`);
+    await sleep(50);
+  }
+}
+
+interface CustomerQuota {
+  plan: string;
+  overrides: Record<string, number | null>;
+}
+
+/** GET /api/customers/:id/quota: the customer's plan and overrides (limits and usage left out). */
+export async function customerQuota(api: Api, customerId: string): Promise<CustomerQuota> {
+  const { status, body } = await call<{ plan: string | null; overrides: CustomerQuota['overrides'] }>(
+    api,
+    'GET',
+    `/api/customers/${customerId}/quota`,
+  );
+  if (status !== 200) throw new Error(`GET /api/customers/${customerId}/quota answered ${status}`);
+  // No plan of its own is the default plan, which is what a PUT names.
+  return { plan: body.plan ?? 'default', overrides: body.overrides };
+}
+
+/** PUT /api/customers/:id/quota (an unscoped admin's key). */
+export async function setCustomerQuota(api: Api, customerId: string, quota: CustomerQuota): Promise<void> {
+  const { status, body } = await call(api, 'PUT', `/api/customers/${customerId}/quota`, quota);
+  if (status !== 200)
+    throw new Error(`PUT /api/customers/${customerId}/quota answered ${status}: ${JSON.stringify(body)}`);
 }

@@ -1,11 +1,9 @@
-import { isFinalDeployment } from '@hostctl/domain';
 import { performance } from 'node:perf_hooks';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { BENCH } from '../lib/config.js';
 import { hostctlObjects, probeNetworkCapacity, rawCreateStart, rawRemove } from '../lib/docker.js';
 import { peakRss, type Proc } from '../lib/proc.js';
 import { printRow, row, type Row } from '../lib/report.js';
-import { createService, deleteServices, type Api } from '../lib/services-api.js';
+import { createService, deleteServices, untilFinal, type Api } from '../lib/services-api.js';
 import { startWorker } from '../lib/stack.js';
 import { log, type BenchContext } from './context.js';
 
@@ -64,7 +62,7 @@ export async function workersSuite(ctx: BenchContext): Promise<void> {
         );
         ids.push(...createdAll.map((c) => c.id));
         const outcome = await untilFinal(
-          ctx,
+          ctx.pool,
           createdAll.map((c) => c.deploymentId),
         );
         return { ...outcome, seconds: (performance.now() - started) / 1000 };
@@ -130,29 +128,5 @@ export async function workersSuite(ctx: BenchContext): Promise<void> {
         target: { text: 'ratio ≥ 1.00', met: rates.get(count)! >= one },
       }),
     );
-  }
-}
-
-async function untilFinal(
-  ctx: BenchContext,
-  deploymentIds: string[],
-  timeoutMs = 300_000,
-): Promise<{ succeeded: number; failed: number; firstError: string }> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { rows } = await ctx.pool.query<{ status: string; error: string | null }>(
-      'SELECT status, error FROM deployments WHERE id = ANY($1)',
-      [deploymentIds],
-    );
-    if (rows.length === deploymentIds.length && rows.every((r) => isFinalDeployment(r.status))) {
-      const failed = rows.filter((r) => r.status !== 'succeeded');
-      return {
-        succeeded: rows.length - failed.length,
-        failed: failed.length,
-        firstError: failed[0]?.error ?? failed[0]?.status ?? '',
-      };
-    }
-    if (Date.now() > deadline) throw new Error(`deployments not final within ${timeoutMs} ms`);
-    await sleep(50);
   }
 }
