@@ -74,6 +74,30 @@ describe('per-customer deploy concurrency', () => {
       expect(runs[i]!.startedAt!.getTime()).toBeGreaterThanOrEqual(runs[i - 1]!.finishedAt!.getTime());
   });
 
+  it("the step-aside hint counts only the running deployments of the job's customer", async () => {
+    const held = fixture.track(await createComposeService(db, { compose: COMPOSE }));
+    await db.deployment.update({ where: { id: held.deploymentId }, data: { status: 'running' } });
+    const queuedA = await queuedFor(held.customerId);
+    await queuedFor(held.customerId);
+    const otherCustomer = fixture.track(await createComposeService(db, { compose: COMPOSE }));
+    const store = createWorkerDeploymentStore(db);
+
+    // A runs one and has two queued: queued ones take no slot.
+    expect(await store.isCustomerAtShare(queuedA, 1)).toBe(true);
+    expect(await store.isCustomerAtShare(queuedA, 2)).toBe(false);
+    // A's running deployment is not another customer's.
+    expect(await store.isCustomerAtShare(otherCustomer.deploymentId, 1)).toBe(false);
+    await db.deployment.update({ where: { id: held.deploymentId }, data: { status: 'succeeded' } });
+    expect(await store.isCustomerAtShare(queuedA, 1)).toBe(false);
+    await db.deployment.updateMany({
+      where: {
+        status: 'queued',
+        service: { customerId: { in: [held.customerId, otherCustomer.customerId] } },
+      },
+      data: { status: 'cancelled' },
+    });
+  });
+
   it('claims of one customer raced together pass its share exactly', async () => {
     const first = fixture.track(await createComposeService(db, { compose: COMPOSE }));
     const ids = [first.deploymentId];

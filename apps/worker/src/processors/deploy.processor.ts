@@ -61,6 +61,10 @@ export function createDeployProcessor(deps: DeployProcessorDeps) {
       if (first.windowStartedAt) await deps.deployments.leaveWindow(first.id);
       return { status: first.status };
     }
+    // Past its customer's share, a queued job steps aside at once: the service read and lock and
+    // the claim below are what a flood would otherwise repeat per job per second.
+    if (first.status === 'queued' && (await deps.deployments.isCustomerAtShare(first.id, deps.customerShare)))
+      return stepAside(job, token);
     const service = await deps.services.findById(first.serviceId);
     if (!service || service.deletedAt) {
       // Its release's window ends here: the delete removes everything, the service is free.
@@ -88,12 +92,8 @@ export function createDeployProcessor(deps: DeployProcessorDeps) {
       }
       const claim = await deps.deployments.claim(deployment.id, deps.customerShare);
       if (claim === 'unclaimed') return { status: 'unclaimed' };
-      if (claim === 'customer_busy') {
-        // Back of the line, so that other customers' deployments take this slot; the service
-        // lock is released by `finally` (docs/quotas.md#fair-queues).
-        await job.moveToDelayed(Date.now() + CUSTOMER_BUSY_DELAY_MS, token);
-        throw new DelayedError();
-      }
+      // The service lock is released by `finally`.
+      if (claim === 'customer_busy') return await stepAside(job, token);
       // Read after the claim: a request that joined this deployment while it was queued committed
       // its definition before the claim could (services.store.ts queueRedeploy locks the row).
       const current = await deps.services.findById(service.id);
@@ -117,6 +117,12 @@ function resumePointOf(deployment: WorkerDeployment): ResumePoint | undefined {
 const CANCEL_POLL_MS = 1000;
 /** How long a job of a customer at its share waits before it asks for a slot again. */
 const CUSTOMER_BUSY_DELAY_MS = 1000;
+
+/** Back of the line, so that other customers' deployments take this slot (docs/quotas.md#fair-queues). */
+async function stepAside(job: Job, token: string | undefined): Promise<never> {
+  await job.moveToDelayed(Date.now() + CUSTOMER_BUSY_DELAY_MS, token);
+  throw new DelayedError();
+}
 
 interface ClaimedRun {
   job: Job;

@@ -28,10 +28,7 @@ export async function claimDeploymentSlot(
     if (!row || !IN_FLIGHT.includes(row.status)) return 'unclaimed';
     if (row.status === 'queued') {
       await lockCountCap(tx, 'deploySlots', row.customerId);
-      const running = await tx.$queryRaw<{ count: number }[]>`
-        SELECT count(*)::int AS count FROM deployments d JOIN services s ON s.id = d.service_id
-        WHERE s.customer_id = ${row.customerId} AND d.status = 'running'`;
-      if ((running[0]?.count ?? 0) >= share) return 'customer_busy';
+      if ((await runningOfCustomer(tx, id)) >= share) return 'customer_busy';
     }
     const claimed = await tx.deployment.updateMany({
       where: { id, status: { in: [...IN_FLIGHT] } },
@@ -41,4 +38,23 @@ export async function claimDeploymentSlot(
     await tx.deployment.updateMany({ where: { id, startedAt: null }, data: { startedAt: new Date() } });
     return 'claimed';
   }, CAP_TRANSACTION);
+}
+
+/**
+ * Whether the deployment's customer already runs `share` deployments, read without the lock: a
+ * hint that lets the job of a customer at its share step aside before the heavier service read,
+ * service lock and claim (under a flood its jobs come back here once a second each). Only
+ * claimDeploymentSlot decides; a hint that is out of date costs one more pass.
+ */
+export async function isCustomerAtShare(db: Db, id: string, share: number): Promise<boolean> {
+  return (await runningOfCustomer(db, id)) >= share;
+}
+
+/** Running deployments, across every worker, of the customer whose service deployment `id` deploys. */
+async function runningOfCustomer(q: Pick<Db, '$queryRaw'>, id: string): Promise<number> {
+  const rows = await q.$queryRaw<{ count: number }[]>`
+    SELECT count(*)::int AS count FROM deployments d JOIN services s ON s.id = d.service_id
+    WHERE d.status = 'running' AND s.customer_id = (
+      SELECT o.customer_id FROM deployments q JOIN services o ON o.id = q.service_id WHERE q.id = ${id})`;
+  return rows[0]?.count ?? 0;
 }

@@ -3,7 +3,7 @@ import type { Db } from '../client.js';
 import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { alignWithRelease } from './release-definition.js';
 import { recordServiceClaim, type CapacityClaim } from './quota-ledger.js';
-import { claimDeploymentSlot } from './deploy-slots.js';
+import { claimDeploymentSlot, isCustomerAtShare } from './deploy-slots.js';
 import { releaseWindowsOf } from './release-windows.js';
 import { toWorkerDeployment as toDeployment } from './worker-deployment-row.js';
 import { finishDeployment, IN_FLIGHT, noNewerInFlight } from './deployment-finish.js';
@@ -44,6 +44,8 @@ export function createWorkerDeploymentStore(db: Db) {
     /** queued → running (a retry finds it running already). False when it reached another state. */
     /** Marks the deployment running within its customer's share (deploy-slots.ts). */
     claim: (id: string, share: number) => claimDeploymentSlot(db, id, share),
+    /** A hint, without the lock, that the claim would answer customer_busy (deploy-slots.ts). */
+    isCustomerAtShare: (id: string, share: number) => isCustomerAtShare(db, id, share),
 
     /**
      * Conditional on `running`: false means the deployment was cancelled (or finished) meanwhile,
