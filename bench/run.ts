@@ -1,5 +1,5 @@
 // `pnpm bench`: every benchmark of docs/performance.md, one after another, then one table.
-// Optional: `pnpm bench --only=api,web,list,deploy,workers,fairness,release,parse,secrets,series,tls,density`. Durations: see bench/lib/config.ts.
+// Optional: `pnpm bench --only=api,web,list,deploy,workers,fairness,release,runs,parse,secrets,series,tls,density`. Durations: see bench/lib/config.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -27,6 +27,7 @@ import { fairnessSuite } from './suites/fairness.js';
 import { listScalingSuite } from './suites/list-scaling.js';
 import { parseSuite } from './suites/parse.js';
 import { releaseSuite } from './suites/release.js';
+import { runsSuite } from './suites/runs.js';
 import { secretsSuite } from './suites/secrets.js';
 import { seriesSuite } from './suites/series.js';
 import { tlsSuite } from './suites/tls.js';
@@ -43,6 +44,7 @@ const SUITES = [
   'workers',
   'fairness',
   'release',
+  'runs',
   'parse',
   'secrets',
   'series',
@@ -118,6 +120,7 @@ try {
     ['workers', workersSuite],
     ['fairness', fairnessSuite],
     ['release', releaseSuite],
+    ['runs', runsSuite],
     ['parse', parseSuite],
     ['secrets', secretsSuite],
     ['series', seriesSuite],
@@ -127,7 +130,7 @@ try {
   for (const [name, suite] of suites) {
     if (!selected.includes(name)) continue;
     // The seeded rows are not real services: a worker's reconciler would try to repair them all.
-    if (['deploy', 'workers', 'fairness', 'release', 'tls', 'density'].includes(name))
+    if (['deploy', 'workers', 'fairness', 'release', 'runs', 'tls', 'density'].includes(name))
       await deleteServices(pool);
     loads.push(`${name} ${loadAverage().toFixed(1)}`);
     await suite(full);

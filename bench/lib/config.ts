@@ -48,6 +48,8 @@ export const BENCH = {
   lifecycleIterations: seconds('BENCH_LIFECYCLE', 5),
   /** Release suite: redeploys of each of its two services (start-first, stop-first), alternating. */
   releaseIterations: seconds('BENCH_RELEASES', 4),
+  /** Runs suite: one-off runs timed, each against a raw `docker run` of the same command. */
+  runIterations: seconds('BENCH_RUNS', 8),
   batchSize: seconds('BENCH_BATCH', 50),
   /** TLS suite: new services whose HTTPS readiness after `succeeded` is measured. */
   tlsDeploys: seconds('BENCH_TLS_DEPLOYS', 5),

@@ -176,3 +176,27 @@ export async function cleanupDocker(): Promise<number> {
   }
   return count;
 }
+
+/**
+ * The raw baseline of a one-off run: what `docker run --rm` of the command does, done with
+ * dockerode: create a container of the bench image on an existing network, start it, wait for its
+ * exit, read its output, remove it. Timed as a whole.
+ */
+export async function rawRun(
+  networkId: string,
+  command: string[],
+): Promise<{ ms: number; exitCode: number }> {
+  const t0 = performance.now();
+  const container = await docker.createContainer({
+    name: `bench-raw-run-${randomUUID().slice(0, 12)}`,
+    Image: BENCH.image,
+    Cmd: command,
+    Labels: { [BENCH.rawLabel]: 'true' },
+    HostConfig: { Init: true, NetworkMode: networkId, SecurityOpt: ['no-new-privileges:true'] },
+  });
+  await container.start();
+  const { StatusCode } = (await container.wait()) as { StatusCode: number };
+  await container.logs({ stdout: true, stderr: true });
+  await retry(() => container.remove({ force: true }));
+  return { ms: performance.now() - t0, exitCode: StatusCode };
+}

@@ -225,3 +225,29 @@ export async function setCustomerQuota(api: Api, customerId: string, quota: Cust
   if (status !== 200)
     throw new Error(`PUT /api/customers/${customerId}/quota answered ${status}: ${JSON.stringify(body)}`);
 }
+
+/** POST /api/services/:id/runs, then GET /api/runs/:id?wait=60 until final: request → final answer. */
+export async function timedRun(
+  api: Api,
+  serviceId: string,
+  command: string[],
+): Promise<{ ms: number; exitCode: number | null; durationMs: number | null }> {
+  const t0 = performance.now();
+  const created = await call<{ id: string }>(api, 'POST', `/api/services/${serviceId}/runs`, { command });
+  if (created.status !== 202)
+    throw new Error(
+      `POST /api/services/${serviceId}/runs answered ${created.status}: ${JSON.stringify(created.body)}`,
+    );
+  for (;;) {
+    const { status, body } = await call<{
+      status: string;
+      exit_code: number | null;
+      duration_ms: number | null;
+    }>(api, 'GET', `/api/runs/${created.body.id}?wait=60`);
+    if (status !== 200) throw new Error(`GET /api/runs/${created.body.id} answered ${status}`);
+    if (!['queued', 'running'].includes(body.status)) {
+      if (body.status !== 'succeeded') throw new Error(`run ${created.body.id} ended ${body.status}`);
+      return { ms: performance.now() - t0, exitCode: body.exit_code, durationMs: body.duration_ms };
+    }
+  }
+}
