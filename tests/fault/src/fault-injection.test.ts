@@ -12,6 +12,7 @@ import {
   RESTART_DOCKER,
   runtimeEnv,
 } from './fault-env.js';
+import { checkMeteringBacklog, plantMeteringBacklog } from './metering-backlog.js';
 import { notificationDurabilityPhase } from './notification-phase.js';
 import { releaseCutoverKillsPhase } from './release-kills.js';
 import { findRoutingLeftovers, removeInstallationRoutes } from './routing-leftovers.js';
@@ -77,6 +78,8 @@ beforeAll(async () => {
       NOTIFY_TIMEOUT_MS: '3000',
       NOTIFY_RELAY_INTERVAL_MS: '500',
       NOTIFY_MAX_ATTEMPTS: '30',
+      // Closing hours of usage often, so the planted backlog (metering-backlog.ts) closes under the chaos.
+      METERING_INTERVAL_MS: '2000',
       ...(caddy ? { CADDY_ADMIN_URL: caddy.url } : {}),
     },
   });
@@ -125,8 +128,12 @@ describe('fault injection', () => {
       if (!only || only.includes(key)) await report.phase(name, run);
       else report.note(`${name}: skipped (FAULT_PHASES)`);
     };
+    // 30 days of usage to close, planted as the kills start (metering-backlog.ts).
+    const metering = await plantMeteringBacklog(db, 30 * 24);
     await phase('kills', 'traffic under SIGKILL', () => trafficUnderKillsPhase(ctx));
     await phase('sigterm', 'SIGTERM drain', () => sigtermDrainPhase(ctx));
+    // Another backlog (its own customer) closes across the Redis restart: closing needs no Redis.
+    const meteringAcrossRedis = await plantMeteringBacklog(db, 30 * 24);
     await phase('redis', 'Redis restart', () => redisRestartPhase(ctx));
     await phase('notify', 'notifications across a SIGKILL and a Redis restart', () =>
       notificationDurabilityPhase(ctx, api),
@@ -167,6 +174,11 @@ describe('fault injection', () => {
         standbys.length === 0,
         `standbys left after every deployment ended: ${standbys.join(', ')}`,
       );
+    });
+
+    await report.phase('metering', async () => {
+      await checkMeteringBacklog(db, metering, report);
+      await checkMeteringBacklog(db, meteringAcrossRedis, report);
     });
 
     await report.phase('cleanup', async () => {
