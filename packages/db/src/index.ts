@@ -51,6 +51,7 @@ export * from './stores/schedules.store.js';
 export * from './stores/scheduler.store.js';
 export * from './stores/custom-domains.store.js';
 export * from './stores/tls-certificates.store.js';
+export * from './stores/acme-dns-challenges.store.js';
 export * from './stores/backups.store.js';
 export * from './stores/backup-schedules.store.js';
 export * from './stores/backup-clone.store.js';

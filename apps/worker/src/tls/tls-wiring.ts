@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { WorkerConfig } from '@hostctl/config';
 import {
+  createAcmeDnsChallengesStore,
   createCustomDomainsStore,
   createTlsCertificatesStore,
   type AdvisoryLocks,
@@ -16,6 +17,7 @@ import { createChallengeSweep } from './challenge-sweep.js';
 import { createCertificateKeeper, wildcardName, type KeeperOutcome } from './certificate-keeper.js';
 import { createDomainCertificates, type DomainRound } from './domain-certificates.js';
 import { createPowerDnsChallenges } from './powerdns-challenges.js';
+import { recordDnsChallenges } from './recorded-dns-challenges.js';
 
 type TlsConfig = Pick<
   WorkerConfig,
@@ -38,7 +40,7 @@ export interface Certificates {
   runOnce(): Promise<KeeperOutcome | null>;
   /** The custom domains' round (http-01 through Caddy); null when TLS is off. */
   runDomainsOnce(): Promise<DomainRound | null>;
-  /** Removes challenge routes left by an interrupted order (challenge-sweep.ts); their @ids. */
+  /** Removes challenge routes and dns-01 values left by an interrupted order (challenge-sweep.ts). */
   sweepChallengesOnce(): Promise<string[]>;
   start(): void;
   stop(): Promise<void>;
@@ -73,19 +75,25 @@ export function createCertificates(
     platformCustomerId: config.PLATFORM_NOTIFICATIONS_CUSTOMER_ID,
   });
   const challenges = hasCaddy ? createCaddyChallenges(caddySettings) : undefined;
-  const sweep = challenges
-    ? createChallengeSweep({ challenges, locks: deps.locks, logger: deps.logger })
-    : { runOnce: async (): Promise<string[]> => [] };
+  const dns = recordDnsChallenges(
+    createPowerDnsChallenges({
+      apiUrl: config.PDNS_API_URL,
+      apiKey: config.PDNS_API_KEY,
+      zone: config.PDNS_ZONE || config.APPS_DOMAIN,
+    }),
+    createAcmeDnsChallengesStore(deps.db),
+  );
+  const sweep = createChallengeSweep({
+    leftovers: challenges ? [dns, challenges] : [dns],
+    locks: deps.locks,
+    logger: deps.logger,
+  });
   const acme = createAcmeClient({
     directoryUrl: config.ACME_DIRECTORY_URL,
     http: createAcmeHttp(
       config.ACME_CA_CERT_FILE === '' ? '' : readFileSync(config.ACME_CA_CERT_FILE, 'utf8'),
     ),
-    dns: createPowerDnsChallenges({
-      apiUrl: config.PDNS_API_URL,
-      apiKey: config.PDNS_API_KEY,
-      zone: config.PDNS_ZONE || config.APPS_DOMAIN,
-    }),
+    dns,
     ...(challenges ? { challenges } : {}),
   });
   const caddy = hasCaddy
