@@ -5980,6 +5980,8 @@ export interface operations {
                                 memory_mb?: number | null;
                                 cpus?: number | null;
                                 deploys_per_hour?: number | null;
+                                concurrent_builds?: number | null;
+                                build_minutes_per_day?: number | null;
                                 notification_subscriptions?: number | null;
                                 api_keys?: number | null;
                                 webhooks?: number | null;
@@ -6056,6 +6058,8 @@ export interface operations {
                         memory_mb?: number | null;
                         cpus?: number | null;
                         deploys_per_hour?: number | null;
+                        concurrent_builds?: number | null;
+                        build_minutes_per_day?: number | null;
                         notification_subscriptions?: number | null;
                         api_keys?: number | null;
                         webhooks?: number | null;
@@ -6078,6 +6082,8 @@ export interface operations {
                             memory_mb?: number | null;
                             cpus?: number | null;
                             deploys_per_hour?: number | null;
+                            concurrent_builds?: number | null;
+                            build_minutes_per_day?: number | null;
                             notification_subscriptions?: number | null;
                             api_keys?: number | null;
                             webhooks?: number | null;
@@ -6105,6 +6111,8 @@ export interface operations {
                             memory_mb?: number | null;
                             cpus?: number | null;
                             deploys_per_hour?: number | null;
+                            concurrent_builds?: number | null;
+                            build_minutes_per_day?: number | null;
                             notification_subscriptions?: number | null;
                             api_keys?: number | null;
                             webhooks?: number | null;
@@ -6304,6 +6312,8 @@ export interface operations {
                             memory_mb?: number | null;
                             cpus?: number | null;
                             deploys_per_hour?: number | null;
+                            concurrent_builds?: number | null;
+                            build_minutes_per_day?: number | null;
                             notification_subscriptions?: number | null;
                             api_keys?: number | null;
                             webhooks?: number | null;
@@ -6314,6 +6324,8 @@ export interface operations {
                             memory_mb: number | null;
                             cpus: number | null;
                             deploys_per_hour: number | null;
+                            concurrent_builds: number | null;
+                            build_minutes_per_day: number | null;
                             notification_subscriptions: number | null;
                             api_keys: number | null;
                             webhooks: number | null;
@@ -6324,6 +6336,8 @@ export interface operations {
                             memory_mb: number;
                             cpus: number;
                             deploys_per_hour: number;
+                            concurrent_builds: number;
+                            build_minutes_per_day: number;
                             notification_subscriptions: number;
                             api_keys: number;
                             webhooks: number;
@@ -6412,6 +6426,8 @@ export interface operations {
                         memory_mb?: number | null;
                         cpus?: number | null;
                         deploys_per_hour?: number | null;
+                        concurrent_builds?: number | null;
+                        build_minutes_per_day?: number | null;
                         notification_subscriptions?: number | null;
                         api_keys?: number | null;
                         webhooks?: number | null;
@@ -6435,6 +6451,8 @@ export interface operations {
                             memory_mb?: number | null;
                             cpus?: number | null;
                             deploys_per_hour?: number | null;
+                            concurrent_builds?: number | null;
+                            build_minutes_per_day?: number | null;
                             notification_subscriptions?: number | null;
                             api_keys?: number | null;
                             webhooks?: number | null;
@@ -6445,6 +6463,8 @@ export interface operations {
                             memory_mb: number | null;
                             cpus: number | null;
                             deploys_per_hour: number | null;
+                            concurrent_builds: number | null;
+                            build_minutes_per_day: number | null;
                             notification_subscriptions: number | null;
                             api_keys: number | null;
                             webhooks: number | null;
@@ -6455,6 +6475,8 @@ export interface operations {
                             memory_mb: number;
                             cpus: number;
                             deploys_per_hour: number;
+                            concurrent_builds: number;
+                            build_minutes_per_day: number;
                             notification_subscriptions: number;
                             api_keys: number;
                             webhooks: number;

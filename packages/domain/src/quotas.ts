@@ -12,6 +12,8 @@ export const QUOTA_NAMES = [
   'memory_mb',
   'cpus',
   'deploys_per_hour',
+  'concurrent_builds',
+  'build_minutes_per_day',
   'notification_subscriptions',
   'api_keys',
   'webhooks',
@@ -30,7 +32,9 @@ export const DEFAULT_QUOTA_PLAN = 'default';
  * The default plan as the migration seeds it (an admin may change it later through the API).
  * The caps that existed before quotas keep their values (100 containers, 25 subscriptions, 100
  * API keys: a cap per user before, per customer now);
- * everything else starts unlimited so that an upgrade refuses nothing that worked before.
+ * everything else starts unlimited so that an upgrade refuses nothing that worked before, except
+ * builds: two at once (the default DEPLOY_CUSTOMER_CONCURRENCY share they had already) and 120
+ * build minutes a day.
  */
 export const DEFAULT_QUOTA_LIMITS: QuotaLimits = {
   services: null,
@@ -38,6 +42,8 @@ export const DEFAULT_QUOTA_LIMITS: QuotaLimits = {
   memory_mb: null,
   cpus: null,
   deploys_per_hour: null,
+  concurrent_builds: 2,
+  build_minutes_per_day: 120,
   notification_subscriptions: 25,
   api_keys: 100,
   webhooks: null,
@@ -50,6 +56,8 @@ export const QUOTA_UNITS: Record<QuotaName, string> = {
   memory_mb: 'MiB of memory limits summed over containers',
   cpus: 'CPUs of limits summed over containers',
   deploys_per_hour: 'deployments queued in the last hour',
+  concurrent_builds: 'builds running at once',
+  build_minutes_per_day: 'build minutes in the last 24 hours',
   notification_subscriptions: 'notification subscriptions',
   api_keys: 'active API keys',
   webhooks: 'push webhooks of live services',

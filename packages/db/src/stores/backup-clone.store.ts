@@ -1,6 +1,7 @@
 import type { Db } from '../client.js';
 import { CAP_TRANSACTION } from './count-cap-lock.js';
 import { groupVersionsOf } from './group-environment.js';
+import { claimBuild } from './build-quota.js';
 import { claimCapacity, claimColumns, claimDeploy, type CapacityClaim } from './quota-ledger.js';
 import type { NewService } from './services.store.js';
 import { setServiceGroups } from './variable-groups.store.js';
@@ -65,6 +66,7 @@ export function createBackupCloneStore(db: Db) {
       return db.$transaction(async (tx) => {
         await claimCapacity(tx, input.customerId, capacity);
         await claimDeploy(tx, input.customerId);
+        await claimBuild(tx, input.customerId, input.deployMethod);
         const service = await tx.service.create({
           data: { ...columns, ...claimColumns(capacity), status: 'deploying' },
         });

@@ -61,6 +61,32 @@ export function webhooksByCustomer(db: Tx | Db, customerIds: string[]): Promise<
     GROUP BY s.customer_id`);
 }
 
+/**
+ * The build quotas (build-quota.ts). The steps of a running deployment that is still building
+ * (the claim leaves the step unset until `source`).
+ */
+const BUILDING_STEPS = ['source', 'build'];
+
+/** Builds running now, per customer: what `concurrent_builds` counts. */
+export function buildsRunningByCustomer(db: Tx | Db, customerIds: string[]): Promise<Map<string, number>> {
+  return countsByCustomer(db.$queryRaw<{ customerId: string; count: number }[]>`
+    SELECT s.customer_id AS "customerId", count(*)::int AS count
+    FROM deployments d JOIN services s ON s.id = d.service_id
+    WHERE s.customer_id = ANY(${customerIds}::text[]) AND d.status = 'running'
+      AND s.deploy_method IN ('git', 'ai') AND d.trigger <> 'rollback'
+      AND (d.step IS NULL OR d.step = ANY(${BUILDING_STEPS}::text[]))
+    GROUP BY s.customer_id`);
+}
+
+/** Build minutes begun in the last 24 hours, per customer: what `build_minutes_per_day` counts. */
+export function buildMinutesByCustomer(db: Tx | Db, customerIds: string[]): Promise<Map<string, number>> {
+  return countsByCustomer(db.$queryRaw<{ customerId: string; count: number }[]>`
+    SELECT s.customer_id AS "customerId", ceil(sum(d.build_ms) / 60000.0)::int AS count
+    FROM deployments d JOIN services s ON s.id = d.service_id
+    WHERE s.customer_id = ANY(${customerIds}::text[]) AND d.built_at > now() - interval '24 hours'
+    GROUP BY s.customer_id`);
+}
+
 /** A grouped count's rows as customer id → count (a customer without rows counts 0). */
 export async function countsByCustomer(
   rows: Promise<{ customerId: string; count: number }[]>,

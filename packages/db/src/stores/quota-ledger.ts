@@ -9,7 +9,13 @@ import {
 } from '@hostctl/domain';
 import type { Db } from '../client.js';
 import { CAP_TRANSACTION } from './count-cap-lock.js';
-import { activeApiKeysByCustomer, countsByCustomer, webhooksByCustomer } from './quota-counts.js';
+import {
+  activeApiKeysByCustomer,
+  buildMinutesByCustomer,
+  buildsRunningByCustomer,
+  countsByCustomer,
+  webhooksByCustomer,
+} from './quota-counts.js';
 import type { Tx } from './release-rollback.js';
 
 /**
@@ -114,9 +120,11 @@ export async function usageByCustomer(
   db: Tx | Db,
   customerIds: string[],
 ): Promise<Map<string, Record<QuotaName, number>>> {
-  const [figures, deploys, subscriptions, apiKeys, webhooks] = await Promise.all([
+  const [figures, deploys, builds, buildMinutes, subscriptions, apiKeys, webhooks] = await Promise.all([
     servicesByCustomer(db, customerIds),
     deploysLastHourByCustomer(db, customerIds),
+    buildsRunningByCustomer(db, customerIds),
+    buildMinutesByCustomer(db, customerIds),
     countsByCustomer(db.$queryRaw<{ customerId: string; count: number }[]>`
       SELECT customer_id AS "customerId", count(*)::int AS count FROM notification_subscriptions
       WHERE customer_id = ANY(${customerIds}::text[]) GROUP BY customer_id`),
@@ -128,6 +136,8 @@ export async function usageByCustomer(
       id,
       usageOf(figures.get(id), {
         deploys: deploys.get(id),
+        builds: builds.get(id),
+        buildMinutes: buildMinutes.get(id),
         subscriptions: subscriptions.get(id),
         apiKeys: apiKeys.get(id),
         webhooks: webhooks.get(id),
@@ -138,7 +148,9 @@ export async function usageByCustomer(
 
 function usageOf(
   figures: ServiceFigures | undefined,
-  counts: { deploys?: number; subscriptions?: number; apiKeys?: number; webhooks?: number },
+  counts: Partial<
+    Record<'deploys' | 'builds' | 'buildMinutes' | 'subscriptions' | 'apiKeys' | 'webhooks', number>
+  >,
 ): Record<QuotaName, number> {
   const services = figures ?? NO_SERVICES;
   return {
@@ -147,6 +159,8 @@ function usageOf(
     memory_mb: services.memoryMb,
     cpus: services.millicpus / 1000,
     deploys_per_hour: counts.deploys ?? 0,
+    concurrent_builds: counts.builds ?? 0,
+    build_minutes_per_day: counts.buildMinutes ?? 0,
     notification_subscriptions: counts.subscriptions ?? 0,
     api_keys: counts.apiKeys ?? 0,
     webhooks: counts.webhooks ?? 0,

@@ -7,6 +7,7 @@ import type { Vault } from '../vault/vault.js';
 import type { Deployment, Service } from '../generated/client.ts';
 import { isUniqueViolation, StaleVariablesError } from '../errors.js';
 import { CAP_TRANSACTION } from './count-cap-lock.js';
+import { claimBuild } from './build-quota.js';
 import {
   claimCapacity,
   claimColumns,
@@ -82,7 +83,8 @@ export async function queueRedeploy(
   // then deployment, so two of them never wait on each other.
   const customerId = await customerOfService(tx, serviceId);
   if (customerId !== null) await lockCustomerQuota(tx, customerId);
-  await tx.$queryRaw`SELECT id FROM services WHERE id = ${serviceId} FOR UPDATE`;
+  const [locked] = await tx.$queryRaw<{ deployMethod: DeployMethod }[]>`
+    SELECT deploy_method AS "deployMethod" FROM services WHERE id = ${serviceId} FOR UPDATE`;
   const queued = await tx.deployment.findFirst({ where: { serviceId, status: 'queued' } });
   // A redeploy asks for the newest inputs (a git branch's new head, unpinned images): it replaces
   // a rollback still waiting rather than joining it and running an old release instead. It joins
@@ -103,7 +105,11 @@ export async function queueRedeploy(
     return { deployment: queued, coalesced: true };
   }
   // Joining a queued deployment adds none; a new one counts against deploys_per_hour.
-  if (customerId !== null) await claimDeploy(tx, customerId);
+  // A git/ai redeploy builds: it needs a build minute left (build-quota.ts).
+  if (customerId !== null) {
+    await claimDeploy(tx, customerId);
+    if (locked) await claimBuild(tx, customerId, locked.deployMethod);
+  }
   const deployment = await tx.deployment.create({
     data: { id, serviceId, trigger: 'redeploy', requestedCommit: commit, commit },
   });
@@ -188,6 +194,7 @@ export function createServicesStore(db: Db, sql: SqlPool, vault: Pick<Vault, 'op
       return db.$transaction(async (tx) => {
         await claimCapacity(tx, input.customerId, capacity);
         await claimDeploy(tx, input.customerId);
+        await claimBuild(tx, input.customerId, input.deployMethod);
         const service = await tx.service.create({
           data: { ...columns, ...claimColumns(capacity), status: 'deploying' },
         });
