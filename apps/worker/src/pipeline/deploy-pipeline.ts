@@ -37,7 +37,14 @@ export interface PipelineDeps {
   driver: RuntimeDriver;
   store: Pick<
     WorkerDeploymentStore,
-    'savePlan' | 'recordCommit' | 'record' | 'findById' | 'lastSucceeded' | 'recordClaim'
+    | 'savePlan'
+    | 'recordCommit'
+    | 'record'
+    | 'findById'
+    | 'lastSucceeded'
+    | 'recordClaim'
+    | 'checkBuildMinutes'
+    | 'recordBuildTime'
   >;
   /** git/ai deployments (clone, analyze, build); without it they fail as unsupported. */
   sources?: RepositorySourceDeps;
@@ -163,17 +170,19 @@ async function preparePlan(
 
   const reused = isRepository ? await reusablePlan(deps.runtime, deployment) : undefined;
   if (reused) await log.info(`Resuming: the images built for ${deployment.commit} exist; no clone or build`);
-  const fromRepository =
-    !reused && isRepository && deps.sources
-      ? await planFromRepository(deps.sources, {
-          ...run,
-          deploymentId: deployment.id,
-          requestedCommit: deployment.requestedCommit,
-          runningCommit: last?.commit ?? null,
-          store: deps.store,
-          images: deps.images,
-        })
-      : undefined;
+  // What builds: a git/ai deployment whose images are not there yet.
+  const sources = !reused && isRepository ? deps.sources : undefined;
+  if (sources) await checkBuildMinutes(deps, service.id);
+  const fromRepository = sources
+    ? await planFromRepository(sources, {
+        ...run,
+        deploymentId: deployment.id,
+        requestedCommit: deployment.requestedCommit,
+        runningCommit: last?.commit ?? null,
+        store: deps.store,
+        images: deps.images,
+      })
+    : undefined;
   await run.checkpoint('validate');
   const plan = reused ?? fromRepository?.plan ?? planOf(service, deps.containerLimits);
   await claimContainers(deps, service.id, plan);
@@ -207,6 +216,16 @@ async function preparePlan(
  */
 async function claimContainers(deps: PipelineDeps, serviceId: string, plan: Plan): Promise<void> {
   const outcome = await deps.store.recordClaim(serviceId, planCapacity(plan.containers));
+  if (!outcome.fits) throw new PermanentStepError(outcome.message);
+}
+
+/**
+ * build_minutes_per_day once more before the clone and build (docs/quotas.md#builds): the API let
+ * the request through, but the deployment may have waited in the queue while the customer's other
+ * builds used the minutes up. It fails then, naming the quota; a build that started runs to its end.
+ */
+async function checkBuildMinutes(deps: PipelineDeps, serviceId: string): Promise<void> {
+  const outcome = await deps.store.checkBuildMinutes(serviceId);
   if (!outcome.fits) throw new PermanentStepError(outcome.message);
 }
 

@@ -65,7 +65,10 @@ const service = (input: Partial<WorkerService>): WorkerService => ({
 const run = (input: Partial<WorkerService>) => ({
   deploymentId: 'd-1',
   service: service(input),
-  store: { recordCommit: () => Promise.reject(new Error('no commit may be recorded')) },
+  store: {
+    recordCommit: () => Promise.reject(new Error('no commit may be recorded')),
+    recordBuildTime: () => Promise.reject(new Error('nothing may be built')),
+  },
   log: {
     info: async (line: string) => void lines.push(line),
     error: async (line: string) => void lines.push(line),

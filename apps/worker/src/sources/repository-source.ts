@@ -55,7 +55,7 @@ export interface RepositoryRun {
   /** The commit of the release that runs now: a pinned commit must be the head or descend from it. */
   runningCommit?: string | null;
   service: WorkerService;
-  store: Pick<WorkerDeploymentStore, 'recordCommit'>;
+  store: Pick<WorkerDeploymentStore, 'recordCommit' | 'recordBuildTime'>;
   log: DeployLog;
   signal: AbortSignal;
   checkpoint(step: 'source' | 'build'): Promise<void>;
@@ -119,18 +119,25 @@ export async function planFromRepository(
       if (!container.build && container.image) await assertImageAllowed(run.images, container.image);
 
     await run.checkpoint('build');
-    const plan = await buildPlanImages(
-      {
-        builder: deps.builder,
-        serviceId: service.id,
-        commit,
-        checkout,
-        log,
-        signal: run.signal,
-        images: run.images,
-      },
-      draft,
-    );
+    const buildStarted = performance.now();
+    let plan: Plan;
+    try {
+      plan = await buildPlanImages(
+        {
+          builder: deps.builder,
+          serviceId: service.id,
+          commit,
+          checkout,
+          log,
+          signal: run.signal,
+          images: run.images,
+        },
+        draft,
+      );
+    } finally {
+      // Succeeded or failed, the build took the customer's time (build_minutes_per_day).
+      await run.store.recordBuildTime(run.deploymentId, performance.now() - buildStarted);
+    }
     const source = { url, branch: resolved.branch, commit, analysis };
     return { plan, stored: { ...plan, source } };
   } finally {

@@ -1,13 +1,15 @@
 import type { DeploymentStatus } from '@hostctl/domain';
 import type { Db } from '../client.js';
+import { isAtBuildQuota } from './build-quota.js';
 import { CAP_TRANSACTION, lockCountCap } from './count-cap-lock.js';
 
 const IN_FLIGHT: readonly DeploymentStatus[] = ['queued', 'running'];
 
 /**
  * Marks the deployment running, unless its customer already runs `share` deployments across
- * every worker ('customer_busy': the job steps aside so that other customers' deployments get the
- * slot; docs/quotas.md#fair-queues). A deployment already running (a retried or stalled job) holds
+ * every worker, or the deployment builds and the customer already runs its `concurrent_builds`
+ * ('customer_busy': the job steps aside so that other customers' deployments get the slot;
+ * docs/quotas.md#fair-queues). A deployment already running (a retried or stalled job) holds
  * its slot and is claimed again. Counted under the customer's lock, so parallel claims of one
  * customer never pass the share together.
  */
@@ -29,6 +31,8 @@ export async function claimDeploymentSlot(
     if (row.status === 'queued') {
       await lockCountCap(tx, 'deploySlots', row.customerId);
       if ((await runningOfCustomer(tx, id)) >= share) return 'customer_busy';
+      // A build past the customer's concurrent_builds waits the same way (build-quota.ts).
+      if (await isAtBuildQuota(tx, id)) return 'customer_busy';
     }
     const claimed = await tx.deployment.updateMany({
       where: { id, status: { in: [...IN_FLIGHT] } },
@@ -41,13 +45,13 @@ export async function claimDeploymentSlot(
 }
 
 /**
- * Whether the deployment's customer already runs `share` deployments, read without the lock: a
- * hint that lets the job of a customer at its share step aside before the heavier service read,
- * service lock and claim (under a flood its jobs come back here once a second each). Only
+ * Whether the deployment's customer already runs `share` deployments (or the deployment builds and
+ * the customer runs its `concurrent_builds`), read without the lock: a hint that lets the job of a
+ * customer at its share step aside before the heavier service read, service lock and claim (under a flood its jobs come back here once a second each). Only
  * claimDeploymentSlot decides; a hint that is out of date costs one more pass.
  */
 export async function isCustomerAtShare(db: Db, id: string, share: number): Promise<boolean> {
-  return (await runningOfCustomer(db, id)) >= share;
+  return (await runningOfCustomer(db, id)) >= share || (await isAtBuildQuota(db, id));
 }
 
 /** Running deployments, across every worker, of the customer whose service deployment `id` deploys. */

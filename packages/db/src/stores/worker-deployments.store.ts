@@ -4,6 +4,7 @@ import type { InputJsonValue } from '../generated/internal/prismaNamespace.ts';
 import { alignWithRelease } from './release-definition.js';
 import { recordServiceClaim, type CapacityClaim } from './quota-ledger.js';
 import { claimDeploymentSlot, isCustomerAtShare } from './deploy-slots.js';
+import { checkBuildMinutes, recordBuildTime } from './build-quota.js';
 import { releaseWindowsOf } from './release-windows.js';
 import { toWorkerDeployment as toDeployment } from './worker-deployment-row.js';
 import { finishDeployment, IN_FLIGHT, noNewerInFlight } from './deployment-finish.js';
@@ -75,6 +76,11 @@ export function createWorkerDeploymentStore(db: Db) {
         },
       });
     },
+
+    /** build_minutes_per_day asked again before a build starts (build-quota.ts). */
+    checkBuildMinutes: (serviceId: string) => checkBuildMinutes(db, serviceId),
+    /** The build step ended, succeeded or failed: its time counts against build_minutes_per_day. */
+    recordBuildTime: (id: string, ms: number) => recordBuildTime(db, id, ms),
 
     /** The customer's quotas at deploy time (quota-ledger.ts): records the plan's claim or refuses. */
     recordClaim: (serviceId: string, claim: CapacityClaim) => recordServiceClaim(db, serviceId, claim),
