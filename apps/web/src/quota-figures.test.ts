@@ -55,6 +55,24 @@ describe('quota figures', () => {
     });
   });
 
+  it('words the build quotas', () => {
+    expect(quotaFigure('concurrent_builds', 1, 2)).toMatchObject({
+      label: 'Builds running at once',
+      text: '1 of 2 builds running at once',
+    });
+    expect(quotaFigure('build_minutes_per_day', 96, 120)).toMatchObject({
+      label: 'Build minutes in the last 24 hours',
+      state: 'near',
+      text: '96 of 120 build minutes in the last 24 hours',
+    });
+    expect(
+      quotaRefusalText({ name: 'build_minutes_per_day', limit: 3, usage: 3, requested: 1, customerId: 'c' })
+        .sentence,
+    ).toBe(
+      'The customer uses 3 of 3 build minutes in the last 24 hours and this asks for 1 more build minute in the last 24 hours.',
+    );
+  });
+
   it('lists every quota the API reports, a missing usage as 0', () => {
     const figures = quotaFigures({ limits: { services: 2, webhooks: null }, usage: { services: 2 } });
     expect(figures.map((row) => [row.name, row.text])).toEqual([

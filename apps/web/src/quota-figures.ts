@@ -16,6 +16,16 @@ const QUOTA_NOUNS: Record<string, { label: string; one: string; many: string }> 
     one: 'deploy in the last hour',
     many: 'deploys in the last hour',
   },
+  concurrent_builds: {
+    label: 'Builds running at once',
+    one: 'build running at once',
+    many: 'builds running at once',
+  },
+  build_minutes_per_day: {
+    label: 'Build minutes in the last 24 hours',
+    one: 'build minute in the last 24 hours',
+    many: 'build minutes in the last 24 hours',
+  },
   notification_subscriptions: {
     label: 'Notification subscriptions',
     one: 'notification subscription',

@@ -92,6 +92,18 @@ describe('quota bars', () => {
     expect(await figures('API keys')).toEqual({ value: 0, max: 100, text: '0 of 100 API keys' });
     expect(await row('webhooks').innerText()).toMatch(/Unlimited\s+0 push webhooks, unlimited/);
 
+    // The build quotas of the default plan: 2 builds at once, 120 build minutes a day.
+    expect(await figures('Builds running at once')).toEqual({
+      value: 0,
+      max: 2,
+      text: '0 of 2 builds running at once',
+    });
+    expect(await figures('Build minutes in the last 24 hours')).toEqual({
+      value: 0,
+      max: 120,
+      text: '0 of 120 build minutes in the last 24 hours',
+    });
+
     // A limit of 0 with one deploy counted: a full bar, the text tells the real figures.
     expect(await figures('Deploys in the last hour')).toEqual({
       value: 1,
