@@ -275,7 +275,7 @@ export const WorkerConfigSchema = Type.Object({
   ...notificationAttemptSettings,
   DEPLOY_CUSTOMER_CONCURRENCY: describe(
     Type.Integer({ default: 2, minimum: 1, maximum: 64 }),
-    "Deployments one customer may run at once, across every worker: a job past it steps back in the queue so that another customer's deployment takes the slot, and one customer's flood of deploys cannot starve the others (docs/quotas.md#fair-queues).",
+    "Deployments one customer may run at once, across every worker: a job past it steps back in the queue so that another customer's deployment takes the slot, and one customer's flood of deploys cannot starve the others (docs/quotas.md#fair-queues). Builds count too; a customer's concurrent_builds quota bounds its builds within this share (docs/quotas.md#builds).",
   ),
   NOTIFY_CUSTOMER_CONCURRENCY: describe(
     Type.Integer({ default: 1, minimum: 1, maximum: 64 }),
