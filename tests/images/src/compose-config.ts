@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -69,4 +69,41 @@ export function portOf(port: NonNullable<ComposeService['ports']>[number]): {
   if (typeof port !== 'string') return { hostIp: port.host_ip, target: Number(port.target) };
   const parts = port.replace(/\/\w+$/, '').split(':');
   return { hostIp: parts.length === 3 ? parts[0] : undefined, target: Number(parts.at(-1)) };
+}
+
+/** docker/caddy.json.template as far as the tests read it. */
+export interface CaddyTemplateConfig {
+  admin: { listen: string };
+  apps: {
+    http: {
+      http_port?: number;
+      https_port?: number;
+      servers: Record<
+        string,
+        {
+          listen: string[];
+          automatic_https?: Record<string, unknown>;
+          tls_connection_policies?: Record<string, unknown>[];
+          routes: { '@id': string }[];
+        }
+      >;
+    };
+    tls: {
+      certificates: { automate?: string[]; load_pem?: unknown[] };
+      automation: { policies: { issuers: { module: string; email?: string; ca?: string }[] }[] };
+    };
+  };
+}
+
+/**
+ * The template with the names filled in, as the caddy service's command does with sed at start
+ * (docker/compose.yml).
+ */
+export function renderCaddyTemplate(values: { API_DOMAIN: string; ACME_EMAIL: string }): CaddyTemplateConfig {
+  const text = readFileSync(path.join(ROOT, 'docker/caddy.json.template'), 'utf8')
+    .replaceAll('__API_DOMAIN__', values.API_DOMAIN)
+    .replaceAll('__ACME_EMAIL__', values.ACME_EMAIL);
+  if (text.includes('__'))
+    throw new Error('docker/caddy.json.template has a placeholder the command does not fill');
+  return JSON.parse(text) as CaddyTemplateConfig;
 }

@@ -4,7 +4,14 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { composeConfig, portOf, REQUIRED_ENV, runCompose, type ComposeService } from './compose-config.js';
+import {
+  composeConfig,
+  portOf,
+  renderCaddyTemplate,
+  REQUIRED_ENV,
+  runCompose,
+  type ComposeService,
+} from './compose-config.js';
 import { ROOT } from './docker-helpers.js';
 
 // docker/compose.yml, checked with the compose tool available here (Debian's docker-compose 1.29):
@@ -43,12 +50,8 @@ describe('docker/compose.yml', () => {
   it('gives Caddy a valid config once the two names are filled in (as its command does)', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'caddy-config-'));
     try {
-      const template = readFileSync(path.join(ROOT, 'docker/caddy.json.template'), 'utf8');
-      const config = template
-        .replaceAll('__API_DOMAIN__', REQUIRED_ENV.API_DOMAIN)
-        .replaceAll('__ACME_EMAIL__', REQUIRED_ENV.ACME_EMAIL);
-      expect(config).not.toContain('__');
-      writeFileSync(path.join(dir, 'caddy.json'), config);
+      const config = renderCaddyTemplate(REQUIRED_ENV);
+      writeFileSync(path.join(dir, 'caddy.json'), JSON.stringify(config));
       // `caddy validate` provisions the config without listening or contacting a CA.
       const { stdout, stderr } = await promisify(execFile)(
         'caddy',
@@ -59,17 +62,42 @@ describe('docker/compose.yml', () => {
         },
       );
       expect(`${stdout}${stderr}`).toContain('Valid configuration');
-      const parsed = JSON.parse(config) as {
-        apps: { http: { servers: Record<string, { routes: { '@id': string }[] }> } };
-      };
       // The worker inserts service routes into this server, ahead of the catch-all, as in the dev stack.
-      expect(parsed.apps.http.servers.hostctl?.routes.map((route) => route['@id'])).toEqual([
+      expect(config.apps.http.servers.hostctl?.routes.map((route) => route['@id'])).toEqual([
+        'hostctl-api-redirect',
         'hostctl-api',
         'hostctl-catch-all',
       ]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  it("serves HTTPS with the workers' wildcard, Caddy managing the API domain's certificate only", async () => {
+    // caddy-https.test.ts runs this template; here, that it stays production-true.
+    const config = renderCaddyTemplate(REQUIRED_ENV);
+    const { http, tls } = config.apps;
+    expect(http).toMatchObject({ http_port: 80, https_port: 443 });
+    expect(http.servers.hostctl).toMatchObject({
+      listen: [':80', ':443'],
+      automatic_https: { disable: true },
+      tls_connection_policies: [{ protocol_min: 'tls1.2' }],
+    });
+    expect(tls.certificates.automate).toEqual([REQUIRED_ENV.API_DOMAIN]);
+    // Let's Encrypt (Caddy's default CA), with the operator's contact.
+    expect(tls.automation.policies).toEqual([
+      { issuers: [{ module: 'acme', email: REQUIRED_ENV.ACME_EMAIL }] },
+    ]);
+    const worker = envOf((await composeConfig()).services['worker-1'] ?? {});
+    expect(worker).toMatchObject({
+      ACME_DIRECTORY_URL: 'https://acme-v02.api.letsencrypt.org/directory',
+      CADDY_HTTPS_LISTEN: ':443',
+      APPS_SCHEME: 'https',
+      DNS_PROVIDER: 'powerdns',
+    });
+    const staging = 'https://acme-staging-v02.api.letsencrypt.org/directory';
+    const overridden = await composeConfig({ ACME_DIRECTORY_URL: staging });
+    expect(envOf(overridden.services['worker-2'] ?? {}).ACME_DIRECTORY_URL).toBe(staging);
   });
 
   it('runs Redis with AOF and noeviction', async () => {

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createCaddyTls } from './caddy-tls.js';
@@ -12,11 +14,14 @@ import { createCaddyTls } from './caddy-tls.js';
 let server: http.Server | undefined;
 afterEach(() => server?.close());
 
-async function caddyWith(config: { listen: string[]; httpPort?: number; httpsPort?: number }) {
+async function caddyWith(
+  config: { listen: string[]; httpPort?: number; httpsPort?: number; policies?: unknown[] },
+  httpsListen = '127.0.0.1:443',
+) {
   const changes: string[] = [];
   const answers: Record<string, unknown> = {
     '/config/apps/http/servers/hostctl/listen': config.listen,
-    '/config/apps/http/servers/hostctl/tls_connection_policies': null,
+    '/config/apps/http/servers/hostctl/tls_connection_policies': config.policies ?? null,
     '/config/apps/http/http_port': config.httpPort ?? null,
     '/config/apps/http/https_port': config.httpsPort ?? null,
   };
@@ -34,7 +39,7 @@ async function caddyWith(config: { listen: string[]; httpPort?: number; httpsPor
     adminUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     serverName: 'hostctl',
     instance: 'test-listeners',
-    httpsListen: '127.0.0.1:443',
+    httpsListen,
   });
   return { tls, changes };
 }
@@ -64,5 +69,32 @@ describe('turning HTTPS on in Caddy', () => {
       expect(changes[0]).toBe('PUT /config/apps/http/servers/hostctl/tls_connection_policies');
       server?.close();
     }
+  });
+
+  it("changes nothing in the production compose's Caddy, which has both listeners already", async () => {
+    // docker/caddy.json.template, with docker/compose.yml's CADDY_HTTPS_LISTEN=:443.
+    const template = JSON.parse(
+      readFileSync(path.resolve(import.meta.dirname, '../../../../docker/caddy.json.template'), 'utf8'),
+    ) as {
+      apps: {
+        http: {
+          http_port: number;
+          https_port: number;
+          servers: { hostctl: { listen: string[]; tls_connection_policies: unknown[] } };
+        };
+      };
+    };
+    const { http: app } = template.apps;
+    const { tls, changes } = await caddyWith(
+      {
+        listen: app.servers.hostctl.listen,
+        httpPort: app.http_port,
+        httpsPort: app.https_port,
+        policies: app.servers.hostctl.tls_connection_policies,
+      },
+      ':443',
+    );
+    await tls.ensureHttps();
+    expect(changes).toEqual([]);
   });
 });
