@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import Docker from 'dockerode';
 import { SERVICE_LABEL } from '@hostctl/domain';
 import { createRedis } from '@hostctl/queue';
+import { redisDump as redisDumpOf } from '@hostctl/testing';
 import { pino } from 'pino';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createRedeployment, waitFor, waitForDeployment } from './testing/fixtures.js';
@@ -38,25 +39,7 @@ const COMPOSE = `services:
       DB_PASSWORD: \${DB_PASSWORD}
 `;
 
-/** Every key of this installation, as text: strings, hashes, lists, sets, sorted sets, streams. */
-async function redisDump(): Promise<string> {
-  const parts: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    cursor = next;
-    for (const key of keys) {
-      const type = await redis.type(key);
-      if (type === 'string') parts.push(String(await redis.get(key)));
-      else if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
-      else if (type === 'list') parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
-      else if (type === 'set') parts.push(JSON.stringify(await redis.smembers(key)));
-      else if (type === 'zset') parts.push(JSON.stringify(await redis.zrange(key, 0, -1)));
-      else if (type === 'stream') parts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
-    }
-  } while (cursor !== '0');
-  return parts.join('\n');
-}
+const redisDump = () => redisDumpOf(redis, prefix);
 
 async function pgDump(): Promise<string> {
   const { stdout } = await run('pg_dump', ['--data-only', TEST_DATABASE_URL], {

@@ -8,3 +8,4 @@ export * from './dashboard-build.js';
 export * from './app-bundles.js';
 export * from './docker-objects.js';
 export * from './pebble.js';
+export * from './redis-dump.js';

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createRedis } from '@hostctl/queue';
+import { redisDump } from '@hostctl/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { E2E_DATABASE_URL, REDIS_URL, TEST_IMAGE } from './env.js';
 import { startNotificationReceiver, type NotificationReceiver } from './notification-receiver.js';
@@ -125,7 +126,8 @@ describe('planted secrets through the real API and worker', { timeout: 600_000 }
     expect(dump).toContain(serviceId);
     expect(dump).toMatch(/secret_variables\.reveal|secret-variables|reveal/);
     expect(dump).toContain('deployment.succeeded');
-    const keys = await redisDump(stack.env.QUEUE_PREFIX!);
+    const redis = createRedis(REDIS_URL, 'worker');
+    const keys = await redisDump(redis, stack.env.QUEUE_PREFIX!).finally(() => redis.quit());
     expect(keys).toContain(first);
     const output = stack.logs();
     expect(output).toContain(serviceId);
@@ -147,28 +149,3 @@ describe('planted secrets through the real API and worker', { timeout: 600_000 }
     }
   });
 });
-
-/** Every key of the installation, as text: strings, hashes, lists, sets, sorted sets, streams. */
-async function redisDump(prefix: string): Promise<string> {
-  const redis = createRedis(REDIS_URL, 'worker');
-  try {
-    const parts: string[] = [];
-    let cursor = '0';
-    do {
-      const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-      cursor = next;
-      for (const key of keys) {
-        const type = await redis.type(key);
-        if (type === 'string') parts.push(String(await redis.get(key)));
-        else if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
-        else if (type === 'list') parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
-        else if (type === 'set') parts.push(JSON.stringify(await redis.smembers(key)));
-        else if (type === 'zset') parts.push(JSON.stringify(await redis.zrange(key, 0, -1)));
-        else if (type === 'stream') parts.push(JSON.stringify(await redis.xrange(key, '-', '+')));
-      }
-    } while (cursor !== '0');
-    return parts.join('\n');
-  } finally {
-    await redis.quit();
-  }
-}

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { createRedis } from '@hostctl/queue';
+import { redisDump } from '@hostctl/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, json, type Harness } from '../../test-support/harness.js';
 
@@ -25,22 +26,7 @@ afterAll(async () => {
   await h?.close();
 });
 
-async function redisText(prefix: string): Promise<string> {
-  const parts: string[] = [];
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
-    cursor = next;
-    for (const key of keys) {
-      const type = await redis.type(key);
-      if (type === 'string') parts.push(String(await redis.get(key)));
-      else if (type === 'hash') parts.push(JSON.stringify(await redis.hgetall(key)));
-      else if (type === 'list') parts.push(JSON.stringify(await redis.lrange(key, 0, -1)));
-      else if (type === 'zset') parts.push(JSON.stringify(await redis.zrange(key, 0, -1)));
-    }
-  } while (cursor !== '0');
-  return parts.join('\n');
-}
+const redisText = (prefix: string) => redisDump(redis, prefix);
 
 describe('variables written through the API', () => {
   it('read back exactly as written, yet appear in no pg_dump or Redis key', async () => {
