@@ -8255,6 +8255,12 @@ export interface operations {
                         total: number;
                         page: number;
                         per_page: number;
+                        last_verified: {
+                            backup_id: string;
+                            /** Format: date-time */
+                            taken_at: string;
+                            verified_at: string | null;
+                        } | null;
                     };
                 };
             };
@@ -8982,6 +8988,9 @@ export interface operations {
                         };
                         /** @description The next scheduled time not yet recorded; null while disabled */
                         next_run_at: string | null;
+                        verify_cron: string | null;
+                        /** @description The next restore test not yet taken; null without verify_cron or while disabled */
+                        verify_next_run_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */
@@ -9067,6 +9076,8 @@ export interface operations {
                         keep_weekly?: number | null;
                         keep_monthly?: number | null;
                     };
+                    /** @description When to test the latest succeeded backup by restoring it (docs/backups.md#verification), read like cron in time_zone; null or left out: never */
+                    verify_cron?: string | null;
                 };
             };
         };
@@ -9090,6 +9101,9 @@ export interface operations {
                         };
                         /** @description The next scheduled time not yet recorded; null while disabled */
                         next_run_at: string | null;
+                        verify_cron: string | null;
+                        /** @description The next restore test not yet taken; null without verify_cron or while disabled */
+                        verify_next_run_at: string | null;
                         /** Format: date-time */
                         created_at: string;
                         /** Format: date-time */

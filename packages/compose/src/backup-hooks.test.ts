@@ -46,6 +46,18 @@ describe('backup hooks', () => {
     expect(again.release).toEqual(plan.release);
   });
 
+  it('take a verify command alone, through a render and a parse (docs/backups.md#verification)', () => {
+    const plan = parseCompose(
+      hooks('        verify: [sh, -c, "grep -q ok $$DATA/state"]\n        timeout_seconds: 20'),
+      {},
+    );
+    const again = parseCompose(renderCompose(plan), {});
+    expect(again.containers[0]!.backupHooks).toEqual({
+      verify: ['sh', '-c', 'grep -q ok $DATA/state'],
+      timeoutSeconds: 20,
+    });
+  });
+
   it('are absent when nothing declares them', () => {
     expect(
       parseCompose(withService('    x-hostctl: {release_command: [a]}'), {}).containers[0]!.backupHooks,
@@ -87,8 +99,9 @@ describe('backup hooks', () => {
       `${AT}.timeout_seconds`,
       'from 1 to 3600',
     ],
-    ['no hook at all', '        timeout_seconds: 30', AT, 'pre or a post hook'],
-    ['an unknown key', '        pre: [a]\n        verify: [b]', `${AT}.verify`, 'not a backup setting'],
+    ['no hook at all', '        timeout_seconds: 30', AT, 'a pre, a post or a verify command'],
+    ['an unknown key', '        pre: [a]\n        check: [b]', `${AT}.check`, 'not a backup setting'],
+    ['an empty verify command', '        verify: []', `${AT}.verify`, 'first element'],
   ])('refuse %s at its path', (_label, body, path, message) => {
     expect(problemsOf(hooks(body))).toEqual([{ path, message: expect.stringContaining(message) }]);
   });

@@ -30,6 +30,7 @@ export function renderCompose(
       backup: {
         ...(hooks.pre ? { pre: hooks.pre.map(escape) } : {}),
         ...(hooks.post ? { post: hooks.post.map(escape) } : {}),
+        ...(hooks.verify ? { verify: hooks.verify.map(escape) } : {}),
         timeout_seconds: hooks.timeoutSeconds,
       },
     };

@@ -74,7 +74,12 @@ export interface PlanBackupHooks {
   pre?: string[];
   /** Runs after the copy, whether it succeeded or not. */
   post?: string[];
-  /** How long each hook may run. */
+  /**
+   * Runs in a short-lived container of the component's image on restored copies of its volumes
+   * (a restore test, docs/backups.md#verification); exit 0 is a pass.
+   */
+  verify?: string[];
+  /** How long each hook (and the verify command) may run. */
   timeoutSeconds: number;
 }
 

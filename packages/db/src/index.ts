@@ -54,6 +54,7 @@ export * from './stores/tls-certificates.store.js';
 export * from './stores/acme-dns-challenges.store.js';
 export * from './stores/backups.store.js';
 export * from './stores/backup-schedules.store.js';
+export * from './stores/backup-verify-schedules.store.js';
 export * from './stores/backup-clone.store.js';
 export * from './stores/customer-backup-targets.store.js';
 export * from './stores/backup-metrics.store.js';

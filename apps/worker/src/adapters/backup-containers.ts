@@ -27,6 +27,17 @@ export interface EngineRun {
   labels: Labels;
   /** Capabilities on top of the file ones (the S3 relay's port below 1024). */
   capAdd?: string[];
+  /**
+   * A component's own program instead of the engine's (a restore test's verify command): its
+   * argv as the whole command (the image's entrypoint replaced), its user and working directory,
+   * its limits and the capabilities tenant containers get; still no network.
+   */
+  component?: {
+    user?: string;
+    workingDir?: string;
+    limits: { Memory: number; NanoCpus: number; PidsLimit: number };
+    capabilities: readonly string[];
+  };
 }
 
 export interface EngineResult {
@@ -65,7 +76,14 @@ export function createBackupContainers(options: { socketPath: string }): BackupC
         .createContainer({
           name: objectSegment(spec.name, 'container'),
           Image: spec.image,
-          Cmd: spec.cmd,
+          ...(spec.component
+            ? {
+                Entrypoint: spec.cmd,
+                Cmd: [],
+                ...(spec.component.user ? { User: spec.component.user } : {}),
+                ...(spec.component.workingDir ? { WorkingDir: spec.component.workingDir } : {}),
+              }
+            : { Cmd: spec.cmd }),
           Env: spec.env,
           Labels: spec.labels,
           NetworkDisabled: true,
@@ -78,9 +96,13 @@ export function createBackupContainers(options: { socketPath: string }): BackupC
               ReadOnly: mount.readOnly,
             })),
             CapDrop: ['ALL'],
-            CapAdd: [...ENGINE_CAPABILITIES, ...(spec.capAdd ?? [])],
+            CapAdd: spec.component
+              ? [...spec.component.capabilities]
+              : [...ENGINE_CAPABILITIES, ...(spec.capAdd ?? [])],
             SecurityOpt: ['no-new-privileges'],
-            ...ENGINE_LIMITS,
+            ...(spec.component
+              ? { ...spec.component.limits, MemorySwap: spec.component.limits.Memory }
+              : ENGINE_LIMITS),
           },
         })
         .catch(fail(`cannot create the backup container ${spec.name}`));

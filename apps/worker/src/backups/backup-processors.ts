@@ -5,6 +5,7 @@ import {
   createWorkerCloneStore,
   type AdvisoryLocks,
   type Db,
+  type WorkerDeploymentStore,
   type WorkerServiceStore,
 } from '@hostctl/db';
 import type { Logger } from 'pino';
@@ -38,7 +39,9 @@ export function createBackupProcessors(options: {
   locks: AdvisoryLocks;
   services: Pick<WorkerServiceStore, 'findById' | 'setStatus'>;
   lifecycle: {
-    deployments: LifecycleProcessorDeps['deployments'] & VolumeRunDeps['deployments'];
+    deployments: LifecycleProcessorDeps['deployments'] &
+      VolumeRunDeps['deployments'] &
+      Pick<WorkerDeploymentStore, 'findById'>;
     driver: Pick<RuntimeDriver, 'lifecycle' | 'refusal' | 'execInComponent'>;
   };
   instance: string;

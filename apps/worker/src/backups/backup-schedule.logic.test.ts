@@ -263,9 +263,19 @@ describe('failures are loud', () => {
         on: () => {
           throw new Error('the operator target is the engine itself');
         },
-      },
+        // The repository check fails first: nothing is restored.
+        ...Object.fromEntries(
+          ['ensureVolume', 'removeVolume', 'restoreInto', 'runComponent'].map((name) => [
+            name,
+            () => Promise.reject(new Error(`${name} after a failed repository check`)),
+          ]),
+        ),
+      } as never,
       locks: freeLocks,
       targets: operatorTargets('local'),
+      deployments: createWorkerDeploymentStore(db),
+      services: createWorkerServiceStore(db),
+      instance: 'schedtest',
       logger: silentLogger,
     });
     await verify(job({ backupId: backup.id }));

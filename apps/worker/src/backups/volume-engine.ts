@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESERVED_LABEL_PREFIX } from '@hostctl/domain';
-import type { BackupContainers, EngineMount, EngineResult } from '../adapters/backup-containers.js';
+import type { BackupContainers, EngineMount, EngineResult, EngineRun } from '../adapters/backup-containers.js';
 import type { BackupTarget } from './repository.js';
 import {
   VOLUME_MOUNT,
@@ -137,6 +137,25 @@ export function createVolumeEngine(deps: {
       );
       check(await run(runId, ['cp', '-a', '/from/.', '/to/'], mounts), `copying ${from} into ${to}`);
     },
+
+    /**
+     * A component's own command in a short-lived container of its image, on the mounts given
+     * (a restore test's scratch volumes), with its limits and no network; labelled with the run so
+     * an interrupted one is removed by `cleanUp`. `signal` kills it (a timeout).
+     */
+    runComponent: (
+      runId: string,
+      spec: Pick<EngineRun, 'image' | 'cmd' | 'env' | 'mounts'> & Required<Pick<EngineRun, 'component'>>,
+      signal: AbortSignal,
+    ) =>
+      containers.run(
+        {
+          ...spec,
+          name: `hostctl-backup-${runId.slice(0, 8)}-${(sequence += 1)}`,
+          labels: { [RUN_LABEL]: runId },
+        },
+        signal,
+      ),
 
     /** Raw restic on the repository, for the retention and check steps (retention.ts). */
     restic,

@@ -17,6 +17,8 @@ export interface BackupScheduleFields {
   keepDaily: number | null;
   keepWeekly: number | null;
   keepMonthly: number | null;
+  /** When to test the latest backup by restoring it (docs/backups.md#verification); null: never. */
+  verifyCron: string | null;
 }
 
 /** The retention a service's schedule sets through the API; null where it sets nothing. */
@@ -46,18 +48,22 @@ export function createBackupSchedulesStore(db: Db) {
       return db.backupSchedule.findUnique({ where: { serviceId } });
     },
 
-    /** Creates or replaces the service's schedule; `nextRunAt` only when the times start again. */
+    /**
+     * Creates or replaces the service's schedule; `nextRunAt` (and `verifyNextRunAt`, null with no
+     * verify_cron) only when those times start again: left out, the cursor stays.
+     */
     async put(
       serviceId: string,
-      fields: BackupScheduleFields & { nextRunAt?: Date },
+      fields: BackupScheduleFields & { nextRunAt?: Date; verifyNextRunAt?: Date | null },
     ): Promise<BackupSchedule> {
-      const { nextRunAt, ...rest } = fields;
+      const { nextRunAt, verifyNextRunAt, ...rest } = fields;
+      const verifyCursor = verifyNextRunAt === undefined ? {} : { verifyNextRunAt };
       const upsert = () =>
         db.backupSchedule.upsert({
           where: { serviceId },
           // A create always has a cursor: the service layer passes one when no schedule exists.
-          create: { serviceId, ...rest, nextRunAt: nextRunAt ?? new Date() },
-          update: { ...rest, ...(nextRunAt ? { nextRunAt } : {}) },
+          create: { serviceId, ...rest, nextRunAt: nextRunAt ?? new Date(), ...verifyCursor },
+          update: { ...rest, ...(nextRunAt ? { nextRunAt } : {}), ...verifyCursor },
         });
       // Two first PUTs at once both try the create; the loser finds the row and updates it.
       return upsert().catch((error: unknown) => {

@@ -131,6 +131,18 @@ export function createBackupsStore(db: Db) {
       return { rows: rows.map(toBackup), total };
     },
 
+    /**
+     * The service's newest restorable backup whose last check passed (docs/backups.md#verification):
+     * how old the newest data proven restorable is. Null while none is.
+     */
+    async lastVerified(serviceId: string) {
+      return db.backup.findFirst({
+        where: { serviceId, status: 'succeeded', verifyStatus: 'passed' },
+        orderBy: [{ createdAt: 'desc' }, { id: 'desc' }],
+        select: { id: true, createdAt: true, verifiedAt: true },
+      });
+    },
+
     async findBackup(scope: CustomerScope, id: string): Promise<BackupRun | null> {
       const where = customerWhere(scope);
       if (!where) return null;

@@ -51,6 +51,12 @@ export const BackupScheduleBody = Type.Object(
       }),
     ),
     retention: Type.Optional(Retention),
+    verify_cron: Type.Optional(
+      Type.Union([Type.String({ minLength: 1, maxLength: 200 }), Type.Null()], {
+        description:
+          'When to test the latest succeeded backup by restoring it (docs/backups.md#verification), read like cron in time_zone; null or left out: never',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -67,6 +73,10 @@ export const BackupSchedule = Type.Object(
     retention: Type.Object({ keep_last: Kept, keep_daily: Kept, keep_weekly: Kept, keep_monthly: Kept }),
     next_run_at: Type.Union([Timestamp, Type.Null()], {
       description: 'The next scheduled time not yet recorded; null while disabled',
+    }),
+    verify_cron: Type.Union([Type.String(), Type.Null()]),
+    verify_next_run_at: Type.Union([Timestamp, Type.Null()], {
+      description: 'The next restore test not yet taken; null without verify_cron or while disabled',
     }),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -32,6 +32,19 @@ export function createBackupScheduleService(deps: {
     return found;
   }
 
+  /**
+   * The first check time of a verify_cron, read like the backup cron (same bounds: a restore test
+   * reads pack data and fills scratch volumes, at least as costly as a backup).
+   */
+  function verifyStart(verifyCron: string, timeZone: string): Date {
+    const schedule = { cron: verifyCron, timeZone };
+    const problem = cronProblem(schedule, deps.minIntervalSeconds, now());
+    if (problem) throw validationError('/body/verify_cron', problem.message);
+    const first = nextTime(schedule, now());
+    if (!first) throw validationError('/body/verify_cron', 'the expression never matches a time again');
+    return first;
+  }
+
   return {
     async get(principal: Principal, serviceId: string): Promise<BackupSchedule> {
       return toSchedule(await scheduleOr404(await serviceOr404(principal, serviceId)));
@@ -48,11 +61,13 @@ export function createBackupScheduleService(deps: {
         keepDaily: body.retention?.keep_daily ?? null,
         keepWeekly: body.retention?.keep_weekly ?? null,
         keepMonthly: body.retention?.keep_monthly ?? null,
+        verifyCron: body.verify_cron ?? null,
       };
       const problem = cronProblem(fields, deps.minIntervalSeconds, now());
       if (problem) throw validationError(`/body/${problem.field}`, problem.message);
       const next = nextTime(fields, now());
       if (!next) throw validationError('/body/cron', 'the expression never matches a time again');
+      const verifyNext = fields.verifyCron ? verifyStart(fields.verifyCron, fields.timeZone) : null;
       const current = await deps.store.find(id);
       // Times while disabled or under the old expression are not missed: they were never asked for.
       const restarts =
@@ -60,7 +75,15 @@ export function createBackupScheduleService(deps: {
         current.cron !== fields.cron ||
         current.timeZone !== fields.timeZone ||
         (fields.enabled && !current.enabled);
-      return toSchedule(await deps.store.put(id, { ...fields, ...(restarts ? { nextRunAt: next } : {}) }));
+      // The check's cursor restarts on its own terms: a new verify_cron, zone or re-enabling.
+      const verifyRestarts = restarts || current?.verifyCron !== fields.verifyCron;
+      return toSchedule(
+        await deps.store.put(id, {
+          ...fields,
+          ...(restarts ? { nextRunAt: next } : {}),
+          ...(verifyRestarts ? { verifyNextRunAt: verifyNext } : {}),
+        }),
+      );
     },
 
     /** Removes the schedule and its retention; the backups it took stay. */
@@ -85,6 +108,8 @@ function toSchedule(row: Row): BackupSchedule {
       keep_monthly: row.keepMonthly,
     },
     next_run_at: row.enabled ? row.nextRunAt.toISOString() : null,
+    verify_cron: row.verifyCron,
+    verify_next_run_at: row.enabled && row.verifyNextRunAt ? row.verifyNextRunAt.toISOString() : null,
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -79,6 +79,20 @@ export const BackupList = Type.Object({
   total: Type.Integer(),
   page: Type.Integer(),
   per_page: Type.Integer(),
+  last_verified: Nullable(
+    Type.Object(
+      {
+        backup_id: Id,
+        /** When the backup was asked for: the age of the newest data proven restorable. */
+        taken_at: Timestamp,
+        verified_at: Nullable(Timestamp),
+      },
+      {
+        description:
+          "The service's newest succeeded backup whose last check (a restore test) passed, of all its backups, not only this page; null while none did",
+      },
+    ),
+  ),
 });
 
 export const BackupListQuery = Type.Object(PageQuery, { additionalProperties: false });

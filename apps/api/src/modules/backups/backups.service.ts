@@ -113,8 +113,20 @@ export function createBackupsService(deps: BackupsServiceDeps) {
       const service = await visibleService(principal, serviceId);
       const page = query.page ?? 1;
       const perPage = query.per_page ?? 20;
-      const { rows, total } = await deps.store.listForService(service.id, { page, perPage });
-      return { data: rows.map(toBackup), total, page, per_page: perPage };
+      const [{ rows, total }, verified] = await Promise.all([
+        deps.store.listForService(service.id, { page, perPage }),
+        deps.store.lastVerified(service.id),
+      ]);
+      return {
+        data: rows.map(toBackup),
+        total,
+        page,
+        per_page: perPage,
+        // Of the whole service, whatever page is read: the dashboard's "last verified backup".
+        last_verified: verified
+          ? { backup_id: verified.id, taken_at: verified.createdAt.toISOString(), verified_at: iso(verified.verifiedAt) }
+          : null,
+      };
     },
 
     async get(principal: Principal, id: string): Promise<Backup> {
