@@ -48,9 +48,10 @@ API client (HOSTCTL_URL and HOSTCTL_TOKEN, or \`hostctl login\`; https:// unless
   hostctl backups create SERVICE [--wait [--timeout S]]   back up every named volume (docs/backups.md)
   hostctl backups list SERVICE [--page N] [--per-page N]
   hostctl backups get BACKUP
-  hostctl backups verify BACKUP [--wait [--timeout S]]   restic check of the backup's repository
+  hostctl backups verify BACKUP [--wait [--timeout S]]   restore test of the backup (check, restore, verify commands)
   hostctl backups schedule SERVICE [--cron EXPR [--time-zone TZ] [--enabled true|false]
-          [--keep-last N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N]]   show or set
+          [--keep-last N] [--keep-daily N] [--keep-weekly N] [--keep-monthly N]
+          [--verify-cron EXPR]]   show or set (--verify-cron: scheduled restore tests)
   hostctl backups unschedule SERVICE                     remove the backup schedule (backups stay)
   hostctl backups target show|unset CUSTOMER             the customer's own bucket (customer id)
   hostctl backups target set CUSTOMER [--endpoint URL] [--bucket B] [--prefix P] [--region R]

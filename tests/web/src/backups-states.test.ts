@@ -115,7 +115,7 @@ describe('backup states', () => {
     expect(await checkFailed.innerText()).toMatch(/2\.0 KiB/);
     expect(await checkFailed.innerText()).toMatch(/1 min 23 s/);
     expect(await checkFailed.getByRole('button', { name: /^Restore the backup of / }).count()).toBe(1);
-    expect(await operator.getByText('No backup on this page has passed a check yet.').count()).toBe(1);
+    expect(await operator.getByText('No backup of this service has passed a check yet.').count()).toBe(1);
     await screenshot(operator, 'backups-states');
   });
 });

@@ -78,7 +78,7 @@ describe('backups of a service with a named volume', () => {
     );
     expect(await row.innerText()).toMatch(/Not verified/);
     expect(await row.innerText()).toMatch(/Never restored/);
-    expect(await page.getByText('No backup on this page has passed a check yet.').count()).toBe(1);
+    expect(await page.getByText('No backup of this service has passed a check yet.').count()).toBe(1);
     await screenshot(page, 'backups-succeeded');
   });
 

@@ -33,6 +33,21 @@ describe('hostctl backups schedule', () => {
     });
   });
 
+  it('sends --verify-cron as the schedule of restore tests (docs/backups.md#verification)', async () => {
+    const api = fakeApi({
+      [`GET /api/services/${SERVICE}`]: [200, { id: SERVICE, name: 'db' }],
+      [`PUT /api/services/${SERVICE}/backup-schedule`]: [200, { ...SCHEDULE, verify_cron: '0 5 * * 0' }],
+    });
+    const result = await run(
+      ['backups', 'schedule', SERVICE, '--cron', '0 3 * * *', '--verify-cron', '0 5 * * 0'],
+      api.fetchImpl,
+    );
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('verify_cron: 0 5 * * 0');
+    const put = api.requests.find((r) => r.method === 'PUT');
+    expect(JSON.parse(put?.body ?? '{}')).toEqual({ cron: '0 3 * * *', verify_cron: '0 5 * * 0', retention: {} });
+  });
+
   it('shows the schedule without --cron, and refuses other flags without it (exit 2, no request)', async () => {
     const api = fakeApi({
       [`GET /api/services/${SERVICE}`]: [200, { id: SERVICE, name: 'db' }],

@@ -5,7 +5,7 @@ import { resolveService } from '../client/resolve-service.js';
 import { EXIT } from '../exit-codes.js';
 
 const KEEP_FLAGS = ['keep-last', 'keep-daily', 'keep-weekly', 'keep-monthly'] as const;
-const SET_FLAGS = ['cron', 'time-zone', 'enabled', ...KEEP_FLAGS] as const;
+const SET_FLAGS = ['cron', 'time-zone', 'enabled', 'verify-cron', ...KEEP_FLAGS] as const;
 
 function print(context: CommandContext, schedule: Record<string, unknown>): void {
   if (context.json) printJson(context, schedule);
@@ -15,8 +15,9 @@ function print(context: CommandContext, schedule: Record<string, unknown>): void
 /**
  * `backups schedule SERVICE`: shows the service's backup schedule and retention;
  * `backups schedule SERVICE --cron EXPR [--time-zone TZ] [--enabled true|false] [--keep-last N]
- * [--keep-daily N] [--keep-weekly N] [--keep-monthly N]` sets it (a PUT: what is left out falls
- * back to its default, docs/backups.md#schedules).
+ * [--keep-daily N] [--keep-weekly N] [--keep-monthly N] [--verify-cron EXPR]` sets it (a PUT: what
+ * is left out falls back to its default, no restore test without --verify-cron,
+ * docs/backups.md#schedules).
  */
 export const backupSchedule: ClientCommand = async (context) => {
   assertKnownFlags(context.args, SET_FLAGS);
@@ -35,6 +36,7 @@ export const backupSchedule: ClientCommand = async (context) => {
   if (enabled !== undefined && enabled !== 'true' && enabled !== 'false')
     throw new UsageError(`--enabled must be true or false, not ${JSON.stringify(enabled)}`);
   const timeZone = optionalFlag(context.args, 'time-zone');
+  const verifyCron = optionalFlag(context.args, 'verify-cron');
   const keep = (flag: (typeof KEEP_FLAGS)[number]) => integerFlag(context.args, flag, 100_000);
   const schedule = await must(
     client.api.PUT('/api/services/{id}/backup-schedule', {
@@ -43,6 +45,7 @@ export const backupSchedule: ClientCommand = async (context) => {
         cron,
         ...(timeZone !== undefined ? { time_zone: timeZone } : {}),
         ...(enabled !== undefined ? { enabled: enabled === 'true' } : {}),
+        ...(verifyCron !== undefined ? { verify_cron: verifyCron } : {}),
         retention: {
           keep_last: keep('keep-last'),
           keep_daily: keep('keep-daily'),

@@ -7,7 +7,7 @@ import { Field } from '../components/Field.tsx';
 import { refreshBackups, showBackupSchedule } from './backup-api.ts';
 
 type Rule = keyof BackupSchedule['retention'];
-type Values = { cron: string; time_zone: string; enabled: boolean } & Record<Rule, string>;
+type Values = { cron: string; time_zone: string; enabled: boolean; verify_cron: string } & Record<Rule, string>;
 
 const RULES: [Rule, string, string][] = [
   ['keep_last', 'Keep the last', '1 to 1000 snapshots'],
@@ -24,6 +24,7 @@ function valuesOf(schedule: BackupSchedule | null): Values {
     cron: schedule?.cron ?? '',
     time_zone: schedule?.time_zone ?? 'UTC',
     enabled: schedule?.enabled ?? true,
+    verify_cron: schedule?.verify_cron ?? '',
     keep_last: text(retention?.keep_last ?? null),
     keep_daily: text(retention?.keep_daily ?? null),
     keep_weekly: text(retention?.keep_weekly ?? null),
@@ -38,6 +39,8 @@ function bodyOf(values: Values): BackupScheduleBody {
     cron: values.cron,
     time_zone: values.time_zone,
     enabled: values.enabled,
+    // Empty: no restore test (the PUT replaces the whole schedule, so an edit sends it again).
+    verify_cron: values.verify_cron.trim() === '' ? null : values.verify_cron,
     retention: Object.fromEntries(RULES.map(([key]) => [key, rule(values[key])])),
   };
 }
@@ -132,6 +135,21 @@ export function BackupScheduleForm({ serviceId, schedule, onSaved, onCancel }: F
                 ))}
               </datalist>
             </>
+          )}
+        </Field>
+        <Field
+          id={id('verify_cron')}
+          label="Restore test"
+          hint="cron in the same time zone: restores the latest backup into scratch volumes and runs the components' verify commands; empty: none"
+          error={errors.get('verify_cron')}
+        >
+          {(control) => (
+            <input
+              {...control}
+              value={values.verify_cron}
+              className="code"
+              onChange={(e) => set('verify_cron', e.target.value)}
+            />
           )}
         </Field>
         <fieldset>

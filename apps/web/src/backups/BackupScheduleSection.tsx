@@ -72,6 +72,19 @@ export function BackupScheduleSection({ serviceId, canChange }: { serviceId: str
               ? `${dateTime(current.next_run_at)} (${timeAgo(current.next_run_at)})`
               : 'none while it is off'}
           </dd>
+          <dt>Restore test</dt>
+          <dd>
+            {current.verify_cron ? (
+              <>
+                <code>{current.verify_cron}</code>
+                {current.verify_next_run_at
+                  ? `, next ${dateTime(current.verify_next_run_at)} (${timeAgo(current.verify_next_run_at)})`
+                  : ''}
+              </>
+            ) : (
+              'none scheduled (Verify tests one backup on demand)'
+            )}
+          </dd>
           <dt>Retention</dt>
           <dd>{retentionText(current.retention)}</dd>
         </dl>

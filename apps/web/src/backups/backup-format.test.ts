@@ -4,7 +4,6 @@ import {
   backupState,
   duration,
   isActive,
-  lastVerified,
   restoreState,
   retentionText,
   size,
@@ -75,13 +74,6 @@ describe('backup states in words', () => {
     expect(isActive(backup({ verify_status: 'queued' }))).toBe(true);
     expect(isActive(backup({ last_restore: restore('queued') }))).toBe(true);
     expect(isActive(backup({ last_restore: restore('failed') }))).toBe(false);
-  });
-
-  it('finds the newest verified backup among succeeded ones', () => {
-    const old = backup({ id: 'old', verify_status: 'passed' });
-    const expired = backup({ id: 'exp', status: 'expired', verify_status: 'passed' });
-    expect(lastVerified([backup({ id: 'new' }), expired, old])?.id).toBe('old');
-    expect(lastVerified([backup()])).toBeUndefined();
   });
 });
 

@@ -97,11 +97,6 @@ export function duration(ms: number | null): string {
   return rest === 0 ? `${minutes} min` : `${minutes} min ${rest} s`;
 }
 
-/** The newest backup whose check passed, among those read (the issue's "age of the last verified backup"). */
-export function lastVerified(backups: readonly Backup[]): Backup | undefined {
-  return backups.find((backup) => backup.status === 'succeeded' && backup.verify_status === 'passed');
-}
-
 /** The names of the volumes, for the restore's question ("data and uploads"). */
 export function volumeNames(backup: Backup): string {
   const names = backup.volumes.map((volume) => volume.name);
