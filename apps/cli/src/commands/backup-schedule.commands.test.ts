@@ -45,7 +45,11 @@ describe('hostctl backups schedule', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('verify_cron: 0 5 * * 0');
     const put = api.requests.find((r) => r.method === 'PUT');
-    expect(JSON.parse(put?.body ?? '{}')).toEqual({ cron: '0 3 * * *', verify_cron: '0 5 * * 0', retention: {} });
+    expect(JSON.parse(put?.body ?? '{}')).toEqual({
+      cron: '0 3 * * *',
+      verify_cron: '0 5 * * 0',
+      retention: {},
+    });
   });
 
   it('shows the schedule without --cron, and refuses other flags without it (exit 2, no request)', async () => {

@@ -7,7 +7,10 @@ import { Field } from '../components/Field.tsx';
 import { refreshBackups, showBackupSchedule } from './backup-api.ts';
 
 type Rule = keyof BackupSchedule['retention'];
-type Values = { cron: string; time_zone: string; enabled: boolean; verify_cron: string } & Record<Rule, string>;
+type Values = { cron: string; time_zone: string; enabled: boolean; verify_cron: string } & Record<
+  Rule,
+  string
+>;
 
 const RULES: [Rule, string, string][] = [
   ['keep_last', 'Keep the last', '1 to 1000 snapshots'],

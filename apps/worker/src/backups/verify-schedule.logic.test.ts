@@ -3,11 +3,7 @@
 // without waiting. Each time of a schedule's verify_cron queues one check of the service's latest
 // succeeded backup, however many replicas tick.
 import { randomUUID } from 'node:crypto';
-import {
-  createBackupVerifySchedulerStore,
-  type BackupVerifySchedulerStore,
-  type Db,
-} from '@hostctl/db';
+import { createBackupVerifySchedulerStore, type BackupVerifySchedulerStore } from '@hostctl/db';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { createScheduler } from '../schedules/scheduler.js';
 import { barrier } from '../testing/barrier.js';

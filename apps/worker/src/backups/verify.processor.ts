@@ -15,7 +15,7 @@ import type { VolumeEngine } from './volume-engine.js';
  * and daily checks read nearly every pack within a couple of months. A rotted pack a check misses
  * the restore below finds if it belongs to the tested backup.
  */
-export const READ_DATA_SUBSET = '5%';
+const READ_DATA_SUBSET = '5%';
 
 type VerifyProcessorDeps = Omit<RestoreTestDeps, 'engine'> & {
   store: Pick<WorkerBackupsStore, 'findBackup' | 'startVerify' | 'finishVerify' | 'appendBackupLog'>;

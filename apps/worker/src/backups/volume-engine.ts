@@ -1,6 +1,11 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RESERVED_LABEL_PREFIX } from '@hostctl/domain';
-import type { BackupContainers, EngineMount, EngineResult, EngineRun } from '../adapters/backup-containers.js';
+import type {
+  BackupContainers,
+  EngineMount,
+  EngineResult,
+  EngineRun,
+} from '../adapters/backup-containers.js';
 import type { BackupTarget } from './repository.js';
 import {
   VOLUME_MOUNT,

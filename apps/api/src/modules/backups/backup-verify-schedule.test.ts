@@ -24,12 +24,17 @@ const put = (serviceId: string, payload: object) =>
     payload,
   });
 const get = (url: string) => h.app.inject({ method: 'GET', url, headers: { authorization: operator.auth } });
-const stored = (serviceId: string) => h.container.db.backupSchedule.findUniqueOrThrow({ where: { serviceId } });
+const stored = (serviceId: string) =>
+  h.container.db.backupSchedule.findUniqueOrThrow({ where: { serviceId } });
 
 describe('verify_cron on the backup schedule', () => {
   it("stores the check's time read in the schedule's zone, keeps its cursor on other changes, and clears it", async () => {
     const serviceId = await service();
-    const response = await put(serviceId, { cron: '30 2 * * *', time_zone: 'Asia/Kolkata', verify_cron: '0 5 * * 0' });
+    const response = await put(serviceId, {
+      cron: '30 2 * * *',
+      time_zone: 'Asia/Kolkata',
+      verify_cron: '0 5 * * 0',
+    });
     expect(response.statusCode, response.body).toBe(200);
     const schedule = json<{ verify_cron: string; verify_next_run_at: string }>(response);
     expect(schedule.verify_cron).toBe('0 5 * * 0');
@@ -58,15 +63,18 @@ describe('verify_cron on the backup schedule', () => {
   it.each([
     ['too often', '*/5 * * * *', 'at most every 3600 s'],
     ['not an expression', 'every sunday', 'invalid cron expression'],
-  ])('refuses a verify_cron %s naming /body/verify_cron, storing nothing', async (_label, verifyCron, message) => {
-    const serviceId = await service();
-    const response = await put(serviceId, { cron: '30 2 * * *', verify_cron: verifyCron });
-    expect(response.statusCode).toBe(400);
-    expect(json(response)).toMatchObject({
-      errors: [{ path: '/body/verify_cron', message: expect.stringContaining(message) as string }],
-    });
-    expect(await h.container.db.backupSchedule.findUnique({ where: { serviceId } })).toBeNull();
-  });
+  ])(
+    'refuses a verify_cron %s naming /body/verify_cron, storing nothing',
+    async (_label, verifyCron, message) => {
+      const serviceId = await service();
+      const response = await put(serviceId, { cron: '30 2 * * *', verify_cron: verifyCron });
+      expect(response.statusCode).toBe(400);
+      expect(json(response)).toMatchObject({
+        errors: [{ path: '/body/verify_cron', message: expect.stringContaining(message) as string }],
+      });
+      expect(await h.container.db.backupSchedule.findUnique({ where: { serviceId } })).toBeNull();
+    },
+  );
 });
 
 describe('the last verified backup of a service', () => {

@@ -124,7 +124,11 @@ export function createBackupsService(deps: BackupsServiceDeps) {
         per_page: perPage,
         // Of the whole service, whatever page is read: the dashboard's "last verified backup".
         last_verified: verified
-          ? { backup_id: verified.id, taken_at: verified.createdAt.toISOString(), verified_at: iso(verified.verifiedAt) }
+          ? {
+              backup_id: verified.id,
+              taken_at: verified.createdAt.toISOString(),
+              verified_at: iso(verified.verifiedAt),
+            }
           : null,
       };
     },
