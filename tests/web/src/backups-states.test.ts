@@ -142,6 +142,7 @@ describe('backup schedule', () => {
 
     await keepLast.fill('3');
     await form.getByLabel('Daily').fill('14');
+    await form.getByLabel('Restore test').fill('0 5 * * 0');
     await form.getByRole('button', { name: 'Save schedule' }).click();
     await operator.getByRole('status').filter({ hasText: 'Backup schedule saved.' }).waitFor();
     const facts = await schedule(operator).innerText();
@@ -150,11 +151,13 @@ describe('backup schedule', () => {
     expect(facts).toContain(
       "Keeps the last 3, 14 daily; weekly, monthly from the compose labels or the operator's defaults.",
     );
-    const stored = await adminCall<{ next_run_at: string }>(
+    expect(facts).toMatch(/Restore test\s+0 5 \* \* 0, next /);
+    const stored = await adminCall<{ next_run_at: string; verify_cron: string | null }>(
       'GET',
       `/api/services/${service.id}/backup-schedule`,
     );
     expect(stored.body.next_run_at).not.toBeNull();
+    expect(stored.body.verify_cron).toBe('0 5 * * 0');
   });
 
   it('is switched off, then removed after the question; the backups stay', async () => {
@@ -165,6 +168,12 @@ describe('backup schedule', () => {
     await form.getByRole('button', { name: 'Save schedule' }).click();
     await schedule(operator).getByText('Off: no scheduled backup is taken').waitFor();
     expect(await schedule(operator).innerText()).toContain('none while it is off');
+    // The edit sent the restore test again (a PUT replaces the whole schedule).
+    const edited = await adminCall<{ verify_cron: string | null }>(
+      'GET',
+      `/api/services/${service.id}/backup-schedule`,
+    );
+    expect(edited.body.verify_cron).toBe('0 5 * * 0');
 
     await schedule(operator).getByRole('button', { name: 'Remove schedule' }).click();
     const question = operator.getByRole('group', { name: 'Confirm remove schedule' });
