@@ -77,7 +77,7 @@ async function volumesOf(serviceId: string): Promise<string[]> {
  * `verify`; its live volume holds `state: ok` when backed up, then `state: changed`. Returns the
  * succeeded backup, queued for a check.
  */
-async function backedUpService(verify: string[]) {
+async function backedUpService(verify: string[], timeoutSeconds = 30) {
   const suffix = randomUUID().slice(0, 8);
   const customer = await db.customer.create({ data: { name: `verifytest-${suffix}` } });
   customers.push(customer.id);
@@ -110,7 +110,7 @@ async function backedUpService(verify: string[]) {
     restart: 'always',
     init: false,
     limits: { memoryBytes: 64 * 1024 * 1024, nanoCpus: 500_000_000, pids: 64 },
-    backupHooks: { verify, timeoutSeconds: 30 },
+    backupHooks: { verify, timeoutSeconds },
   };
   const release = await db.deployment.create({
     data: {
@@ -214,6 +214,18 @@ describe('a check of a backup as a restore test', () => {
       backup: { id: service.backupId, status: 'succeeded', error: row.verifyError },
     });
     expect(await fixtures.checksums(service.live)).toBe(before);
+    expect(await volumesOf(service.serviceId)).toEqual([service.live]);
+  }, 240_000);
+
+  it('fails a verify command that outlives its timeout, killing it and removing the scratch volume', async () => {
+    const service = await backedUpService(['sleep', '600'], 2);
+
+    await verifyProcessor()(jobOf(service.backupId));
+
+    const row = await db.backup.findUniqueOrThrow({ where: { id: service.backupId } });
+    expect(row.verifyStatus).toBe('failed');
+    expect(row.verifyError).toBe('verify command of app did not finish within 2 s');
+    expect(await notifications(service.customerId)).toHaveLength(1);
     expect(await volumesOf(service.serviceId)).toEqual([service.live]);
   }, 240_000);
 });
