@@ -15,10 +15,15 @@ interface ComponentHooks {
   timeoutSeconds: number;
 }
 
-/** The hooks the release's components declare (`x-hostctl.backup`), in the plan's order. */
+/**
+ * The hooks the release's components declare (`x-hostctl.backup`), in the plan's order; a
+ * component that declares only `verify` (run by a check, restore-test.ts) has none around a backup.
+ */
 export function backupHooksOf(plan: Plan): ComponentHooks[] {
-  return plan.containers.flatMap((container) =>
-    container.backupHooks ? [{ component: container.name, ...container.backupHooks }] : [],
+  return plan.containers.flatMap(({ name, backupHooks: hooks }) =>
+    hooks && (hooks.pre || hooks.post)
+      ? [{ component: name, pre: hooks.pre, post: hooks.post, timeoutSeconds: hooks.timeoutSeconds }]
+      : [],
   );
 }
 
