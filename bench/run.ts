@@ -1,5 +1,5 @@
 // `pnpm bench`: every benchmark of docs/performance.md, one after another, then one table.
-// Optional: `pnpm bench --only=api,web,list,deploy,workers,fairness,release,runs,parse,secrets,series,tls,density`. Durations: see bench/lib/config.ts.
+// Optional: `pnpm bench --only=api,web,list,deploy,workers,fairness,release,runs,schedules,parse,secrets,series,tls,density`. Durations: see bench/lib/config.ts.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import path from 'node:path';
@@ -28,6 +28,7 @@ import { listScalingSuite } from './suites/list-scaling.js';
 import { parseSuite } from './suites/parse.js';
 import { releaseSuite } from './suites/release.js';
 import { runsSuite } from './suites/runs.js';
+import { schedulesSuite } from './suites/schedules.js';
 import { secretsSuite } from './suites/secrets.js';
 import { seriesSuite } from './suites/series.js';
 import { tlsSuite } from './suites/tls.js';
@@ -45,6 +46,7 @@ const SUITES = [
   'fairness',
   'release',
   'runs',
+  'schedules',
   'parse',
   'secrets',
   'series',
@@ -121,6 +123,7 @@ try {
     ['fairness', fairnessSuite],
     ['release', releaseSuite],
     ['runs', runsSuite],
+    ['schedules', schedulesSuite],
     ['parse', parseSuite],
     ['secrets', secretsSuite],
     ['series', seriesSuite],
@@ -130,7 +133,7 @@ try {
   for (const [name, suite] of suites) {
     if (!selected.includes(name)) continue;
     // The seeded rows are not real services: a worker's reconciler would try to repair them all.
-    if (['deploy', 'workers', 'fairness', 'release', 'runs', 'tls', 'density'].includes(name))
+    if (['deploy', 'workers', 'fairness', 'release', 'runs', 'schedules', 'tls', 'density'].includes(name))
       await deleteServices(pool);
     loads.push(`${name} ${loadAverage().toFixed(1)}`);
     await suite(full);

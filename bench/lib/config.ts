@@ -50,6 +50,8 @@ export const BENCH = {
   releaseIterations: seconds('BENCH_RELEASES', 4),
   /** Runs suite: one-off runs timed, each against a raw `docker run` of the same command. */
   runIterations: seconds('BENCH_RUNS', 8),
+  /** Schedules suite: seconds the measured schedules (every 30 s) fire before their records are read. */
+  scheduleSeconds: seconds('BENCH_SCHEDULE_S', 120),
   batchSize: seconds('BENCH_BATCH', 50),
   /** TLS suite: new services whose HTTPS readiness after `succeeded` is measured. */
   tlsDeploys: seconds('BENCH_TLS_DEPLOYS', 5),

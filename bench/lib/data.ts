@@ -152,6 +152,28 @@ export async function growServices(pool: pg.Pool, total: number): Promise<void> 
   await pool.query('VACUUM FULL ANALYZE service_counts');
 }
 
+/**
+ * `count` stopped services with no deployment, spread over the customers: rows a schedule can be
+ * created on (the API needs no release for that) without deploying each one. Stopped, so no
+ * worker's reconciler tries to restore them.
+ */
+export async function insertStoppedServices(
+  pool: pg.Pool,
+  customerIds: string[],
+  count: number,
+): Promise<string[]> {
+  const { rows } = await pool.query<{ id: string }>(
+    `INSERT INTO services (id, name, customer_id, status, deploy_method, compose, url, created_at, updated_at)
+     SELECT gen_random_uuid()::text, s.name, ($1::text[])[1 + i % array_length($1::text[], 1)], 'stopped', 'compose', '',
+            'http://' || s.name || '.apps.localhost', now(), now()
+     FROM generate_series(0, $2::int - 1) AS i
+     CROSS JOIN LATERAL (SELECT 'bench-idle-' || lpad(i::text, 3, '0') || '-' || substr(md5(random()::text), 1, 6) AS name) AS s
+     RETURNING id`,
+    [customerIds, count],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** An admin (all customers) with an API key created the way the CLI creates one. */
 export async function createAdminWithKey(): Promise<{ userId: string; authorization: string }> {
   const db = createDb({ url: BENCH.databaseUrl, max: 1, keys: keyringFromEnvironment(process.env) });

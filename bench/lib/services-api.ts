@@ -251,3 +251,20 @@ export async function timedRun(
     }
   }
 }
+
+/** POST /api/services/:id/schedules; returns the schedule's id and its first time. */
+export async function createSchedule(
+  api: Api,
+  serviceId: string,
+  schedule: { name: string; cron: string; command: string[] },
+): Promise<{ id: string; nextRunAt: Date }> {
+  const { status, body } = await call<{ id: string; next_run_at: string }>(
+    api,
+    'POST',
+    `/api/services/${serviceId}/schedules`,
+    schedule,
+  );
+  if (status !== 201)
+    throw new Error(`POST /api/services/${serviceId}/schedules answered ${status}: ${JSON.stringify(body)}`);
+  return { id: body.id, nextRunAt: new Date(body.next_run_at) };
+}
