@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,25 +40,52 @@ const releasesRaw = async () =>
     )
   ).rows;
 
+/**
+ * A service as an older release wrote it, with raw SQL: the client knows the newest schema and
+ * names columns this one has not got yet. Its variables sealed as the client seals them.
+ */
 async function service(
   name: string,
   deployMethod: 'template' | 'compose',
   templateId: string | null,
   variables: Record<string, string>,
   secretNames: Record<string, string> = {},
-) {
-  return database.db.service.create({
-    data: {
+): Promise<{ id: string; variables: Record<string, string> }> {
+  const id = randomUUID();
+  const sealed = await database.vault.seal(customerId, variables);
+  await database.sql.query(
+    `INSERT INTO services (id, name, customer_id, status, deploy_method, template_id, variables, secret_names, url, updated_at)
+     VALUES ($1, $2, $3, 'running', $4, $5, $6, $7, $8, now())`,
+    [
+      id,
       name,
       customerId,
-      status: 'running',
       deployMethod,
       templateId,
-      variables,
-      secretNames,
-      url: `http://${name}.test`,
-    },
-  });
+      JSON.stringify(sealed),
+      JSON.stringify(secretNames),
+      `http://${name}.test`,
+    ],
+  );
+  return { id, variables };
+}
+
+/** A release as an older release wrote it (raw SQL, for the same reason), its variables sealed. */
+async function release(
+  serviceId: string,
+  trigger: string,
+  variables: Record<string, string>,
+  secretNames: Record<string, string> | null,
+  createdAt: Date,
+): Promise<{ id: string }> {
+  const id = randomUUID();
+  const sealed = await database.vault.seal(customerId, variables);
+  await database.sql.query(
+    `INSERT INTO deployments (id, service_id, trigger, status, source_variables, source_secret_names, created_at)
+     VALUES ($1, $2, $3, 'succeeded', $4, $5, $6)`,
+    [id, serviceId, trigger, JSON.stringify(sealed), secretNames && JSON.stringify(secretNames), createdAt],
+  );
+  return { id };
 }
 
 beforeAll(async () => {
@@ -95,24 +123,14 @@ describe(`migration ${MIGRATION}`, () => {
     // Not a template service: a compose service's variable of the same name stays as it was given.
     const compose = await service('c-compose', 'compose', null, { POSTGRES_PASSWORD: 'compose-plain-4' });
     // Two releases of the postgres service: one from before secret names were recorded, one after.
-    const oldRelease = await database.db.deployment.create({
-      data: {
-        serviceId: pg.id,
-        trigger: 'create',
-        status: 'succeeded',
-        sourceVariables: pg.variables!,
-        createdAt: new Date(Date.now() - 60_000),
-      },
-    });
-    const newRelease = await database.db.deployment.create({
-      data: {
-        serviceId: pg.id,
-        trigger: 'redeploy',
-        status: 'succeeded',
-        sourceVariables: { ...(pg.variables as object), EXTRA: 'e' },
-        sourceSecretNames: { EXTRA: '2026-11-02T00:00:00.000Z' },
-      },
-    });
+    const oldRelease = await release(pg.id, 'create', pg.variables, null, new Date(Date.now() - 60_000));
+    const newRelease = await release(
+      pg.id,
+      'redeploy',
+      { ...pg.variables, EXTRA: 'e' },
+      { EXTRA: '2026-11-02T00:00:00.000Z' },
+      new Date(),
+    );
     const beforeServices = await servicesRaw();
     const beforeReleases = await releasesRaw();
     // Sealed at rest: the migration cannot read these values, and must not need to.

@@ -109,7 +109,8 @@ function escapeLike(term: string): string {
 /** Every column of services, named as Prisma's Service type names them. */
 const SERVICE_COLUMNS = `s.id, s.name, s.customer_id AS "customerId", s.status, s.deploy_method AS "deployMethod",
   s.template_id AS "templateId", s.compose, s.variables,
-  s.secret_names AS "secretNames", s.git_url AS "gitUrl", s.git_branch AS "gitBranch",
+  s.secret_names AS "secretNames", s.variables_version AS "variablesVersion", s.git_url AS "gitUrl",
+  s.git_branch AS "gitBranch",
   s.ai_url AS "aiUrl", s.custom_domains AS "customDomains",
   s.https_redirect AS "httpsRedirect", s.hsts_max_age AS "hstsMaxAge", s.url, s.health_status AS "healthStatus",
   s.health_last_check AS "healthLastCheck", s.health_consecutive_failures AS "healthConsecutiveFailures",
