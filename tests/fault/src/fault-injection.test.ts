@@ -14,7 +14,6 @@ import {
 } from './fault-env.js';
 import { checkMeteringBacklog, plantMeteringBacklog } from './metering-backlog.js';
 import { notificationDurabilityPhase } from './notification-phase.js';
-import { checkScheduleWatch, startScheduleWatch, TICK_SECONDS } from './schedule-watch.js';
 import { releaseCutoverKillsPhase } from './release-kills.js';
 import { findRoutingLeftovers, removeInstallationRoutes } from './routing-leftovers.js';
 import { startFaultStack, type FaultStack } from './fault-stack.js';
@@ -81,8 +80,6 @@ beforeAll(async () => {
       NOTIFY_MAX_ATTEMPTS: '30',
       // Closing hours of usage often, so the planted backlog (metering-backlog.ts) closes under the chaos.
       METERING_INTERVAL_MS: '2000',
-      // A schedule firing every TICK_SECONDS through every phase (schedule-watch.ts).
-      SCHEDULE_MIN_INTERVAL_SECONDS: String(TICK_SECONDS),
       ...(caddy ? { CADDY_ADMIN_URL: caddy.url } : {}),
     },
   });
@@ -131,7 +128,6 @@ describe('fault injection', () => {
       if (!only || only.includes(key)) await report.phase(name, run);
       else report.note(`${name}: skipped (FAULT_PHASES)`);
     };
-    const schedule = await startScheduleWatch(api.client, db, api.customerId);
     // 30 days of usage to close, planted as the kills start (metering-backlog.ts).
     const metering = await plantMeteringBacklog(db, 30 * 24);
     await phase('kills', 'traffic under SIGKILL', () => trafficUnderKillsPhase(ctx));
@@ -179,8 +175,6 @@ describe('fault injection', () => {
         `standbys left after every deployment ended: ${standbys.join(', ')}`,
       );
     });
-
-    await report.phase('schedule', () => checkScheduleWatch(api.client, db, schedule, report));
 
     await report.phase('metering', async () => {
       await checkMeteringBacklog(db, metering, report);
