@@ -1,7 +1,6 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { freePort } from '@hostctl/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CADDY_ADMIN_URL, viaCaddy } from '../testing/network-fixtures.js';
 import { createCaddyRoutes } from './caddy-routes.js';
@@ -29,7 +28,9 @@ let refusing: string;
 beforeAll(async () => {
   first = await answering('one');
   second = await answering('two');
-  refusing = `127.0.0.1:${await freePort()}`;
+  // Port 9 (discard): nothing listens there. A free port picked now could be bound by another
+  // test's listener before these requests, and a request sent to it is not retried (a 502).
+  refusing = '127.0.0.1:9';
 });
 
 afterAll(async () => {
