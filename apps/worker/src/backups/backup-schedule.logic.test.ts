@@ -11,16 +11,14 @@ import {
   createWorkerDeploymentStore,
   createWorkerServiceStore,
   type AdvisoryLocks,
-  type BackupSchedulerStore,
   type Db,
 } from '@hostctl/db';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createScheduler } from '../schedules/scheduler.js';
 import { createTestDb, silentLogger } from '../testing/fixtures.js';
 import { backupScheduleSource } from './backup-schedule-source.js';
 import { createBackupProcessor, type BackupProcessorDeps } from './backup.processor.js';
 import { createVerifyProcessor } from './verify.processor.js';
-import { barrier } from '../testing/barrier.js';
+import { queuedBy, racingSchedulers } from '../testing/racing-schedulers.js';
 import { operatorTargets } from './backup-targets.js';
 
 const dbs = [createTestDb(), createTestDb()];
@@ -40,39 +38,18 @@ const at = (ms: number) => new Date(T0.getTime() + ms);
 /** Two replicas firing backup schedules; each its own pool and producer, one clock. */
 function replicas(clock: { now: Date }, graceMs = MINUTE) {
   const enqueued: string[] = [];
-  let meet = barrier(2);
-  const instances = dbs.map((client) => {
-    const store = createBackupSchedulerStore(client);
-    const racing: BackupSchedulerStore = {
-      ...store,
-      dueSchedules: async (now, limit) => {
-        const due = await store.dueSchedules(now, limit);
-        await meet();
-        return due;
-      },
-    };
-    return createScheduler({
-      sources: [
-        backupScheduleSource({
-          store: racing,
-          producer: { enqueue: async (_name, payload) => void enqueued.push(payload.backupId) },
-        }),
-      ],
-      intervalMs: 1000,
-      missedGraceMs: graceMs,
-      logger: silentLogger,
-      now: () => clock.now,
-    });
+  const schedulers = racingSchedulers({
+    dbs,
+    clock,
+    missedGraceMs: graceMs,
+    source: (client) =>
+      backupScheduleSource({
+        store: createBackupSchedulerStore(client),
+        producer: { enqueue: async (_name, payload) => void enqueued.push(payload.backupId) },
+      }),
   });
-  return {
-    enqueued,
-    /** One pass of both replicas at the same moment; how many backups they queued together. */
-    async tick(): Promise<number> {
-      meet = barrier(2);
-      const passes = await Promise.all(instances.map((instance) => instance.runOnce()));
-      return passes.reduce((sum, pass) => sum + pass.queued, 0);
-    },
-  };
+  /** One pass of both replicas at the same moment; how many backups they queued together. */
+  return { enqueued, tick: async () => queuedBy(await schedulers.tick()) };
 }
 
 async function serviceWithSchedule(client: Db, schedule: { cron?: string } = {}) {

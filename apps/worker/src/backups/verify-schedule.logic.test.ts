@@ -3,11 +3,10 @@
 // without waiting. Each time of a schedule's verify_cron queues one check of the service's latest
 // succeeded backup, however many replicas tick.
 import { randomUUID } from 'node:crypto';
-import { createBackupVerifySchedulerStore, type BackupVerifySchedulerStore } from '@hostctl/db';
+import { createBackupVerifySchedulerStore } from '@hostctl/db';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createScheduler } from '../schedules/scheduler.js';
-import { barrier } from '../testing/barrier.js';
-import { createTestDb, silentLogger } from '../testing/fixtures.js';
+import { createTestDb } from '../testing/fixtures.js';
+import { queuedBy, racingSchedulers } from '../testing/racing-schedulers.js';
 import { verifyScheduleSource } from './verify-schedule-source.js';
 
 const dbs = [createTestDb(), createTestDb()];
@@ -32,39 +31,18 @@ beforeEach(async () => {
 /** Two replicas firing verify schedules; each its own pool, one clock, one list of enqueued jobs. */
 function replicas(clock: { now: Date }, graceMs = 60_000) {
   const enqueued: string[] = [];
-  let meet = barrier(2);
-  const instances = dbs.map((client) => {
-    const store = createBackupVerifySchedulerStore(client);
-    const racing: BackupVerifySchedulerStore = {
-      ...store,
-      dueSchedules: async (now, limit) => {
-        const due = await store.dueSchedules(now, limit);
-        await meet();
-        return due;
-      },
-    };
-    return createScheduler({
-      sources: [
-        verifyScheduleSource({
-          store: racing,
-          producer: { enqueue: async (_name, payload) => void enqueued.push(payload.backupId) },
-        }),
-      ],
-      intervalMs: 1000,
-      missedGraceMs: graceMs,
-      logger: silentLogger,
-      now: () => clock.now,
-    });
+  const schedulers = racingSchedulers({
+    dbs,
+    clock,
+    missedGraceMs: graceMs,
+    source: (client) =>
+      verifyScheduleSource({
+        store: createBackupVerifySchedulerStore(client),
+        producer: { enqueue: async (_name, payload) => void enqueued.push(payload.backupId) },
+      }),
   });
-  return {
-    enqueued,
-    /** One pass of both replicas at the same moment; how many checks they queued together. */
-    async tick(): Promise<number> {
-      meet = barrier(2);
-      const passes = await Promise.all(instances.map((instance) => instance.runOnce()));
-      return passes.reduce((sum, pass) => sum + pass.queued, 0);
-    },
-  };
+  /** One pass of both replicas at the same moment; how many checks they queued together. */
+  return { enqueued, tick: async () => queuedBy(await schedulers.tick()) };
 }
 
 /** A service with an hourly check and, oldest first, a succeeded, a succeeded and a failed backup. */

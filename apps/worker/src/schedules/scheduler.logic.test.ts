@@ -3,13 +3,12 @@
 // waiting. No engine: the runs are recorded and enqueued, and the tests play the run processor's
 // part by writing the outcome a worker would.
 import { randomUUID } from 'node:crypto';
-import type { Db, SchedulerStore } from '@hostctl/db';
+import type { Db } from '@hostctl/db';
 import { createSchedulerStore } from '@hostctl/db';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { createTestDb, silentLogger } from '../testing/fixtures.js';
+import { createTestDb } from '../testing/fixtures.js';
+import { racingSchedulers } from '../testing/racing-schedulers.js';
 import { jobScheduleSource } from './job-source.js';
-import { createScheduler } from './scheduler.js';
-import { barrier } from '../testing/barrier.js';
 
 const dbs = [createTestDb(), createTestDb()];
 const db = dbs[0]!;
@@ -25,43 +24,22 @@ const T0 = new Date('2031-06-01T10:00:00Z');
 const MINUTE = 60_000;
 const at = (ms: number) => new Date(T0.getTime() + ms);
 
-/** Two replicas: each its own pool, producer and view of the clock; `together` makes them read at once. */
+/** Two replicas: each its own pool and view of the clock, reading due schedules at once. */
 function replicas(clock: { now: Date }, graceMs = MINUTE) {
   // Distinct run ids: a run may be enqueued again (the stranded sweep, on the test clock years
   // ahead of the rows' created_at); the job id `run.<id>` makes that a no-op in BullMQ.
   const enqueued = new Set<string>();
-  let meet = barrier(2);
-  const instances = dbs.map((client) => {
-    const store = createSchedulerStore(client);
-    const racing: SchedulerStore = {
-      ...store,
-      dueSchedules: async (now, limit) => {
-        const due = await store.dueSchedules(now, limit);
-        await meet();
-        return due;
-      },
-    };
-    return createScheduler({
-      sources: [
-        jobScheduleSource({
-          store: racing,
-          producer: { enqueue: async (_name, payload) => void enqueued.add(payload.runId) },
-        }),
-      ],
-      intervalMs: 1000,
-      missedGraceMs: graceMs,
-      logger: silentLogger,
-      now: () => clock.now,
-    });
+  const schedulers = racingSchedulers({
+    dbs,
+    clock,
+    missedGraceMs: graceMs,
+    source: (client) =>
+      jobScheduleSource({
+        store: createSchedulerStore(client),
+        producer: { enqueue: async (_name, payload) => void enqueued.add(payload.runId) },
+      }),
   });
-  return {
-    enqueued,
-    /** One pass of both replicas at the same moment. */
-    async tick() {
-      meet = barrier(2);
-      return Promise.all(instances.map((instance) => instance.runOnce()));
-    },
-  };
+  return { enqueued, tick: schedulers.tick };
 }
 
 async function serviceWithSchedule(
